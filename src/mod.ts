@@ -1,0 +1,63 @@
+/**
+ * weir: an event-time stream processor for Deno, with Flink's watermark
+ * semantics. This is the public entry; each name below is part of the
+ * stable contract of DESIGN.md, or a generator, option or snapshot type that
+ * a contract name takes or returns.
+ *
+ * @example A strategy for records with a timestamp field
+ * ```ts
+ * import { WatermarkStrategy } from "@weir/weir";
+ * import assert from "node:assert/strict";
+ *
+ * const strategy = WatermarkStrategy.forBoundedOutOfOrderness<{ at: number }>(5_000)
+ *   .withTimestampAssigner((event) => event.at)
+ *   .withIdleness(60_000);
+ * assert.equal(strategy.idleTimeoutMs, 60_000);
+ * ```
+ *
+ * @module
+ */
+
+export {
+  // time: constants, outputs, generators
+  type AdaptiveOutOfOrdernessOptions,
+  type AdaptiveOutOfOrdernessSnapshot,
+  AdaptiveOutOfOrdernessWatermarks,
+  AscendingTimestampsWatermarks,
+  type BoundedOutOfOrdernessSnapshot,
+  BoundedOutOfOrdernessWatermarks,
+  type CheckpointedWatermarkGenerator,
+  // time: clocks
+  type Clock,
+  ManualClock,
+  MAX_WATERMARK,
+  type MetricGroup,
+  MIN_WATERMARK,
+  NoWatermarksGenerator,
+  PausableClock,
+  PunctuatedWatermarks,
+  recordTimestampAssigner,
+  // time: merging inputs
+  StatusWatermarkValve,
+  type StatusWatermarkValveOptions,
+  SystemClock,
+  TimeLagWatermarks,
+  type TimestampAssigner,
+  type ValveSnapshot,
+  type WatermarkAlignmentParams,
+  type WatermarkCombinePolicy,
+  WatermarkEmitter,
+  type WatermarkEmitterSnapshot,
+  type WatermarkExtractor,
+  type WatermarkGenerator,
+  type WatermarkGeneratorContext,
+  type WatermarkGeneratorFactory,
+  type WatermarkOutput,
+  WatermarkOutputMultiplexer,
+  type WatermarkStatus,
+  type WatermarkStatusOutput,
+  WatermarkStrategy,
+  type WatermarkStrategyOptions,
+  WatermarksWithIdleness,
+  type WatermarksWithIdlenessSnapshot,
+} from "./time/mod.ts";

@@ -1,0 +1,64 @@
+/**
+ * The countdown behind {@linkcode WatermarksWithIdleness}.
+ *
+ * @module
+ */
+
+import type { Clock } from "./clock.ts";
+import { requirePositiveInteger } from "./_validate.ts";
+
+/**
+ * Decides when a quiet input counts as idle (Flink's `IdlenessTimer`, §1.4).
+ *
+ * `activity()` is called per record and only bumps a counter, so the record
+ * path stays cheap. `checkIfIdle()` is called from each periodic probe: a
+ * probe that saw activity since the previous one resets the countdown; the
+ * first quiet probe starts it; a later probe reports idle once strictly more
+ * than `idleTimeoutMs` has passed on the clock since then. So idleness is
+ * declared between `timeout` and `timeout + 3` probe intervals after the last
+ * record (FLINK-40503).
+ *
+ * Unlike Flink, a clock reading of 0 is a valid countdown start: the "not
+ * started" state is its own flag, not a sentinel time.
+ */
+export class IdlenessTimer {
+  readonly #clock: Clock;
+  readonly #timeout: number;
+  #counter = 0;
+  #lastCounter = 0;
+  #countdownStart = 0;
+  #counting = false;
+
+  /**
+   * @param clock The input-activity clock; pause it to stop the countdown.
+   * @param idleTimeoutMs Quiet time after which the input is idle, in milliseconds.
+   * @throws {RangeError} If `idleTimeoutMs` is not a positive safe integer.
+   */
+  constructor(clock: Clock, idleTimeoutMs: number) {
+    this.#clock = clock;
+    this.#timeout = requirePositiveInteger(idleTimeoutMs, {
+      action: "create IdlenessTimer",
+      param: "idleTimeoutMs",
+    });
+  }
+
+  /** Notes that a record arrived. */
+  activity(): void {
+    this.#counter++;
+  }
+
+  /** Returns whether the input has been quiet for longer than the timeout. */
+  checkIfIdle(): boolean {
+    if (this.#counter !== this.#lastCounter) {
+      this.#lastCounter = this.#counter;
+      this.#counting = false;
+      return false;
+    }
+    if (!this.#counting) {
+      this.#counting = true;
+      this.#countdownStart = this.#clock.now();
+      return false;
+    }
+    return this.#clock.now() - this.#countdownStart > this.#timeout;
+  }
+}

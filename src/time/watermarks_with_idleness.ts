@@ -1,0 +1,131 @@
+/**
+ * Idleness detection around any generator.
+ *
+ * @module
+ */
+
+import type { Clock } from "./clock.ts";
+import { IdlenessTimer } from "./idleness_timer.ts";
+import {
+  type CheckpointedWatermarkGenerator,
+  isCheckpointedGenerator,
+  type WatermarkGenerator,
+} from "./watermark_generator.ts";
+import type { WatermarkOutput } from "./watermark_output.ts";
+import { requirePositiveInteger } from "./_validate.ts";
+
+/** The state of a {@linkcode WatermarksWithIdleness} as plain data. */
+export interface WatermarksWithIdlenessSnapshot {
+  /** The wrapped generator's snapshot, or `null` if it has none. */
+  inner: unknown;
+}
+
+/**
+ * Wraps a generator and marks the output idle when no record arrives for
+ * longer than `idleTimeoutMs`, so one silent partition no longer holds back the
+ * watermark of everything downstream (seed 000 §5.1, the most common cause of
+ * a stuck watermark).
+ *
+ * - Idleness is checked only in `onPeriodicEmit`, with the countdown rules of
+ *   {@linkcode IdlenessTimer}. While idle, the wrapped generator's
+ *   `onPeriodicEmit` is not called.
+ * - `markIdle()` is called once per idle period (FLINK-28975), not on every
+ *   quiet probe.
+ * - The first record after an idle period calls `markActive()` at once
+ *   (FLINK-40504): becoming active is explicit, so a stream whose watermark
+ *   did not move is not left idle downstream.
+ * - The clock should be the subtask's input-activity clock, a
+ *   {@linkcode PausableClock} paused while the subtask is back-pressured, so
+ *   time spent unable to read does not count as silence (FLINK-35886).
+ *
+ * Idleness is processing-time state: a snapshot holds only the wrapped
+ * generator's state, and a restored generator starts active.
+ *
+ * @typeParam T The record type.
+ *
+ * @example A quiet input goes idle after the timeout
+ * ```ts
+ * import { ManualClock, NoWatermarksGenerator, WatermarksWithIdleness } from "@weir/weir";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new ManualClock(0);
+ * const generator = new WatermarksWithIdleness(new NoWatermarksGenerator(), 10, clock);
+ * const calls: string[] = [];
+ * const output = { emitWatermark() {}, markIdle: () => calls.push("idle"), markActive: () => calls.push("active") };
+ * generator.onPeriodicEmit(output); // first quiet probe starts the countdown
+ * clock.advance(11);
+ * generator.onPeriodicEmit(output);
+ * generator.onEvent("x", 1, output);
+ * assert.deepEqual(calls, ["idle", "active"]);
+ * ```
+ */
+export class WatermarksWithIdleness<T>
+  implements CheckpointedWatermarkGenerator<T, WatermarksWithIdlenessSnapshot> {
+  readonly #inner: WatermarkGenerator<T>;
+  readonly #timer: IdlenessTimer;
+  #idle = false;
+
+  /**
+   * Wraps a generator; the output starts active.
+   *
+   * @param inner The generator that produces the watermarks.
+   * @param idleTimeoutMs Quiet time after which the output is idle, in milliseconds.
+   * @param clock The input-activity clock.
+   * @throws {RangeError} If `idleTimeoutMs` is zero, negative or not a safe integer.
+   */
+  constructor(
+    inner: WatermarkGenerator<T>,
+    idleTimeoutMs: number,
+    clock: Clock,
+  ) {
+    requirePositiveInteger(idleTimeoutMs, {
+      action: "create WatermarksWithIdleness",
+      param: "idleTimeoutMs",
+    });
+    this.#inner = inner;
+    this.#timer = new IdlenessTimer(clock, idleTimeoutMs);
+  }
+
+  /** Whether the output is currently marked idle. */
+  get idle(): boolean {
+    return this.#idle;
+  }
+
+  /** Passes the record on, notes activity, and ends an idle period. */
+  onEvent(event: T, timestamp: number, output: WatermarkOutput): void {
+    this.#inner.onEvent(event, timestamp, output);
+    this.#timer.activity();
+    if (this.#idle) {
+      this.#idle = false;
+      output.markActive();
+    }
+  }
+
+  /** Marks idle on the first idle probe; otherwise lets the wrapped generator emit. */
+  onPeriodicEmit(output: WatermarkOutput): void {
+    if (this.#timer.checkIfIdle()) {
+      if (!this.#idle) {
+        this.#idle = true;
+        output.markIdle();
+      }
+      return;
+    }
+    this.#inner.onPeriodicEmit(output);
+  }
+
+  /** Returns the wrapped generator's state. */
+  snapshotState(): WatermarksWithIdlenessSnapshot {
+    return {
+      inner: isCheckpointedGenerator(this.#inner)
+        ? this.#inner.snapshotState()
+        : null,
+    };
+  }
+
+  /** Restores the wrapped generator's state. */
+  restoreState(state: WatermarksWithIdlenessSnapshot): void {
+    if (isCheckpointedGenerator(this.#inner)) {
+      this.#inner.restoreState(state.inner);
+    }
+  }
+}

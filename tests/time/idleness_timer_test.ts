@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { ManualClock } from "../../src/time/clock.ts";
+import { IdlenessTimer } from "../../src/time/idleness_timer.ts";
+
+function idleTimer(
+  timeoutMs: number,
+): { timer: IdlenessTimer; clock: ManualClock } {
+  const clock = new ManualClock(1_000);
+  const timer = new IdlenessTimer(clock, timeoutMs);
+  assert.equal(timer.checkIfIdle(), false);
+  clock.advance(timeoutMs + 1);
+  assert.equal(timer.checkIfIdle(), true);
+  return { timer, clock };
+}
+
+Deno.test("IdlenessTimer rejects a zero or negative timeout (§1.4 vectors)", () => {
+  const clock = new ManualClock();
+  assert.throws(() => new IdlenessTimer(clock, 0), {
+    name: "RangeError",
+    message: /'idleTimeoutMs'.*0/,
+  });
+  assert.throws(() => new IdlenessTimer(clock, -1), {
+    name: "RangeError",
+    message: /'idleTimeoutMs'.*-1/,
+  });
+});
+
+Deno.test("IdlenessTimer.checkIfIdle() is false on a fresh timer (§1.4 rule 6)", () => {
+  assert.equal(new IdlenessTimer(new ManualClock(), 10).checkIfIdle(), false);
+});
+
+Deno.test("IdlenessTimer goes idle without events after the timeout (§1.4 idle without events)", () => {
+  idleTimer(10);
+});
+
+Deno.test("IdlenessTimer stays idle on repeated checks (§1.4 repeated idle checks)", () => {
+  const { timer, clock } = idleTimer(122);
+  assert.equal(timer.checkIfIdle(), true);
+  clock.advance(100);
+  assert.equal(timer.checkIfIdle(), true);
+});
+
+Deno.test("IdlenessTimer is active again after activity (§1.4 active after idleness)", () => {
+  const { timer } = idleTimer(10);
+  timer.activity();
+  assert.equal(timer.checkIfIdle(), false);
+});
+
+Deno.test("IdlenessTimer restarts the countdown after idle-active-idle (§1.4 idle-active-idle)", () => {
+  const { timer, clock } = idleTimer(122);
+  timer.activity();
+  assert.equal(timer.checkIfIdle(), false);
+  assert.equal(timer.checkIfIdle(), false); // restarts the countdown
+  clock.advance(122);
+  assert.equal(timer.checkIfIdle(), false);
+  clock.advance(1);
+  assert.equal(timer.checkIfIdle(), true);
+});
+
+Deno.test("IdlenessTimer needs strictly more than the timeout (§1.4 boundary, rule 3c)", () => {
+  const clock = new ManualClock(1_000);
+  const timer = new IdlenessTimer(clock, 10);
+  timer.checkIfIdle();
+  clock.advance(10);
+  assert.equal(timer.checkIfIdle(), false);
+});
+
+Deno.test("IdlenessTimer starts its countdown at clock time 0, unlike Flink's sentinel (§1.4 rule 5)", () => {
+  const clock = new ManualClock(0);
+  const timer = new IdlenessTimer(clock, 10);
+  timer.checkIfIdle();
+  clock.advance(11);
+  assert.equal(timer.checkIfIdle(), true);
+});

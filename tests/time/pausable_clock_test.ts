@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { ManualClock } from "../../src/time/clock.ts";
+import { PausableClock } from "../../src/time/pausable_clock.ts";
+
+Deno.test("PausableClock follows the underlying clock while running", () => {
+  const wall = new ManualClock(500);
+  const clock = new PausableClock(wall);
+  wall.advance(20);
+  assert.equal(clock.now(), 520);
+  assert.equal(clock.paused, false);
+});
+
+Deno.test("PausableClock stands still while paused and subtracts paused time afterwards", () => {
+  const wall = new ManualClock(0);
+  const clock = new PausableClock(wall);
+  wall.advance(10);
+  clock.pause();
+  wall.advance(1_000);
+  assert.equal(clock.now(), 10);
+  clock.resume();
+  wall.advance(5);
+  assert.equal(clock.now(), 15);
+});
+
+Deno.test("PausableClock stays paused until every pause is resumed", () => {
+  const wall = new ManualClock(0);
+  const clock = new PausableClock(wall);
+  clock.pause();
+  clock.pause();
+  wall.advance(100);
+  clock.resume();
+  wall.advance(100);
+  assert.equal(clock.now(), 0);
+  assert.equal(clock.paused, true);
+  clock.resume();
+  wall.advance(7);
+  assert.equal(clock.now(), 7);
+});
+
+Deno.test("PausableClock.resume() throws when the clock is not paused", () => {
+  assert.throws(() => new PausableClock(new ManualClock()).resume(), {
+    name: "RangeError",
+    message: /pause count is 0/,
+  });
+});

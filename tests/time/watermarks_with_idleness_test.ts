@@ -1,0 +1,163 @@
+import assert from "node:assert/strict";
+import { BoundedOutOfOrdernessWatermarks } from "../../src/time/bounded_out_of_orderness.ts";
+import { ManualClock } from "../../src/time/clock.ts";
+import { NoWatermarksGenerator } from "../../src/time/no_watermarks.ts";
+import { PausableClock } from "../../src/time/pausable_clock.ts";
+import { PunctuatedWatermarks } from "../../src/time/punctuated.ts";
+import { WatermarksWithIdleness } from "../../src/time/watermarks_with_idleness.ts";
+import { RecordingOutput } from "../_support/recording_output.ts";
+
+Deno.test("WatermarksWithIdleness rejects a zero or negative timeout (§1.4 rule 7)", () => {
+  const clock = new ManualClock();
+  for (const timeout of [0, -1]) {
+    assert.throws(
+      () =>
+        new WatermarksWithIdleness(new NoWatermarksGenerator(), timeout, clock),
+      {
+        name: "RangeError",
+        message: new RegExp(`'idleTimeoutMs'.*${timeout}`),
+      },
+    );
+  }
+});
+
+Deno.test("WatermarksWithIdleness goes idle at the first probe strictly past the timeout after the first quiet probe (FLINK-40503)", () => {
+  const clock = new ManualClock(1_000);
+  const generator = new WatermarksWithIdleness(
+    new NoWatermarksGenerator<string>(),
+    10,
+    clock,
+  );
+  const output = new RecordingOutput();
+  const idleAt: Array<[number, boolean]> = [];
+  clock.set(1_004);
+  generator.onEvent("x", 1, output);
+  for (const t of [5, 10, 15, 20, 25]) {
+    clock.set(1_000 + t);
+    generator.onPeriodicEmit(output);
+    idleAt.push([t, output.idle]);
+  }
+  assert.deepEqual(idleAt, [[5, false], [10, false], [15, false], [20, false], [
+    25,
+    true,
+  ]]);
+});
+
+Deno.test("WatermarksWithIdleness marks idle once per idle period (FLINK-28975)", () => {
+  const clock = new ManualClock(1);
+  const generator = new WatermarksWithIdleness(
+    new NoWatermarksGenerator<string>(),
+    122,
+    clock,
+  );
+  const output = new RecordingOutput();
+  generator.onPeriodicEmit(output);
+  for (let i = 0; i < 5; i++) {
+    clock.advance(123);
+    generator.onPeriodicEmit(output);
+  }
+  assert.deepEqual(output.calls, ["markIdle"]);
+});
+
+Deno.test("WatermarksWithIdleness does not call the wrapped generator's periodic emit while idle (§1.4 rule 9)", () => {
+  const clock = new ManualClock(1);
+  const generator = new WatermarksWithIdleness(
+    new BoundedOutOfOrdernessWatermarks<null>(0),
+    10,
+    clock,
+  );
+  const output = new RecordingOutput();
+  generator.onEvent(null, 100, output);
+  generator.onPeriodicEmit(output); // sees activity: emits 99
+  generator.onPeriodicEmit(output); // first quiet probe: emits 99 again, starts countdown
+  clock.advance(11);
+  generator.onPeriodicEmit(output); // idle: no watermark
+  assert.deepEqual(output.calls, [99, 99, "markIdle"]);
+});
+
+Deno.test("WatermarksWithIdleness marks active on the first record after idleness even if its watermark does not advance (FLINK-40504)", () => {
+  const clock = new ManualClock(1);
+  const generator = new WatermarksWithIdleness(
+    new BoundedOutOfOrdernessWatermarks<null>(0),
+    10,
+    clock,
+  );
+  const output = new RecordingOutput();
+  generator.onEvent(null, 100, output);
+  generator.onPeriodicEmit(output);
+  generator.onPeriodicEmit(output);
+  clock.advance(11);
+  generator.onPeriodicEmit(output);
+  generator.onEvent(null, 50, output); // late record: the watermark stays 99
+  generator.onEvent(null, 60, output);
+  generator.onPeriodicEmit(output);
+  assert.deepEqual(output.calls, [99, 99, "markIdle", "markActive", 99]);
+  assert.equal(generator.idle, false);
+});
+
+Deno.test("WatermarksWithIdleness goes idle again after an idle-active-idle cycle (§1.4 idle-active-idle)", () => {
+  const clock = new ManualClock(1);
+  const generator = new WatermarksWithIdleness(
+    new NoWatermarksGenerator<null>(),
+    10,
+    clock,
+  );
+  const output = new RecordingOutput();
+  generator.onPeriodicEmit(output);
+  clock.advance(11);
+  generator.onPeriodicEmit(output);
+  generator.onEvent(null, 1, output);
+  generator.onPeriodicEmit(output);
+  generator.onPeriodicEmit(output);
+  clock.advance(11);
+  generator.onPeriodicEmit(output);
+  assert.deepEqual(output.calls, ["markIdle", "markActive", "markIdle"]);
+});
+
+Deno.test("WatermarksWithIdleness does not count back-pressured time toward the timeout (FLINK-35886, §1.4 back-pressure vector)", () => {
+  const wall = new ManualClock(1);
+  const activity = new PausableClock(wall);
+  const generator = new WatermarksWithIdleness(
+    new PunctuatedWatermarks<null>(() => null),
+    100,
+    activity,
+  );
+  const output = new RecordingOutput();
+  activity.pause(); // hard back-pressure
+  for (let step = 1; step <= 10; step++) {
+    wall.advance(100);
+    generator.onPeriodicEmit(output);
+  }
+  activity.pause(); // soft back-pressure on top, then hard ends
+  activity.resume();
+  for (let step = 11; step <= 20; step++) {
+    wall.advance(100);
+    generator.onPeriodicEmit(output);
+  }
+  assert.deepEqual(output.calls, []);
+  activity.resume();
+  for (let step = 21; step <= 30; step++) {
+    wall.advance(100);
+    generator.onPeriodicEmit(output);
+  }
+  assert.deepEqual(output.calls, ["markIdle"]);
+});
+
+Deno.test("WatermarksWithIdleness snapshots the wrapped generator's state", () => {
+  const clock = new ManualClock(1);
+  const first = new WatermarksWithIdleness(
+    new BoundedOutOfOrdernessWatermarks<null>(5),
+    10,
+    clock,
+  );
+  first.onEvent(null, 1_000, new RecordingOutput());
+  const second = new WatermarksWithIdleness(
+    new BoundedOutOfOrdernessWatermarks<null>(5),
+    10,
+    clock,
+  );
+  second.restoreState(structuredClone(first.snapshotState()));
+  const output = new RecordingOutput();
+  second.onPeriodicEmit(output);
+  assert.deepEqual(output.calls, [994]);
+});
