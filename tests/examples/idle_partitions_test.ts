@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { formatTicks, runIdlePartitions } from "../../examples/idle_partitions.ts";
+import {
+  formatTicks,
+  runIdlePartitions,
+} from "../../examples/idle_partitions.ts";
 
 Deno.test("examples/idle_partitions.ts: a silent partition stalls the downstream watermark without idleness", () => {
   const ticks = runIdlePartitions({ idleTimeoutMs: null });
