@@ -7,6 +7,18 @@ import { PunctuatedWatermarks } from "../../src/time/punctuated.ts";
 import { WatermarksWithIdleness } from "../../src/time/watermarks_with_idleness.ts";
 import { RecordingOutput } from "../_support/recording_output.ts";
 
+function boundedWithIdleness(
+  boundMs: number,
+  idleTimeoutMs: number,
+  clock: ManualClock,
+): WatermarksWithIdleness<null> {
+  return new WatermarksWithIdleness(
+    new BoundedOutOfOrdernessWatermarks<null>(boundMs),
+    idleTimeoutMs,
+    clock,
+  );
+}
+
 Deno.test("WatermarksWithIdleness rejects a zero or negative timeout (§1.4 rule 7)", () => {
   const clock = new ManualClock();
   for (const timeout of [0, -1]) {
@@ -61,11 +73,7 @@ Deno.test("WatermarksWithIdleness marks idle once per idle period (FLINK-28975)"
 
 Deno.test("WatermarksWithIdleness does not call the wrapped generator's periodic emit while idle (§1.4 rule 9)", () => {
   const clock = new ManualClock(1);
-  const generator = new WatermarksWithIdleness(
-    new BoundedOutOfOrdernessWatermarks<null>(0),
-    10,
-    clock,
-  );
+  const generator = boundedWithIdleness(0, 10, clock);
   const output = new RecordingOutput();
   generator.onEvent(null, 100, output);
   generator.onPeriodicEmit(output); // sees activity: emits 99
@@ -77,11 +85,7 @@ Deno.test("WatermarksWithIdleness does not call the wrapped generator's periodic
 
 Deno.test("WatermarksWithIdleness marks active on the first record after idleness even if its watermark does not advance (FLINK-40504)", () => {
   const clock = new ManualClock(1);
-  const generator = new WatermarksWithIdleness(
-    new BoundedOutOfOrdernessWatermarks<null>(0),
-    10,
-    clock,
-  );
+  const generator = boundedWithIdleness(0, 10, clock);
   const output = new RecordingOutput();
   generator.onEvent(null, 100, output);
   generator.onPeriodicEmit(output);
@@ -145,17 +149,9 @@ Deno.test("WatermarksWithIdleness does not count back-pressured time toward the 
 
 Deno.test("WatermarksWithIdleness snapshots the wrapped generator's state", () => {
   const clock = new ManualClock(1);
-  const first = new WatermarksWithIdleness(
-    new BoundedOutOfOrdernessWatermarks<null>(5),
-    10,
-    clock,
-  );
+  const first = boundedWithIdleness(5, 10, clock);
   first.onEvent(null, 1_000, new RecordingOutput());
-  const second = new WatermarksWithIdleness(
-    new BoundedOutOfOrdernessWatermarks<null>(5),
-    10,
-    clock,
-  );
+  const second = boundedWithIdleness(5, 10, clock);
   second.restoreState(structuredClone(first.snapshotState()));
   const output = new RecordingOutput();
   second.onPeriodicEmit(output);
