@@ -1,6 +1,6 @@
 /**
  * weir: an event-time stream processor for Deno, with Flink's watermark
- * semantics. This is the public entry; each name below is part of the
+ * and window semantics. This is the public entry; each name below is part of the
  * stable contract of DESIGN.md, or a generator, option or snapshot type that
  * a contract name takes or returns.
  *
@@ -61,3 +61,33 @@ export {
   WatermarksWithIdleness,
   type WatermarksWithIdlenessSnapshot,
 } from "./time/mod.ts";
+
+export {
+  type AggregateFunction,
+  CountTrigger,
+  EarlyFiringTrigger,
+  EventTimeSessionWindows,
+  EventTimeTrigger,
+  GlobalWindows,
+  type MergeCallback,
+  mergeWindows,
+  NeverTrigger,
+  type OnMergeContext,
+  OutputTag,
+  ProcessingTimeTrigger,
+  type ProcessWindowContext,
+  type ProcessWindowFunction,
+  PurgingTrigger,
+  type ReduceFunction,
+  SlidingEventTimeWindows,
+  TimeWindow,
+  type Trigger,
+  type TriggerContext,
+  type TriggerResult,
+  TumblingEventTimeWindows,
+  type TumblingEventTimeWindowsOptions,
+  TumblingProcessingTimeWindows,
+  type WindowAssigner,
+  type WindowAssignerContext,
+  type WindowStagger,
+} from "./windows/mod.ts";

@@ -1,0 +1,133 @@
+/**
+ * Fixed-size, non-overlapping windows of processing time.
+ *
+ * @module
+ */
+
+import { requireSafeInteger } from "../time/_validate.ts";
+import { ProcessingTimeTrigger } from "./processing_time_trigger.ts";
+import { TimeWindow } from "./time_window.ts";
+import type { Trigger } from "./trigger.ts";
+import type {
+  WindowAssigner,
+  WindowAssignerContext,
+} from "./window_assigner.ts";
+import { requireOffsetWithinPeriod } from "./_validate.ts";
+
+/**
+ * Puts each record in the window of `sizeMs` that contains the processing
+ * time at which it arrives (Flink's `TumblingProcessingTimeWindows`).
+ *
+ * The record's own timestamp is ignored, so records without one
+ * (`-Infinity`) are fine. Windows are `[start, start + sizeMs)` with
+ * `start = getWindowStartWithOffset(context.clock.now(), offsetMs, sizeMs)`.
+ * Results depend on arrival time and are not reproducible on replay; use
+ * event-time windows when they must be.
+ *
+ * Watermarks and allowed lateness do not apply. The default trigger is
+ * {@linkcode ProcessingTimeTrigger}: a window fires once the clock reaches
+ * `end - 1`. Cost: one clock read and one window per record.
+ *
+ * @typeParam T The record type (unused).
+ *
+ * @example One-minute windows of arrival time
+ * ```ts
+ * import { ManualClock, TumblingProcessingTimeWindows } from "@weir/weir";
+ * import assert from "node:assert/strict";
+ *
+ * const assigner = TumblingProcessingTimeWindows.of(60_000);
+ * const context = { clock: new ManualClock(90_000) };
+ * const [window] = assigner.assignWindows("click", -Infinity, context);
+ * assert.deepEqual([window.start, window.end], [60_000, 120_000]);
+ * ```
+ */
+export class TumblingProcessingTimeWindows<T = unknown>
+  implements WindowAssigner<T> {
+  /** Always `false`: windows follow the clock, not watermarks. */
+  readonly isEventTime: boolean = false;
+  /** Always `false`: windows never merge. */
+  readonly isMerging: boolean = false;
+
+  readonly #size: number;
+  readonly #offset: number;
+
+  /**
+   * Creates the assigner; prefer {@linkcode TumblingProcessingTimeWindows.of}.
+   *
+   * @param sizeMs The window size in milliseconds.
+   * @param offsetMs The shift of the window grid in milliseconds; `abs(offsetMs) < sizeMs`.
+   * @throws {RangeError} If `abs(offsetMs) >= sizeMs` (so also if `sizeMs <= 0`)
+   * or either is not a safe integer.
+   * @throws {TypeError} If an argument is not a number.
+   */
+  constructor(sizeMs: number, offsetMs = 0) {
+    const action = `create ${new.target.name}`;
+    this.#size = requireSafeInteger(sizeMs, { action, param: "sizeMs" });
+    this.#offset = requireSafeInteger(offsetMs, { action, param: "offsetMs" });
+    requireOffsetWithinPeriod(
+      action,
+      "sizeMs",
+      sizeMs,
+      offsetMs,
+      "abs(offsetMs) < sizeMs",
+    );
+  }
+
+  /**
+   * Creates an assigner of processing-time windows of `sizeMs`, shifted by
+   * `offsetMs`.
+   *
+   * @typeParam T The record type.
+   * @param sizeMs The window size in milliseconds.
+   * @param offsetMs The shift of the window grid in milliseconds; `abs(offsetMs) < sizeMs`.
+   * @returns The assigner.
+   * @throws {RangeError} If `abs(offsetMs) >= sizeMs` (so also if `sizeMs <= 0`)
+   * or either is not a safe integer.
+   * @throws {TypeError} If an argument is not a number.
+   */
+  static of<T = unknown>(
+    sizeMs: number,
+    offsetMs = 0,
+  ): TumblingProcessingTimeWindows<T> {
+    return new TumblingProcessingTimeWindows<T>(sizeMs, offsetMs);
+  }
+
+  /** The window size in milliseconds. */
+  get sizeMs(): number {
+    return this.#size;
+  }
+
+  /** The shift of the window grid in milliseconds. */
+  get offsetMs(): number {
+    return this.#offset;
+  }
+
+  /**
+   * Returns the one window containing the current processing time.
+   *
+   * @param _element The record (unused).
+   * @param _timestamp The record's event time (unused; may be `-Infinity`).
+   * @param context The clock giving the current processing time.
+   * @returns `[new TimeWindow(start, start + sizeMs)]`.
+   */
+  assignWindows(
+    _element: T,
+    _timestamp: number,
+    context: WindowAssignerContext,
+  ): TimeWindow[] {
+    const size = this.#size;
+    const now = context.clock.now();
+    const start = TimeWindow.getWindowStartWithOffset(now, this.#offset, size);
+    return [new TimeWindow(start, start + size)];
+  }
+
+  /** Returns {@linkcode ProcessingTimeTrigger}. */
+  defaultTrigger(): Trigger<T> {
+    return ProcessingTimeTrigger.create<T>();
+  }
+
+  /** Renders the assigner for plans and logs. */
+  toString(): string {
+    return `TumblingProcessingTimeWindows(${this.#size}, ${this.#offset})`;
+  }
+}
