@@ -1,26 +1,40 @@
 /**
- * weir's command line. Until the runtime lands (issue #4) it runs the
- * idle-partitions demo: watermarks of three source partitions, one of which
- * falls silent, merged downstream with and without idleness detection.
+ * weir's command line. Runs the demo job (`examples/clicks_per_page.ts`) in
+ * the local runtime and prints each subtask's watermarks as they advance,
+ * then the window results. The HTTP service and job files come with issue #7.
  *
  * @module
  */
 
-import { formatTicks, runIdlePartitions } from "./examples/idle_partitions.ts";
+import {
+  formatWatermark,
+  runClicksPerPage,
+} from "./examples/clicks_per_page.ts";
 
 if (import.meta.main) {
   console.log(
-    "weir demo: three partitions, partition 2 falls silent at t=1000 ms",
+    "weir demo: clicks per page per 10 s, parallelism 2, 4 source partitions",
   );
   console.log(
-    "watermarks are in ms of event time since the start of the run\n",
+    "partition 3 falls silent at 12 s; withIdleness(3 s) keeps event time moving\n",
   );
-  console.log("without withIdleness():");
-  for (const line of formatTicks(runIdlePartitions({ idleTimeoutMs: null }))) {
-    console.log(`  ${line}`);
-  }
-  console.log("\nwith withIdleness(2000):");
-  for (const line of formatTicks(runIdlePartitions({ idleTimeoutMs: 2_000 }))) {
-    console.log(`  ${line}`);
-  }
+  const results = await runClicksPerPage({
+    onTick(atMs, status) {
+      if (atMs % 5_000 !== 0) return;
+      const line = status.map((s) =>
+        `${s.operator}/${s.subtask}=${formatWatermark(s.outputWatermark)}${
+          s.idle ? " (idle)" : ""
+        }`
+      ).join("  ");
+      console.log(`t=${String(atMs / 1_000).padStart(2)}s  ${line}`);
+    },
+    onResult(atMs, result) {
+      console.log(
+        `          window ${formatWatermark(result.windowStart)} ${
+          result.page.padEnd(8)
+        } ${result.clicks} clicks (emitted at t=${atMs / 1_000}s)`,
+      );
+    },
+  });
+  console.log(`\n${results.length} window results`);
 }

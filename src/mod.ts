@@ -91,3 +91,37 @@ export {
   type WindowAssignerContext,
   type WindowStagger,
 } from "./windows/mod.ts";
+
+export {
+  type CollectedRecord,
+  DataStream,
+  KeyedStream,
+  StreamEnvironment,
+  type StreamEnvironmentOptions,
+  WindowedStream,
+} from "./api/mod.ts";
+
+export {
+  type ChannelSend,
+  type JobEdge,
+  type JobGraph,
+  type JobVertex,
+  type OperatorContext,
+  type OperatorOutput,
+  type Partitioner,
+  type ProcessContext,
+  type ProcessFunction,
+  type Sink,
+  type SinkWriter,
+  type Source,
+  type SourceBatch,
+  type SourceReader,
+  type SourceSpec,
+  type StreamOperator,
+} from "./runtime/mod.ts";
+
+export {
+  type LocalRuntime,
+  type LocalRuntimeOptions,
+  type SubtaskStatus,
+} from "./actors/local/mod.ts";

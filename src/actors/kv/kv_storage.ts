@@ -1,0 +1,475 @@
+/**
+ * {@linkcode KvStorage}: an actor's storage in Deno KV, under one key prefix
+ * per actor, shared by every process that opens the same database.
+ *
+ * @module
+ */
+
+import type {
+  ActorStorage,
+  ListOptions,
+  StorageKey,
+  StorageKeyPart,
+  StorageOp,
+} from "../storage.ts";
+import {
+  checkKey,
+  describeKey,
+  encodedKeySize,
+  type KeyCheck,
+  MAX_KEY_BYTES,
+} from "../_storage_keys.ts";
+import {
+  decodeText,
+  LIMITS,
+  type Manifest,
+  MARKERS,
+  type Mutation,
+  PARTS,
+  planCommit,
+  planSweep,
+  readMarker,
+  readStored,
+  type ResolvedOp,
+  resolveOps,
+  VALUES,
+} from "../_commit_plan.ts";
+import { requirePositiveInteger } from "../../time/_validate.ts";
+
+const decoder = new TextDecoder();
+// Retries of a chunked read whose parts a concurrent write removed.
+const READ_ATTEMPTS = 3;
+
+/** Options of {@linkcode KvStorage.atomic}. */
+export interface KvAtomicOptions {
+  /**
+   * Checks added to the commit that makes the batch visible, e.g. the
+   * runtime's lease entry; if one fails, nothing of the batch is visible
+   * and {@linkcode AtomicConflictError} is thrown. At most 10 in all.
+   * @default {[]}
+   */
+  readonly checks?: readonly Deno.AtomicCheck[];
+}
+
+/**
+ * A Deno KV commit of a {@linkcode KvStorage} returned `ok: false`: a check
+ * failed because an entry changed since it was read. Nothing of the batch
+ * is visible. The usual cause is a lost lease: another instance owns the
+ * actor now, so this one should drop its in-memory state and stop.
+ */
+export class AtomicConflictError extends Error {
+  /** A stable code for programs to branch on. */
+  readonly code = "ATOMIC_CONFLICT";
+
+  /**
+   * Creates the error.
+   *
+   * @param message What was being committed, and where.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "AtomicConflictError";
+  }
+}
+
+/**
+ * An {@linkcode ActorStorage} in Deno KV, under one key prefix (the actor's,
+ * e.g. `["weir", jobName, "actor", actorId]`). Values are superjson text in
+ * UTF-8; the storage owns the sub-keys `"v"` (values), `"p"` (parts of large
+ * values) and `"g"` (markers of parts to delete) under its prefix, so other
+ * data of the actor (a lease) must use other sub-keys.
+ *
+ * Large values: a value over 64 KiB is split into parts of at most 60 KiB,
+ * named by a random version id and never rewritten; the value key holds a
+ * manifest. A reader reads the manifest, then the parts of that version;
+ * if a concurrent write removed them, it reads the manifest again, so it
+ * returns the whole old value or the whole new one.
+ *
+ * Atomic batches, and how this backend splits them safely: a batch that
+ * fits one Deno KV commit is one commit. One that does not (several MB of
+ * values) writes the new parts first, in as many commits as needed, under a
+ * marker; they stay invisible. Then ONE commit switches every value key of
+ * the batch (with the caller's checks and a check of the marker); replaced
+ * parts are deleted afterwards. Only the switch commit must fit the limits
+ * (1000 mutations, 800 KiB, 80 KiB of written keys, 10 checks), so a batch
+ * is rejected with a RangeError only for too many operations or too many
+ * long keys. A crash before the switch leaves only unreferenced parts
+ * behind a marker; the first write of the next instance over the prefix,
+ * or {@linkcode KvStorage.sweep}, deletes them.
+ *
+ * One writer per prefix: the runtime's lease guarantees it, and this class
+ * serialises its own writes. A write first reads the entries it replaces (to
+ * find their parts): one `getMany` per 10 keys. `getMany` is one consistent
+ * snapshot per 10 keys.
+ *
+ * @example Round trip through an in-memory Deno KV
+ * ```ts
+ * import { KvStorage } from "./kv_storage.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const storage = new KvStorage(kv, ["weir", "job", "actor", "job/map/0"]);
+ * await storage.atomic([
+ *   { type: "put", key: ["offset", "in-0"], value: 41 },
+ *   { type: "put", key: ["window", 1_000], value: new Set(["a"]) },
+ * ]);
+ * assert.equal(await storage.get(["offset", "in-0"]), 41);
+ * kv.close();
+ * ```
+ */
+export class KvStorage implements ActorStorage {
+  readonly #kv: Deno.Kv;
+  readonly #prefix: readonly StorageKeyPart[];
+  readonly #prefixBytes: number;
+  readonly #keys: Omit<KeyCheck, "action" | "param">;
+  #writes: Promise<unknown> = Promise.resolve();
+  #swept = false;
+
+  /**
+   * Creates a storage over `kv` under `prefix`; it does not touch KV yet.
+   *
+   * @param kv An open Deno KV database; the caller closes it.
+   * @param prefix The actor's key prefix: strings and numbers, at most 1024
+   * bytes encoded, leaving the rest of Deno KV's 2048 bytes to the keys.
+   * @throws {TypeError} If `kv` is not a Deno.Kv or `prefix` is not an array
+   * of strings and numbers.
+   * @throws {RangeError} If `prefix` is too long or contains `NaN`.
+   */
+  constructor(kv: Deno.Kv, prefix: StorageKey) {
+    if (typeof (kv as { atomic?: unknown } | null)?.atomic !== "function") {
+      throw new TypeError(
+        `Cannot create KvStorage as 'kv' must be a Deno.Kv: current value is ${kv}`,
+      );
+    }
+    const checked = checkKey(prefix, {
+      action: "create KvStorage",
+      param: "prefix",
+      budget: MAX_KEY_BYTES / 2,
+      budgetReason: "half of Deno KV's 2048-byte key limit",
+      allowEmpty: true,
+    });
+    this.#kv = kv;
+    this.#prefix = [...checked.key];
+    this.#prefixBytes = checked.bytes;
+    this.#keys = {
+      budget: MAX_KEY_BYTES - checked.bytes - 3,
+      budgetReason: `Deno KV's 2048-byte key limit less ${
+        checked.bytes + 3
+      } bytes of prefix`,
+    };
+  }
+
+  /** The key prefix, as given. */
+  get prefix(): StorageKey {
+    return [...this.#prefix];
+  }
+
+  /** Reads one value; see {@linkcode ActorStorage.get}. */
+  async get<V = unknown>(key: StorageKey): Promise<V | undefined> {
+    const checked = this.#check(key, "get from", "key");
+    const entry = await this.#kv.get(this.#full([VALUES, ...checked]));
+    return this.#resolve<V>(checked, entry.value);
+  }
+
+  /**
+   * Reads several values in order; see {@linkcode ActorStorage.getMany}.
+   * One snapshot read per 10 keys, in parallel.
+   */
+  async getMany<V = unknown>(
+    keys: readonly StorageKey[],
+  ): Promise<Array<V | undefined>> {
+    if (!Array.isArray(keys)) {
+      throw new TypeError(
+        `Cannot getMany from KvStorage as 'keys' must be an array of keys: current value is ${keys}`,
+      );
+    }
+    const checked = keys.map((key) => this.#check(key, "getMany from", "key"));
+    const groups: Promise<Array<V | undefined>>[] = [];
+    for (let i = 0; i < checked.length; i += LIMITS.getMany) {
+      const group = checked.slice(i, i + LIMITS.getMany);
+      groups.push(
+        this.#kv.getMany(group.map((key) => this.#full([VALUES, ...key])))
+          .then((entries) =>
+            Promise.all(
+              entries.map((entry, j) =>
+                this.#resolve<V>(group[j], entry.value)
+              ),
+            )
+          ),
+      );
+    }
+    return (await Promise.all(groups)).flat();
+  }
+
+  /** Writes one value; see {@linkcode ActorStorage.put}. */
+  put(key: StorageKey, value: unknown): Promise<void> {
+    return this.#enqueue([{ type: "put", key, value }], "put to", true, []);
+  }
+
+  /** Removes one key and any parts; see {@linkcode ActorStorage.delete}. */
+  delete(key: StorageKey): Promise<void> {
+    return this.#enqueue([{ type: "delete", key }], "delete from", true, []);
+  }
+
+  /** Lists entries under a prefix in key order; see {@linkcode ActorStorage.list}. */
+  async list<V = unknown>(
+    prefix: StorageKey,
+    options: ListOptions = {},
+  ): Promise<Array<[StorageKey, V]>> {
+    const action = "list KvStorage";
+    const checked = checkKey(prefix, {
+      ...this.#keys,
+      action,
+      param: "prefix",
+      allowEmpty: true,
+    }).key;
+    const limit = options.limit === undefined
+      ? undefined
+      : requirePositiveInteger(
+        options.limit,
+        { action, param: "options.limit" },
+      );
+    const out: Array<[StorageKey, V]> = [];
+    const skip = this.#prefix.length + 1;
+    const entries = this.#kv.list(
+      { prefix: this.#full([VALUES, ...checked]) },
+      {
+        limit,
+      },
+    );
+    for await (const entry of entries) {
+      const key = entry.key.slice(skip) as StorageKeyPart[];
+      const value = await this.#resolve<V>(key, entry.value);
+      // Deleted since listed (stored values are never undefined): skip it.
+      if (value !== undefined) out.push([key, value]);
+    }
+    return out;
+  }
+
+  /**
+   * Applies a batch all-or-nothing; see {@linkcode ActorStorage.atomic} and
+   * the class documentation for how a batch larger than one commit is split.
+   *
+   * @param ops The operations, applied in order; the last per key wins.
+   * @param options Extra checks for the commit that makes the batch visible.
+   * @throws {AtomicConflictError} If a check failed (`ok: false`).
+   */
+  atomic(
+    ops: readonly StorageOp[],
+    options: KvAtomicOptions = {},
+  ): Promise<void> {
+    return this.#enqueue(ops, "commit to", false, options.checks ?? []);
+  }
+
+  /**
+   * Deletes the parts that a crashed write left behind (staged and never
+   * switched to, or replaced and not yet deleted). The first write of each
+   * instance runs it; a runtime may also call it on activation. A writer
+   * still staging under this prefix is fenced: its switch fails with
+   * {@linkcode AtomicConflictError}.
+   *
+   * @returns How many markers were swept.
+   */
+  sweep(): Promise<number> {
+    return this.#exclusive(() => this.#sweep());
+  }
+
+  #check(key: unknown, verb: string, param: string): StorageKey {
+    return checkKey(key, { ...this.#keys, action: `${verb} KvStorage`, param })
+      .key;
+  }
+
+  #full(relative: readonly StorageKeyPart[]): Deno.KvKey {
+    return [...this.#prefix, ...relative];
+  }
+
+  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#writes.then(fn);
+    this.#writes = run.catch(() => {});
+    return run;
+  }
+
+  #enqueue(
+    ops: readonly StorageOp[],
+    verb: string,
+    single: boolean,
+    checks: readonly Deno.AtomicCheck[],
+  ): Promise<void> {
+    try {
+      // Checked and serialised now, so a bad batch fails before any I/O.
+      const resolved = resolveOps(ops, `${verb} KvStorage`, this.#keys, single);
+      return this.#exclusive(() => this.#commit(resolved, checks));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async #commit(
+    ops: readonly ResolvedOp[],
+    checks: readonly Deno.AtomicCheck[],
+  ): Promise<void> {
+    if (!this.#swept) {
+      this.#swept = true;
+      await this.#sweep();
+    }
+    const plan = planCommit({
+      ops,
+      old: await this.#replacedManifests(ops),
+      prefixBytes: this.#prefixBytes,
+      checks: {
+        count: checks.length,
+        bytes: checks.reduce((sum, c) => sum + anyKeySize(c.key), 0),
+      },
+    });
+    const marker = plan.marker === null ? null : this.#full(plan.marker);
+    let stamp: string | null = null;
+    try {
+      for (const commit of plan.staged) {
+        const fence: Deno.AtomicCheck[] = stamp === null
+          ? []
+          : [{ key: marker!, versionstamp: stamp }];
+        const result = await this.#write(commit, fence, "stage parts of");
+        stamp ??= result.versionstamp;
+      }
+      const fence: Deno.AtomicCheck[] = marker === null
+        ? []
+        : [{ key: marker, versionstamp: stamp }];
+      await this.#write(plan.main, [...checks, ...fence], "commit");
+    } catch (error) {
+      // Fenced or refused: nothing is visible, and the staged parts are
+      // ours alone, so delete them now rather than at the next sweep.
+      if (error instanceof AtomicConflictError && marker !== null) {
+        const list = readMarker(plan.staged[0][0].value);
+        const commits = planSweep(list, plan.marker!, this.#prefixBytes);
+        for (const commit of commits) await this.#write(commit, [], "discard");
+      }
+      throw error;
+    }
+    for (const commit of plan.cleanup) {
+      await this.#write(commit, [], "delete replaced parts of");
+    }
+  }
+
+  /** The manifests of the chunked values that `ops` replace or delete. */
+  async #replacedManifests(
+    ops: readonly ResolvedOp[],
+  ): Promise<Map<string, Manifest>> {
+    const old = new Map<string, Manifest>();
+    const reads: Promise<void>[] = [];
+    for (let i = 0; i < ops.length; i += LIMITS.getMany) {
+      const group = ops.slice(i, i + LIMITS.getMany);
+      reads.push(
+        this.#kv.getMany(group.map((op) => this.#full([VALUES, ...op.key])))
+          .then((entries) =>
+            entries.forEach((entry, j) => {
+              if (entry.value === null) return;
+              const stored = readStored(entry.value, "a replaced value");
+              if ("manifest" in stored) old.set(group[j].id, stored.manifest);
+            })
+          ),
+      );
+    }
+    await Promise.all(reads);
+    return old;
+  }
+
+  async #write(
+    mutations: readonly Mutation[],
+    checks: readonly Deno.AtomicCheck[],
+    what: string,
+  ): Promise<Deno.KvCommitResult> {
+    const op = this.#kv.atomic();
+    for (const check of checks) op.check(check);
+    for (const m of mutations) {
+      if (m.value === undefined) op.delete(this.#full(m.key));
+      else op.set(this.#full(m.key), m.value);
+    }
+    const result = await op.commit();
+    if (!result.ok) {
+      throw new AtomicConflictError(
+        `Cannot ${what} the atomic batch to KvStorage ${
+          describeKey(this.#prefix)
+        } as a check failed: an entry changed since it was read (a caller's check such as a lease, or another instance swept this prefix); nothing of the batch is visible`,
+      );
+    }
+    return result;
+  }
+
+  async #resolve<V>(key: StorageKey, raw: unknown): Promise<V | undefined> {
+    for (let attempt = 1; raw !== null; attempt++) {
+      const stored = readStored(raw, `key ${describeKey(key)} of KvStorage`);
+      if ("inline" in stored) {
+        return decodeText<V>(decoder.decode(stored.inline));
+      }
+      const bytes = await this.#readParts(stored.manifest);
+      if (bytes !== null) return decodeText<V>(decoder.decode(bytes));
+      if (attempt === READ_ATTEMPTS) {
+        throw new Error(
+          `Cannot read key ${
+            describeKey(key)
+          } of KvStorage as parts of its value are missing: version ${stored.manifest.version} should have ${stored.manifest.parts} parts; read ${attempt} times`,
+        );
+      }
+      // A write replaced the value since the manifest was read: read again.
+      raw = (await this.#kv.get(this.#full([VALUES, ...key]))).value;
+    }
+    return undefined;
+  }
+
+  /** The parts of one version, joined; `null` if any is missing. */
+  async #readParts(manifest: Manifest): Promise<Uint8Array | null> {
+    const out = new Uint8Array(manifest.bytes);
+    let next = 0;
+    let offset = 0;
+    const parts = this.#kv.list<Uint8Array>({
+      prefix: this.#full([PARTS, manifest.version]),
+    });
+    for await (const entry of parts) {
+      const part = entry.value;
+      if (
+        entry.key.at(-1) !== next || offset + part.length > manifest.bytes
+      ) return null;
+      out.set(part, offset);
+      offset += part.length;
+      next++;
+    }
+    return next === manifest.parts && offset === manifest.bytes ? out : null;
+  }
+
+  async #sweep(): Promise<number> {
+    let swept = 0;
+    for await (
+      const entry of this.#kv.list({ prefix: this.#full([MARKERS]) })
+    ) {
+      // Rewriting the marker first fences a writer still staging under it:
+      // its switch commit checks the marker's versionstamp.
+      const touched = await this.#kv.atomic().check(entry).set(
+        entry.key,
+        entry.value,
+      ).commit();
+      if (!touched.ok) continue; // switched or swept meanwhile
+      const marker = entry.key.slice(this.#prefix.length) as StorageKeyPart[];
+      const commits = planSweep(
+        readMarker(entry.value),
+        marker,
+        this.#prefixBytes,
+      );
+      for (const commit of commits) await this.#write(commit, [], "sweep");
+      swept++;
+    }
+    return swept;
+  }
+}
+
+/** The encoded size of any Deno KV key, at least (for check accounting). */
+function anyKeySize(key: Deno.KvKey): number {
+  let size = 0;
+  for (const part of key) {
+    if (typeof part === "string" || typeof part === "number") {
+      size += encodedKeySize([part]);
+    } else if (part instanceof Uint8Array) size += 2 + part.length;
+    else if (typeof part === "bigint") size += 10;
+    else size += 1;
+  }
+  return size;
+}

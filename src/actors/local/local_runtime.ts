@@ -1,0 +1,486 @@
+/**
+ * The local runtime: every subtask of a job as an actor in one process.
+ *
+ * @module
+ */
+
+import {
+  type Clock,
+  isAlignmentEnabled,
+  type MetricGroup,
+  PausableClock,
+  reportableWatermark,
+  WatermarkAlignmentCoordinator,
+} from "../../time/mod.ts";
+import { type JobGraph, validateJobGraph } from "../../runtime/job_graph.ts";
+import { SourceSubtask } from "../../runtime/source_subtask.ts";
+import type { StreamElement } from "../../runtime/stream_element.ts";
+import { Subtask, type SubtaskEdge } from "../../runtime/subtask.ts";
+
+/** Options of a {@linkcode LocalRuntime}. */
+export interface LocalRuntimeOptions {
+  /** Processing time for every subtask. */
+  clock: Clock;
+  /**
+   * Elements (batches, watermarks...) a mailbox holds before its producers
+   * are paused: the back-pressure bound.
+   * @default {64}
+   */
+  mailboxCapacity?: number;
+  /**
+   * Whether `run()` moves a settable clock (a `ManualClock`) forward to the
+   * next timer when nothing else can run: a deterministic simulation of
+   * processing time. Otherwise `run()` waits for the real time.
+   * @default {true when the clock has a `set` method}
+   */
+  simulate?: boolean;
+}
+
+/** What the runtime reports about one subtask. */
+export interface SubtaskStatus {
+  /** The actor id, `job/operator/subtask`. */
+  readonly id: string;
+  /** The operator (vertex) id. */
+  readonly operator: string;
+  /** The subtask index. */
+  readonly subtask: number;
+  /** The merged input watermark (for sources: the emitted watermark). */
+  readonly inputWatermark: number;
+  /** The last watermark sent downstream. */
+  readonly outputWatermark: number;
+  /** Whether the output is idle. */
+  readonly idle: boolean;
+  /** Records received. */
+  readonly recordsIn: number;
+  /** Records sent downstream. */
+  readonly recordsOut: number;
+  /** Elements waiting in the mailbox. */
+  readonly mailboxDepth: number;
+  /** Processing time minus the output watermark, in milliseconds. */
+  readonly watermarkLagMs: number;
+  /** Whether the subtask is paused by back-pressure or alignment. */
+  readonly paused: boolean;
+  /** Gauges registered by the subtask's operators and generators. */
+  readonly gauges: Readonly<Record<string, number>>;
+}
+
+interface Message {
+  readonly channel: number;
+  readonly element: StreamElement;
+}
+
+interface Target {
+  readonly actor: Actor;
+  readonly channelOffset: number;
+}
+
+interface Actor {
+  readonly id: string;
+  readonly operator: string;
+  readonly index: number;
+  readonly mailbox: Message[];
+  head: number;
+  readonly activityClock: PausableClock;
+  readonly gauges: Map<string, () => number>;
+  readonly subtask: Subtask | null;
+  readonly source: SourceSubtask<unknown> | null;
+  /** Per edge, per channel: the receiving actor and its channel offset. */
+  targets: Target[][];
+  paused: boolean;
+  suspended: boolean;
+  alignmentSource: string | null;
+}
+
+/**
+ * Runs a {@linkcode JobGraph} with all subtasks in this process (DESIGN
+ * "local runtime"). Each subtask is an actor with a mailbox of elements
+ * (record batches, never a message per record), processed one at a time.
+ *
+ * Scheduling is deterministic: downstream actors drain before upstream ones
+ * run, sources poll last. A mailbox holding `mailboxCapacity` elements
+ * pauses every producer that sends to it (back-pressure): a paused actor
+ * neither processes input nor polls, and its input-activity clock stops, so
+ * idleness timeouts do not fire while it cannot read (FLINK-35886). Memory
+ * is therefore bounded by the capacities, up to the output of one step.
+ *
+ * Processing time comes from the injected clock: periodic watermarks,
+ * processing-time timers, scripted sources and watermark alignment
+ * announcements (every update interval, reference §5) all run on it.
+ *
+ * @example Running a bounded job
+ * ```ts ignore
+ * const runtime = new LocalRuntime(graph, { clock: new ManualClock() });
+ * await runtime.run();
+ * ```
+ */
+export class LocalRuntime {
+  readonly #graph: JobGraph;
+  readonly #clock: Clock;
+  readonly #capacity: number;
+  readonly #simulate: boolean;
+  readonly #actors: Actor[] = [];
+  readonly #alignment = new WatermarkAlignmentCoordinator();
+  readonly #alignmentInterval: number;
+  #nextAlignment = Infinity;
+  #stopped = false;
+
+  /**
+   * Instantiates every subtask of the job.
+   *
+   * @param graph The job's plan.
+   * @param options Clock, mailbox capacity, simulation.
+   * @throws {RangeError} If the plan is invalid or `mailboxCapacity` is not positive.
+   */
+  constructor(graph: JobGraph, options: LocalRuntimeOptions) {
+    validateJobGraph(graph);
+    this.#graph = graph;
+    this.#clock = options.clock;
+    this.#capacity = options.mailboxCapacity ?? 64;
+    if (!Number.isSafeInteger(this.#capacity) || this.#capacity < 1) {
+      throw new RangeError(
+        `Cannot create LocalRuntime as 'mailboxCapacity' must be a positive safe integer: current value is ${this.#capacity}`,
+      );
+    }
+    this.#simulate = options.simulate ??
+      typeof (options.clock as { set?: unknown }).set === "function";
+    let interval = Infinity;
+    const byVertex = new Map<string, Actor[]>();
+    for (const vertex of graph.vertices) {
+      const actors: Actor[] = [];
+      const edges = graph.edges.filter((e) => e.from === vertex.id);
+      const numInputs = graph.edges.filter((e) => e.to === vertex.id).reduce(
+        (sum, e) =>
+          sum + graph.vertices.find((v) => v.id === e.from)!.parallelism,
+        0,
+      );
+      for (let index = 0; index < vertex.parallelism; index++) {
+        const gauges = new Map<string, () => number>();
+        const metrics: MetricGroup = {
+          gauge(name, read) {
+            gauges.set(name, read);
+          },
+        };
+        const activityClock = new PausableClock(this.#clock);
+        const context = {
+          clock: this.#clock,
+          activityClock,
+          subtaskIndex: index,
+          parallelism: vertex.parallelism,
+          metrics,
+        };
+        const subtaskEdges: SubtaskEdge[] = edges.map((edge) => ({
+          partitioner: edge.partitioner(index),
+          numChannels: graph.vertices.find((v) =>
+            v.id === edge.to
+          )!.parallelism,
+          sideOutputTag: edge.sideOutputTag,
+        }));
+        const actor: Actor = {
+          id: `${graph.jobName}/${vertex.id}/${index}`,
+          operator: vertex.id,
+          index,
+          mailbox: [],
+          head: 0,
+          activityClock,
+          gauges,
+          subtask: null,
+          source: null,
+          targets: [],
+          paused: false,
+          suspended: false,
+          alignmentSource: null,
+        };
+        const send = (
+          edge: number,
+          channel: number,
+          element: StreamElement,
+        ) => {
+          const target = actor.targets[edge][channel];
+          target.actor.mailbox.push({
+            channel: target.channelOffset + index,
+            element,
+          });
+        };
+        if (vertex.source !== undefined) {
+          const source = new SourceSubtask(
+            {
+              reader: vertex.source.source.createReader(
+                index,
+                vertex.parallelism,
+              ),
+              strategy: vertex.source.strategy,
+              operators: vertex.createOperators(index),
+              edges: subtaskEdges,
+              autoWatermarkIntervalMs: graph.autoWatermarkIntervalMs,
+            },
+            context,
+            send,
+          );
+          (actor as { source: SourceSubtask<unknown> }).source = source;
+          const alignment = vertex.source.strategy.alignmentParameters;
+          if (isAlignmentEnabled(alignment)) {
+            if (index === 0) {
+              this.#alignment.registerSource(vertex.id, {
+                group: alignment.group,
+                maxDriftMs: alignment.maxDriftMs,
+              });
+            }
+            actor.alignmentSource = vertex.id;
+            interval = Math.min(interval, alignment.updateIntervalMs);
+          }
+        } else {
+          (actor as { subtask: Subtask }).subtask = new Subtask(
+            {
+              operators: vertex.createOperators(index),
+              numInputChannels: numInputs,
+              edges: subtaskEdges,
+              inputPolicy: vertex.inputPolicy,
+            },
+            context,
+            send,
+          );
+        }
+        actors.push(actor);
+      }
+      byVertex.set(vertex.id, actors);
+      this.#actors.push(...actors);
+    }
+    // Wire each upstream subtask's edges to the downstream mailboxes; a
+    // vertex with several inputs numbers their channels one after another.
+    const offsets = new Map<string, number>();
+    for (const edge of graph.edges) {
+      const offset = offsets.get(edge.to) ?? 0;
+      const downstream = byVertex.get(edge.to)!;
+      for (const actor of byVertex.get(edge.from)!) {
+        actor.targets.push(
+          downstream.map((d) => ({ actor: d, channelOffset: offset })),
+        );
+      }
+      offsets.set(edge.to, offset + byVertex.get(edge.from)!.length);
+    }
+    this.#alignmentInterval = interval;
+    this.#nextAlignment = interval === Infinity
+      ? Infinity
+      : this.#clock.now() + interval;
+  }
+
+  /** Whether every subtask has finished (bounded input processed to the end). */
+  get finished(): boolean {
+    return this.#actors.every((a) => (a.subtask ?? a.source!).finished) &&
+      this.#actors.every((a) => a.head === a.mailbox.length);
+  }
+
+  /**
+   * Processes everything that can run at the current processing time: due
+   * timers, mailboxes, source polls, until nothing is left. Never moves the
+   * clock.
+   *
+   * @returns The number of steps taken.
+   */
+  runUntilIdle(): number {
+    let steps = 0;
+    for (;;) {
+      const now = this.#clock.now();
+      let progressed = this.#runDueTimers(now);
+      // Downstream first, so queues drain before upstream adds to them.
+      for (let a = this.#actors.length - 1; a >= 0; a--) {
+        const actor = this.#actors[a];
+        this.#updatePause(actor);
+        if (actor.paused) continue;
+        if (actor.subtask !== null) {
+          while (actor.head < actor.mailbox.length && !this.#blocked(actor)) {
+            const message = actor.mailbox[actor.head];
+            (actor.mailbox as (Message | undefined)[])[actor.head++] =
+              undefined;
+            actor.subtask.receive(message.channel, message.element);
+            steps++;
+            progressed = true;
+          }
+          if (actor.head === actor.mailbox.length && actor.head > 0) {
+            actor.mailbox.length = 0;
+            actor.head = 0;
+          }
+        } else if (actor.source!.poll(now)) {
+          steps++;
+          progressed = true;
+        }
+      }
+      if (!progressed) return steps;
+    }
+  }
+
+  /**
+   * Runs the job until it finishes, or `stop()` is called. When nothing can
+   * run, it moves a simulated clock to the next timer, or waits for it in
+   * real time.
+   */
+  async run(): Promise<void> {
+    while (!this.#stopped) {
+      this.runUntilIdle();
+      if (this.finished) return;
+      const next = this.nextWakeup();
+      if (next === Infinity) {
+        throw new RangeError(
+          `Cannot run job '${this.#graph.jobName}' as it must finish or have a timer pending: current state has neither (a source never ends and nothing is scheduled)`,
+        );
+      }
+      if (this.#simulate) {
+        // A wake-up due now that ran without progress (e.g. a paused
+        // source) must not spin: time moves on by at least 1 ms.
+        (this.#clock as unknown as { set(ms: number): void }).set(
+          Math.max(next, this.#clock.now() + 1),
+        );
+      } else {
+        const wait = Math.max(0, next - this.#clock.now());
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(wait, 1_000))
+        );
+      }
+    }
+  }
+
+  /** Stops `run()` after its current step. */
+  stop(): void {
+    this.#stopped = true;
+  }
+
+  /** The earliest processing time at which some subtask has work, or `Infinity`. */
+  nextWakeup(): number {
+    const now = this.#clock.now();
+    let next = this.#nextAlignment;
+    for (const actor of this.#actors) {
+      const due = actor.source !== null
+        ? actor.source.nextProcessingTime(now)
+        : actor.subtask!.nextProcessingTime();
+      if (due < next) next = due;
+    }
+    return next;
+  }
+
+  /** Reports every subtask: watermarks, idleness, counts, mailbox depth, lag. */
+  status(): SubtaskStatus[] {
+    const now = this.#clock.now();
+    return this.#actors.map((actor) => {
+      const metrics = (actor.subtask ?? actor.source!).metrics;
+      const gauges: Record<string, number> = {};
+      for (const [name, read] of actor.gauges) gauges[name] = read();
+      const input = actor.source !== null
+        ? actor.source.currentWatermark
+        : metrics.inputWatermark;
+      return {
+        id: actor.id,
+        operator: actor.operator,
+        subtask: actor.index,
+        inputWatermark: input,
+        outputWatermark: metrics.outputWatermark,
+        idle: metrics.idle,
+        recordsIn: metrics.recordsIn,
+        recordsOut: metrics.recordsOut,
+        mailboxDepth: actor.mailbox.length - actor.head,
+        watermarkLagMs: now - metrics.outputWatermark,
+        paused: actor.paused,
+        gauges,
+      };
+    });
+  }
+
+  /**
+   * Stops an actor from taking input, as when it waits on slow I/O: its
+   * mailbox fills and back-pressure pauses its producers.
+   *
+   * @param actorId The actor id, `job/operator/subtask`.
+   * @throws {RangeError} If no actor has that id.
+   */
+  suspend(actorId: string): void {
+    this.#actor(actorId).suspended = true;
+  }
+
+  /**
+   * Lets a suspended actor take input again.
+   *
+   * @param actorId The actor id, `job/operator/subtask`.
+   * @throws {RangeError} If no actor has that id.
+   */
+  resume(actorId: string): void {
+    this.#actor(actorId).suspended = false;
+  }
+
+  #actor(actorId: string): Actor {
+    const actor = this.#actors.find((a) => a.id === actorId);
+    if (actor === undefined) {
+      throw new RangeError(
+        `Cannot find actor as 'actorId' must name an actor of job '${this.#graph.jobName}': current value is "${actorId}"`,
+      );
+    }
+    return actor;
+  }
+
+  #blocked(actor: Actor): boolean {
+    for (const channels of actor.targets) {
+      for (const target of channels) {
+        if (target.actor.mailbox.length - target.actor.head >= this.#capacity) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Pauses or resumes an actor (and its activity clock) for back-pressure or alignment. */
+  #updatePause(actor: Actor): void {
+    const held = actor.source !== null && actor.source.shouldWait;
+    const paused = held || actor.suspended || this.#blocked(actor);
+    if (paused === actor.paused) return;
+    actor.paused = paused;
+    if (paused) actor.activityClock.pause();
+    else actor.activityClock.resume();
+  }
+
+  #runDueTimers(now: number): boolean {
+    let ran = false;
+    if (now >= this.#nextAlignment) {
+      this.#announceAlignment();
+      this.#nextAlignment = now + this.#alignmentInterval;
+      ran = true;
+    }
+    for (const actor of this.#actors) {
+      if (actor.source !== null) {
+        if (actor.source.nextProcessingTime(now) <= now) {
+          const before = actor.source.currentWatermark;
+          actor.source.onProcessingTime(now);
+          ran ||= actor.source.currentWatermark !== before;
+        }
+      } else if (actor.subtask!.nextProcessingTime() <= now) {
+        actor.subtask!.onProcessingTime(now);
+        ran = true;
+      }
+    }
+    return ran;
+  }
+
+  /** Reports every aligned source subtask's watermark and applies the announced limits. */
+  #announceAlignment(): void {
+    for (const actor of this.#actors) {
+      if (actor.alignmentSource === null) continue;
+      const source = actor.source!;
+      const finished = source.finished;
+      const reported = finished
+        ? Infinity
+        : reportableWatermark(source.currentWatermark, source.idle);
+      if (reported !== null) {
+        this.#alignment.reportWatermark(
+          actor.alignmentSource,
+          actor.index,
+          reported,
+        );
+      }
+    }
+    for (const announcement of this.#alignment.announcements()) {
+      const actor = this.#actors.find((a) =>
+        a.alignmentSource === announcement.sourceId &&
+        a.index === announcement.subtask
+      )!;
+      actor.source!.maxDesiredWatermark = announcement.maxAllowedWatermark;
+    }
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * The local runtime: every subtask of a job as an actor in this process.
+ *
+ * @module
+ */
+
+export * from "./local_runtime.ts";

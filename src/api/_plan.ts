@@ -1,0 +1,160 @@
+// The API's internal plan: one node per operator call, turned into a
+// runtime JobGraph with operator chaining when a job runs.
+
+import type { WatermarkStrategy } from "../time/mod.ts";
+import type { SourceSpec } from "../runtime/job_graph.ts";
+import {
+  forwardPartitioner,
+  hashPartitioner,
+  type Partitioner,
+  rebalancePartitioner,
+} from "../runtime/partitioner.ts";
+import type { Source } from "../runtime/source.ts";
+import type { StreamOperator } from "../runtime/stream_operator.ts";
+import type { JobEdge, JobGraph, JobVertex } from "../runtime/job_graph.ts";
+
+/** How records reach a node from one producer. */
+export type Exchange =
+  | { readonly kind: "forward" }
+  | { readonly kind: "rebalance" }
+  | {
+    readonly kind: "hash";
+    readonly keySelector: (value: unknown) => unknown;
+  };
+
+/** One producer feeding a node: a node's main output or one of its side outputs. */
+export interface Input {
+  readonly node: PlanNode;
+  readonly sideOutputTag?: string;
+  readonly exchange: Exchange;
+}
+
+/** One operator call of the program. */
+export interface PlanNode {
+  readonly id: string;
+  name: string;
+  parallelism: number;
+  readonly inputs: readonly Input[];
+  readonly source?: {
+    source: Source<unknown>;
+    strategy: WatermarkStrategy<unknown>;
+  };
+  readonly createOperator?: (
+    subtaskIndex: number,
+    parallelism: number,
+  ) => StreamOperator<unknown, unknown>;
+  inputPolicy?: "min" | "max";
+  /** Set once the user calls setParallelism, so defaults do not override it. */
+  parallelismSet: boolean;
+}
+
+/** Everything a job is built from. */
+export interface Plan {
+  readonly jobName: string;
+  readonly nodes: PlanNode[];
+  readonly maxParallelism: number;
+  readonly autoWatermarkIntervalMs: number;
+  counter: number;
+}
+
+/**
+ * Builds the runtime graph: a node joins its producer's vertex (a chain)
+ * when it has exactly one input, that input is the producer's main output
+ * with a forward exchange at equal parallelism, and the producer has no
+ * other consumer.
+ */
+export function buildJobGraph(plan: Plan): JobGraph {
+  const consumers = new Map<PlanNode, number>();
+  for (const node of plan.nodes) {
+    for (const input of node.inputs) {
+      consumers.set(input.node, (consumers.get(input.node) ?? 0) + 1);
+    }
+  }
+  const vertexOf = new Map<PlanNode, { nodes: PlanNode[] }>();
+  const chains: Array<{ nodes: PlanNode[] }> = [];
+  for (const node of plan.nodes) {
+    const [input] = node.inputs;
+    const chainable = node.inputs.length === 1 &&
+      input.sideOutputTag === undefined &&
+      input.exchange.kind === "forward" &&
+      input.node.parallelism === node.parallelism &&
+      consumers.get(input.node) === 1 && node.inputPolicy === undefined;
+    if (chainable) {
+      const chain = vertexOf.get(input.node)!;
+      chain.nodes.push(node);
+      vertexOf.set(node, chain);
+    } else {
+      const chain = { nodes: [node] };
+      chains.push(chain);
+      vertexOf.set(node, chain);
+    }
+  }
+  const vertices: JobVertex[] = chains.map(({ nodes }) => {
+    const [head] = nodes;
+    const operators = nodes.filter((n) => n.createOperator !== undefined);
+    const source: SourceSpec | undefined = head.source;
+    return {
+      id: head.id,
+      name: nodes.map((n) => n.name).join(" -> "),
+      parallelism: head.parallelism,
+      source,
+      inputPolicy: head.inputPolicy,
+      createOperators: (subtaskIndex) =>
+        operators.map((n) => n.createOperator!(subtaskIndex, n.parallelism)),
+    };
+  });
+  const edges: JobEdge[] = [];
+  for (const { nodes } of chains) {
+    const head = nodes[0];
+    for (const input of head.inputs) {
+      const from = vertexOf.get(input.node)!.nodes[0];
+      // Forwarding needs equal parallelism; otherwise spread round-robin, as Flink does.
+      const exchange: Exchange = input.exchange.kind === "forward" &&
+          input.node.parallelism !== head.parallelism
+        ? { kind: "rebalance" }
+        : input.exchange;
+      edges.push({
+        from: from.id,
+        to: head.id,
+        sideOutputTag: input.sideOutputTag,
+        partitioner: partitionerFactory(exchange, plan.maxParallelism),
+      });
+    }
+  }
+  return {
+    jobName: plan.jobName,
+    vertices,
+    edges,
+    maxParallelism: plan.maxParallelism,
+    autoWatermarkIntervalMs: plan.autoWatermarkIntervalMs,
+  };
+}
+
+function partitionerFactory(
+  exchange: Exchange,
+  maxParallelism: number,
+): (subtaskIndex: number) => Partitioner<unknown> {
+  switch (exchange.kind) {
+    case "forward":
+      return (index) => forwardPartitioner(index);
+    case "rebalance":
+      return (index) => rebalancePartitioner(index);
+    case "hash":
+      return () => hashPartitioner(exchange.keySelector, maxParallelism);
+  }
+}
+
+/** Adds a node to the plan with the next id. */
+export function addNode(
+  plan: Plan,
+  kind: string,
+  fields: Omit<PlanNode, "id" | "parallelismSet">,
+): PlanNode {
+  const node: PlanNode = {
+    ...fields,
+    id: `${kind}-${plan.counter++}`,
+    parallelismSet: false,
+  };
+  plan.nodes.push(node);
+  return node;
+}

@@ -1,0 +1,265 @@
+/**
+ * Where a job is built and run (Flink's `StreamExecutionEnvironment`).
+ *
+ * @module
+ */
+
+import { type Clock, SystemClock, WatermarkStrategy } from "../time/mod.ts";
+import {
+  requireNonEmptyString,
+  requireNonNegativeInteger,
+  requirePositiveInteger,
+} from "../time/_validate.ts";
+import { DEFAULT_MAX_PARALLELISM } from "../runtime/key_groups.ts";
+import type { JobGraph } from "../runtime/job_graph.ts";
+import type { Source } from "../runtime/source.ts";
+import { LocalRuntime } from "../actors/local/local_runtime.ts";
+import { CollectionSource } from "../connectors/sources/collection.ts";
+import { CollectSink } from "../connectors/sinks/collect.ts";
+import { addNode, buildJobGraph, type Plan } from "./_plan.ts";
+import { DataStream } from "./data_stream.ts";
+
+/** Options of a {@linkcode StreamEnvironment}. */
+export interface StreamEnvironmentOptions {
+  /** The job's name: part of actor ids, storage keys and the checkpoint fingerprint. */
+  jobName: string;
+  /**
+   * The default parallelism of operators.
+   * @default {1}
+   */
+  parallelism?: number;
+  /**
+   * The number of key groups: the largest parallelism the job can be rescaled to.
+   * @default {128}
+   */
+  maxParallelism?: number;
+  /**
+   * Processing time between periodic watermarks; 0 disables them.
+   * @default {200}
+   */
+  autoWatermarkIntervalMs?: number;
+  /**
+   * Processing time. A `ManualClock` makes runs a deterministic simulation.
+   * @default {new SystemClock()}
+   */
+  clock?: Clock;
+  /**
+   * Elements a subtask's mailbox holds before its producers pause.
+   * @default {64}
+   */
+  mailboxCapacity?: number;
+  /**
+   * How often checkpoints are taken, in milliseconds (issue #5).
+   * @default {0}
+   */
+  checkpointIntervalMs?: number;
+  /**
+   * Whether watermarks survive a restore in the snapshot or are rebuilt from replayed records.
+   * @default {"replay"}
+   */
+  watermarkRecovery?: "persist" | "replay";
+}
+
+/** A collected record with its timestamp and the sink subtask that received it. */
+export interface CollectedRecord<T> {
+  /** The record. */
+  value: T;
+  /** Its timestamp in milliseconds (`window.maxTimestamp()` for window results). */
+  timestamp: number;
+  /** The index of the collecting subtask. */
+  subtask: number;
+}
+
+/**
+ * Builds a job from sources and operators and runs it in the local runtime.
+ *
+ * @example Counting words in event-time windows
+ * ```ts
+ * import { ManualClock, StreamEnvironment, TumblingEventTimeWindows } from "@weir/weir";
+ * import assert from "node:assert/strict";
+ *
+ * const env = new StreamEnvironment({ jobName: "words", parallelism: 2, clock: new ManualClock() });
+ * const words = env.fromCollection(["a", "b", "a"], { timestampOf: () => 1_000 });
+ * const counts = words.keyBy((w) => w).window(TumblingEventTimeWindows.of(60_000))
+ *   .aggregate({ createAccumulator: () => 0, add: (_w, n) => n + 1, getResult: (n) => n, merge: (a, b) => a + b });
+ * assert.deepEqual((await env.executeAndCollect(counts)).sort(), [1, 2]);
+ * ```
+ */
+export class StreamEnvironment {
+  readonly #plan: Plan;
+  readonly #parallelism: number;
+  readonly #clock: Clock;
+  readonly #mailboxCapacity: number | undefined;
+
+  /**
+   * Creates an environment with an empty job.
+   *
+   * @param options Job name, parallelism, clock and intervals.
+   * @throws {RangeError} If a number is out of range.
+   * @throws {TypeError} If `jobName` is not a string.
+   */
+  constructor(options: StreamEnvironmentOptions) {
+    const action = "create StreamEnvironment";
+    const maxParallelism = requirePositiveInteger(
+      options.maxParallelism ?? DEFAULT_MAX_PARALLELISM,
+      { action, param: "maxParallelism" },
+    );
+    this.#parallelism = requirePositiveInteger(options.parallelism ?? 1, {
+      action,
+      param: "parallelism",
+    });
+    if (this.#parallelism > maxParallelism) {
+      throw new RangeError(
+        `Cannot ${action} as 'parallelism' must be at most maxParallelism ${maxParallelism}: current value is ${this.#parallelism}`,
+      );
+    }
+    this.#plan = {
+      jobName: requireNonEmptyString(options.jobName, {
+        action,
+        param: "jobName",
+      }),
+      nodes: [],
+      maxParallelism,
+      autoWatermarkIntervalMs: requireNonNegativeInteger(
+        options.autoWatermarkIntervalMs ?? 200,
+        { action, param: "autoWatermarkIntervalMs" },
+      ),
+      counter: 0,
+    };
+    this.#clock = options.clock ?? new SystemClock();
+    this.#mailboxCapacity = options.mailboxCapacity;
+  }
+
+  /** The processing-time clock of the job. */
+  get clock(): Clock {
+    return this.#clock;
+  }
+
+  /**
+   * A bounded source of the given items, split into partitions. Records
+   * carry the timestamps of `timestampOf` (or none); there are no watermarks
+   * until the end of input, when `Infinity` fires every window.
+   *
+   * @param items The records.
+   * @param options Timestamps and the number of partitions.
+   * @returns The stream.
+   */
+  fromCollection<T>(
+    items: readonly T[],
+    options: { timestampOf?: (item: T) => number; partitions?: number } = {},
+  ): DataStream<T> {
+    const source = new CollectionSource<T>(items, {
+      timestampOf: options.timestampOf,
+      partitions: options.partitions ?? this.#parallelism,
+    });
+    return this.fromSource(
+      source,
+      WatermarkStrategy.noWatermarks<T>(),
+      "Collection",
+    );
+  }
+
+  /**
+   * A stream read from a source connector, with timestamps and watermarks
+   * generated per source partition by `strategy`.
+   *
+   * @param source The connector.
+   * @param strategy Timestamps and watermarks (and alignment, and idleness).
+   * @param name A name for plans and metrics.
+   * @returns The stream.
+   */
+  fromSource<T>(
+    source: Source<T>,
+    strategy: WatermarkStrategy<T>,
+    name: string,
+  ): DataStream<T> {
+    const node = addNode(this.#plan, "source", {
+      name,
+      parallelism: this.#parallelism,
+      inputs: [],
+      source: {
+        source: source as Source<unknown>,
+        strategy: strategy as WatermarkStrategy<unknown>,
+      },
+    });
+    return new DataStream<T>(this.#plan, [{
+      node,
+      exchange: { kind: "forward" },
+    }], this.#parallelism);
+  }
+
+  /**
+   * A strategy for ingestion time (seed 003): each record is stamped with the
+   * processing time at which the source reads it, and watermarks ascend with it.
+   *
+   * @returns The strategy, for `fromSource`.
+   */
+  ingestionTime<T>(): WatermarkStrategy<T> {
+    const clock = this.#clock;
+    return WatermarkStrategy.forMonotonousTimestamps<T>().withTimestampAssigner(
+      function ingestionTimestamp() {
+        return clock.now();
+      },
+    );
+  }
+
+  /**
+   * Returns the runtime plan: vertices (operator chains) and edges.
+   *
+   * @returns The job graph.
+   */
+  getJobGraph(): JobGraph {
+    return buildJobGraph(this.#plan);
+  }
+
+  /**
+   * Creates the local runtime for the job without running it, for stepwise
+   * control in tests and the dev server.
+   *
+   * @returns The runtime.
+   */
+  createRuntime(): LocalRuntime {
+    return new LocalRuntime(this.getJobGraph(), {
+      clock: this.#clock,
+      mailboxCapacity: this.#mailboxCapacity,
+    });
+  }
+
+  /**
+   * Runs the job until its bounded input is processed to the end.
+   *
+   * @returns The runtime, for its final status.
+   */
+  async execute(): Promise<LocalRuntime> {
+    const runtime = this.createRuntime();
+    await runtime.run();
+    return runtime;
+  }
+
+  /**
+   * Runs the job to the end and returns what `stream` produced. The input
+   * must be bounded: its end brings the final watermark, which fires every
+   * pending window.
+   *
+   * @param stream The stream to collect.
+   * @returns Its records in arrival order.
+   */
+  async executeAndCollect<T>(stream: DataStream<T>): Promise<T[]> {
+    return (await this.executeAndCollectRecords(stream)).map((r) => r.value);
+  }
+
+  /**
+   * Like `executeAndCollect`, with each record's timestamp and subtask.
+   *
+   * @param stream The stream to collect.
+   * @returns Its records with timestamps, in arrival order.
+   */
+  async executeAndCollectRecords<T>(
+    stream: DataStream<T>,
+  ): Promise<CollectedRecord<T>[]> {
+    const sink = new CollectSink<T>();
+    stream.sinkTo(sink);
+    await this.execute();
+    return sink.records;
+  }
+}

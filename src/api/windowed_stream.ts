@@ -1,0 +1,159 @@
+/**
+ * Keyed windows being configured (Flink's `WindowedStream`).
+ *
+ * @module
+ */
+
+import { requireNonNegativeInteger } from "../time/_validate.ts";
+import {
+  type AggregateFunction,
+  aggregateWindow,
+  type OutputTag,
+  processWindow,
+  type ProcessWindowFunction,
+  type ReduceFunction,
+  reduceWindow,
+  type Trigger,
+  type WindowAssigner,
+  type WindowFunction,
+} from "../windows/mod.ts";
+import { WindowStreamOperator } from "../runtime/operators/mod.ts";
+import { addNode, type Input, type Plan } from "./_plan.ts";
+import { DataStream } from "./data_stream.ts";
+
+/**
+ * Keyed windows: set the trigger, allowed lateness and late-data side
+ * output, then compute with `reduce`, `aggregate` or `process`.
+ *
+ * @typeParam T The record type.
+ * @typeParam K The key type.
+ */
+export class WindowedStream<T, K> {
+  readonly #plan: Plan;
+  readonly #inputs: readonly Input[];
+  readonly #keySelector: (value: T) => K;
+  readonly #assigner: WindowAssigner<T>;
+  readonly #defaultParallelism: number;
+  #trigger: Trigger<T> | undefined;
+  #allowedLatenessMs = 0;
+  #lateDataTag: OutputTag<T> | null = null;
+
+  /**
+   * Created by `KeyedStream.window`.
+   *
+   * @ignore
+   */
+  constructor(
+    plan: Plan,
+    inputs: readonly Input[],
+    keySelector: (value: T) => K,
+    assigner: WindowAssigner<T>,
+    defaultParallelism: number,
+  ) {
+    this.#plan = plan;
+    this.#inputs = inputs;
+    this.#keySelector = keySelector;
+    this.#assigner = assigner;
+    this.#defaultParallelism = defaultParallelism;
+  }
+
+  /**
+   * Replaces the assigner's default trigger.
+   *
+   * @param trigger The trigger.
+   * @returns This windowed stream.
+   */
+  trigger(trigger: Trigger<T>): this {
+    this.#trigger = trigger;
+    return this;
+  }
+
+  /**
+   * Keeps event-time windows for `ms` after their end: each record arriving
+   * in that time fires the window again with it included.
+   *
+   * @param ms Allowed lateness in milliseconds.
+   * @default ms 0
+   * @returns This windowed stream.
+   * @throws {RangeError} If `ms` is negative or not a safe integer.
+   */
+  allowedLateness(ms: number): this {
+    this.#allowedLatenessMs = requireNonNegativeInteger(ms, {
+      action: "set allowed lateness",
+      param: "ms",
+    });
+    return this;
+  }
+
+  /**
+   * Sends records too late for all their windows to a side output instead of
+   * dropping them; read it with `getSideOutput(tag)` on the result.
+   *
+   * @param tag The side output's tag.
+   * @returns This windowed stream.
+   */
+  sideOutputLateData(tag: OutputTag<T>): this {
+    this.#lateDataTag = tag;
+    return this;
+  }
+
+  /**
+   * Combines each window's records incrementally into one.
+   *
+   * @param fn Combines two records.
+   * @param process Optionally turns the result into the output, with the window.
+   * @returns The stream of window results, timestamped `window.maxTimestamp()`.
+   */
+  reduce<R = T>(
+    fn: ReduceFunction<T>,
+    process?: ProcessWindowFunction<T, R, K>,
+  ): DataStream<R> {
+    return this.#build(reduceWindow<T, K, R>(fn, process));
+  }
+
+  /**
+   * Aggregates each window's records incrementally with an accumulator.
+   *
+   * @param aggregate The aggregate function.
+   * @param process Optionally turns the result into the output, with the window.
+   * @returns The stream of window results, timestamped `window.maxTimestamp()`.
+   */
+  aggregate<ACC, V, R = V>(
+    aggregate: AggregateFunction<T, ACC, V>,
+    process?: ProcessWindowFunction<V, R, K>,
+  ): DataStream<R> {
+    return this.#build(aggregateWindow<T, ACC, V, K, R>(aggregate, process));
+  }
+
+  /**
+   * Computes each window's output from all its records at once (buffers them).
+   *
+   * @param fn The process window function.
+   * @returns The stream of window results, timestamped `window.maxTimestamp()`.
+   */
+  process<R>(fn: ProcessWindowFunction<T, R, K>): DataStream<R> {
+    return this.#build(processWindow<T, R, K>(fn));
+  }
+
+  #build<ACC, R>(windowFunction: WindowFunction<T, ACC, R, K>): DataStream<R> {
+    const options = {
+      assigner: this.#assigner,
+      keySelector: this.#keySelector,
+      windowFunction,
+      trigger: this.#trigger,
+      allowedLatenessMs: this.#allowedLatenessMs,
+      lateDataTag: this.#lateDataTag,
+    };
+    const node = addNode(this.#plan, "window", {
+      name: "Window",
+      parallelism: this.#defaultParallelism,
+      inputs: this.#inputs,
+      createOperator: () => new WindowStreamOperator(options),
+    });
+    return new DataStream<R>(
+      this.#plan,
+      [{ node, exchange: { kind: "forward" } }],
+      this.#defaultParallelism,
+    );
+  }
+}

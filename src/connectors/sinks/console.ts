@@ -1,0 +1,97 @@
+/**
+ * A sink that prints one line per record (Flink's `print()`).
+ *
+ * @module
+ */
+
+import { requireFunction } from "../../time/_validate.ts";
+import type { Sink, SinkWriter } from "../../runtime/sink.ts";
+
+/** Options of a {@linkcode ConsoleSink}. */
+export interface ConsoleSinkOptions<T> {
+  /**
+   * Turns a record into its line.
+   * @default {undefined} Flink's format: `"<subtask + 1>> <value>"` when the
+   *   parallelism is above 1, else `"<value>"`; strings print as they are,
+   *   other values as `Deno.inspect` shows them
+   */
+  readonly format?: (value: T, timestamp: number, subtask: number) => string;
+  /**
+   * Where each line goes; inject one to capture or redirect the output.
+   * @default {console.log}
+   */
+  readonly write?: (line: string) => void;
+}
+
+/**
+ * Writes each record as one line, in the order its writer receives them.
+ *
+ * Lines of different subtasks interleave as the runtime calls the writers.
+ * Nothing is buffered: `write` is called once per record, so a slow `write`
+ * slows the job down.
+ *
+ * @typeParam T The record type.
+ *
+ * @example Capturing the lines of two subtasks
+ * ```ts
+ * import { ConsoleSink } from "./console.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const lines: string[] = [];
+ * const sink = new ConsoleSink<number>({ write: (line) => lines.push(line) });
+ * sink.createWriter(0, 2).write([7], [1_000]);
+ * sink.createWriter(1, 2).write([8], [2_000]);
+ * assert.deepEqual(lines, ["1> 7", "2> 8"]);
+ * ```
+ */
+export class ConsoleSink<T> implements Sink<T> {
+  /** `"console"`. */
+  readonly name = "console";
+  readonly #format:
+    | ((value: T, timestamp: number, subtask: number) => string)
+    | undefined;
+  readonly #write: (line: string) => void;
+
+  /**
+   * Creates the sink.
+   *
+   * @param options How to format a record and where the line goes.
+   * @throws {TypeError} If `format` or `write` is given and not a function.
+   */
+  constructor(options: ConsoleSinkOptions<T> = {}) {
+    const action = "create ConsoleSink";
+    this.#format = options.format === undefined
+      ? undefined
+      : requireFunction(options.format, { action, param: "format" });
+    this.#write = options.write === undefined
+      ? (line) => console.log(line)
+      : requireFunction(options.write, { action, param: "write" });
+  }
+
+  /**
+   * Creates the writer of one subtask.
+   *
+   * @param subtaskIndex The subtask, from 0; passed to `format`.
+   * @param parallelism The number of sink subtasks; the default format
+   *   prefixes lines with the subtask only when it is above 1.
+   * @returns A writer that prints each record.
+   */
+  createWriter(subtaskIndex: number, parallelism: number): SinkWriter<T> {
+    const write = this.#write;
+    const format = this.#format ??
+      (parallelism > 1
+        ? (value: T) => `${subtaskIndex + 1}> ${show(value)}`
+        : show);
+    return {
+      write(values, timestamps) {
+        for (let i = 0; i < values.length; i++) {
+          write(format(values[i], timestamps[i], subtaskIndex));
+        }
+      },
+    };
+  }
+}
+
+function show(value: unknown): string {
+  return typeof value === "string" ? value : Deno.inspect(value);
+}

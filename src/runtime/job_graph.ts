@@ -1,0 +1,124 @@
+/**
+ * The plan of a job: operators (vertices) with their parallelism, and the
+ * edges between them. The API builds it; the runtimes instantiate it.
+ *
+ * @module
+ */
+
+import type { WatermarkStrategy } from "../time/mod.ts";
+import type { Partitioner } from "./partitioner.ts";
+import type { Source } from "./source.ts";
+import type { StreamOperator } from "./stream_operator.ts";
+
+/** How a source vertex reads: the connector and the watermark strategy. */
+export interface SourceSpec {
+  /** The connector. */
+  readonly source: Source<unknown>;
+  /** Timestamps and watermarks per partition. */
+  readonly strategy: WatermarkStrategy<unknown>;
+}
+
+/**
+ * One operator of the plan, possibly a chain of operators that run in the
+ * same subtask (Flink's `JobVertex`).
+ */
+export interface JobVertex {
+  /** A stable id, unique in the job, e.g. `window-4`; part of actor ids. */
+  readonly id: string;
+  /** A readable name for plans and metrics. */
+  readonly name: string;
+  /** The number of subtasks. */
+  readonly parallelism: number;
+  /** Set for source vertices. */
+  readonly source?: SourceSpec;
+  /** Creates fresh operators (chained after the source, if any) for one subtask. */
+  createOperators(subtaskIndex: number): StreamOperator<unknown, unknown>[];
+  /**
+   * How the watermarks of the input channels combine.
+   * @default {"min"}
+   */
+  readonly inputPolicy?: "min" | "max";
+}
+
+/** A connection from every subtask of one vertex to the subtasks of another. */
+export interface JobEdge {
+  /** The upstream vertex id. */
+  readonly from: string;
+  /** The downstream vertex id. */
+  readonly to: string;
+  /** Creates the partitioner of one upstream subtask. */
+  partitioner(subtaskIndex: number): Partitioner<unknown>;
+  /** When set, the edge carries this side output of `from`. */
+  readonly sideOutputTag?: string;
+}
+
+/** A job's plan. */
+export interface JobGraph {
+  /** The job's name; part of actor ids and storage keys. */
+  readonly jobName: string;
+  /** The vertices, upstream before downstream. */
+  readonly vertices: readonly JobVertex[];
+  /** The edges. */
+  readonly edges: readonly JobEdge[];
+  /** The number of key groups. */
+  readonly maxParallelism: number;
+  /** Processing time between periodic watermarks; 0 disables them. */
+  readonly autoWatermarkIntervalMs: number;
+}
+
+/**
+ * Checks a plan before a runtime instantiates it.
+ *
+ * @param graph The plan.
+ * @throws {RangeError} If ids repeat, an edge names an unknown vertex or goes
+ * upstream, a parallelism is out of `[1, maxParallelism]`, a source has
+ * inputs or another vertex has none.
+ */
+export function validateJobGraph(graph: JobGraph): void {
+  if (!Number.isSafeInteger(graph.maxParallelism) || graph.maxParallelism < 1) {
+    throw new RangeError(
+      `Cannot run job '${graph.jobName}' as 'maxParallelism' must be a positive safe integer: current value is ${graph.maxParallelism}`,
+    );
+  }
+  const position = new Map<string, number>();
+  graph.vertices.forEach((vertex, i) => {
+    if (position.has(vertex.id)) {
+      throw new RangeError(
+        `Cannot run job '${graph.jobName}' as operator ids must be unique: current value '${vertex.id}' repeats`,
+      );
+    }
+    if (
+      !Number.isSafeInteger(vertex.parallelism) || vertex.parallelism < 1 ||
+      vertex.parallelism > graph.maxParallelism
+    ) {
+      throw new RangeError(
+        `Cannot run job '${graph.jobName}' as 'parallelism' of '${vertex.id}' must be an integer from 1 to maxParallelism ${graph.maxParallelism}: current value is ${vertex.parallelism}`,
+      );
+    }
+    position.set(vertex.id, i);
+  });
+  const inputs = new Map<string, number>();
+  for (const edge of graph.edges) {
+    const from = position.get(edge.from);
+    const to = position.get(edge.to);
+    if (from === undefined || to === undefined || from >= to) {
+      throw new RangeError(
+        `Cannot run job '${graph.jobName}' as an edge must go from an operator to a later one: current value is '${edge.from}' -> '${edge.to}'`,
+      );
+    }
+    inputs.set(edge.to, (inputs.get(edge.to) ?? 0) + 1);
+  }
+  for (const vertex of graph.vertices) {
+    const count = inputs.get(vertex.id) ?? 0;
+    if (vertex.source !== undefined && count > 0) {
+      throw new RangeError(
+        `Cannot run job '${graph.jobName}' as source '${vertex.id}' must have no inputs: current value is ${count}`,
+      );
+    }
+    if (vertex.source === undefined && count === 0) {
+      throw new RangeError(
+        `Cannot run job '${graph.jobName}' as operator '${vertex.id}' must have an input: current value is none`,
+      );
+    }
+  }
+}

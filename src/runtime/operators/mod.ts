@@ -1,0 +1,16 @@
+/**
+ * The operators a subtask chains: timestamps and watermarks, the stateless
+ * record functions, the window operator and the sink. Each implements
+ * {@linkcode StreamOperator}: batches in, batches out, and every watermark
+ * after everything it caused. Pure: no I/O.
+ *
+ * @module
+ */
+
+export * from "./timestamps_and_watermarks.ts";
+export * from "./map.ts";
+export * from "./filter.ts";
+export * from "./flat_map.ts";
+export * from "./process.ts";
+export * from "./window.ts";
+export * from "./sink.ts";

@@ -1,0 +1,191 @@
+/**
+ * The window operator as a link of a subtask's chain.
+ *
+ * @module
+ */
+
+import type { Clock, WatermarkStatus } from "../../time/mod.ts";
+import {
+  WindowOperator,
+  type WindowOperatorOptions,
+  type WindowOperatorSnapshot,
+} from "../../windows/mod.ts";
+import type {
+  OperatorContext,
+  OperatorOutput,
+  StreamOperator,
+} from "../stream_operator.ts";
+
+/**
+ * Options of a {@linkcode WindowStreamOperator}: those of a
+ * {@linkcode WindowOperator} without the clock, which comes from the
+ * subtask's context.
+ */
+export type WindowStreamOperatorOptions<T, K, ACC, OUT> = Omit<
+  WindowOperatorOptions<T, K, ACC, OUT>,
+  "clock"
+>;
+
+/**
+ * Adapts a {@linkcode WindowOperator} (keyed windows, triggers, allowed
+ * lateness, late side output) to the {@linkcode StreamOperator} contract.
+ *
+ * - Results are collected into one output batch per call, each with its
+ *   window's `maxTimestamp()`; the batch is emitted before the watermark that
+ *   fired the windows is forwarded, and at the end of every call, so
+ *   everything a watermark causes precedes it (reference §0 rule 6).
+ * - Late records go to the side output named by `lateDataTag.id` with their
+ *   own timestamp; a window function's side outputs go out the same way.
+ * - Statuses are forwarded; a watermark not above the current one is dropped
+ *   (the window operator keeps output watermarks strictly increasing).
+ * - Processing-time windows fire in `onProcessingTime`, which the subtask
+ *   calls at `nextProcessingTime()`.
+ * - `open` registers the gauges `numLateRecordsDropped` and `numWindows`.
+ *
+ * The window operator is built in the constructor (so bad options fail at
+ * once) with a clock that reads the context's clock once opened. Cost: that
+ * of the window operator, plus one push per result.
+ *
+ * @typeParam T The record type.
+ * @typeParam K The key type.
+ * @typeParam ACC What each window keeps.
+ * @typeParam OUT The result type.
+ */
+export class WindowStreamOperator<T, K, ACC, OUT>
+  implements StreamOperator<T, OUT> {
+  readonly #operator: WindowOperator<T, K, ACC, OUT>;
+  #clock: Clock | null = null;
+  #output: OperatorOutput<OUT> | null = null;
+  #values: OUT[] = [];
+  #timestamps: number[] = [];
+
+  /**
+   * Creates the operator with no windows.
+   *
+   * @param options Assigner, key selector, window function, trigger,
+   * lateness and late-data tag.
+   * @throws {RangeError} If `allowedLatenessMs` is negative or not a safe
+   * integer.
+   * @throws {TypeError} If the trigger cannot merge but the assigner merges.
+   */
+  constructor(options: WindowStreamOperatorOptions<T, K, ACC, OUT>) {
+    const clock: Clock = { now: () => this.#clock!.now() };
+    this.#operator = new WindowOperator({ ...options, clock }, {
+      collect: (value: OUT, timestamp: number) => {
+        this.#values.push(value);
+        this.#timestamps.push(timestamp);
+      },
+      sideOutput: (tag, value, timestamp) => {
+        this.#output!.emitSideOutput(tag.id, value, timestamp);
+      },
+      emitWatermark: (watermark: number) => {
+        this.#flush();
+        this.#output!.emitWatermark(watermark);
+      },
+    });
+  }
+
+  /**
+   * Connects the clock and the output, and registers the gauges.
+   *
+   * @param context The processing-time clock and the metric group.
+   * @param output Where results, late records and watermarks go.
+   */
+  open(context: OperatorContext, output: OperatorOutput<OUT>): void {
+    this.#clock = context.clock;
+    this.#output = output;
+    const operator = this.#operator;
+    context.metrics.gauge("numLateRecordsDropped", function read() {
+      return operator.numLateRecordsDropped;
+    });
+    context.metrics.gauge("numWindows", function read() {
+      return operator.numWindows;
+    });
+  }
+
+  /**
+   * Adds a batch to its windows and emits what fired as one batch.
+   *
+   * @param values The records.
+   * @param timestamps Their event timestamps.
+   * @throws {RangeError} If merging would make a window end before the
+   * watermark.
+   */
+  processBatch(values: readonly T[], timestamps: readonly number[]): void {
+    this.#operator.processBatch(values, timestamps);
+    this.#flush();
+  }
+
+  /**
+   * Fires the windows the watermark completes, emits their results, then
+   * forwards the watermark.
+   *
+   * @param watermark The input watermark.
+   */
+  processWatermark(watermark: number): void {
+    this.#operator.processWatermark(watermark);
+    this.#flush();
+  }
+
+  /**
+   * Forwards the status.
+   *
+   * @param status The input status.
+   */
+  processWatermarkStatus(status: WatermarkStatus): void {
+    this.#output!.emitWatermarkStatus(status);
+  }
+
+  /**
+   * Fires the processing-time timers due at the clock's time.
+   *
+   * @param _now The current processing time; the window operator reads the
+   * clock itself.
+   */
+  onProcessingTime(_now: number): void {
+    this.#operator.onProcessingTime();
+    this.#flush();
+  }
+
+  /**
+   * The earliest processing-time timer.
+   *
+   * @returns A processing time in milliseconds, or `Infinity`.
+   */
+  nextProcessingTime(): number {
+    return this.#operator.nextProcessingTimeTimer;
+  }
+
+  /** Emits nothing: windows fire on the final `Infinity` watermark. */
+  finish(): void {
+    this.#flush();
+  }
+
+  /**
+   * Returns the window operator's snapshot; contents are shared, so
+   * serialise it before processing more records.
+   *
+   * @returns A {@linkcode WindowOperatorSnapshot}.
+   */
+  snapshotState(): WindowOperatorSnapshot<K, ACC> {
+    return this.#operator.snapshot();
+  }
+
+  /**
+   * Puts back a snapshot; emits nothing.
+   *
+   * @param state A snapshot of a window operator with the same options.
+   */
+  restoreState(state: unknown): void {
+    this.#operator.restore(state as WindowOperatorSnapshot<K, ACC>);
+  }
+
+  #flush(): void {
+    if (this.#values.length === 0) return;
+    const values = this.#values;
+    const timestamps = this.#timestamps;
+    this.#values = [];
+    this.#timestamps = [];
+    this.#output!.emitBatch(values, timestamps);
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * How records of one subtask are spread over the subtasks downstream.
+ *
+ * @module
+ */
+
+import { keyGroupOf, subtaskForKeyGroup } from "./key_groups.ts";
+
+/**
+ * Receives the records for one downstream channel.
+ *
+ * @param channel The downstream subtask index.
+ * @param values The records for it.
+ * @param timestamps Their timestamps.
+ */
+export type ChannelSend<T> = (
+  channel: number,
+  values: T[],
+  timestamps: number[],
+) => void;
+
+/**
+ * Routes a batch to downstream channels (Flink's `StreamPartitioner`).
+ * Watermarks and statuses are not routed: they go to every channel.
+ */
+export interface Partitioner<T> {
+  /** The partitioner's name, for plans: `forward`, `rebalance`, `broadcast` or `hash`. */
+  readonly name: string;
+  /**
+   * Splits a batch over `numChannels` channels and sends each part.
+   * Cost: one pass over the batch; at most one batch per channel.
+   */
+  route(
+    values: readonly T[],
+    timestamps: readonly number[],
+    numChannels: number,
+    send: ChannelSend<T>,
+  ): void;
+}
+
+/**
+ * Sends every record to the channel with the producer's own index: for
+ * operators with equal parallelism that are not chained.
+ *
+ * @param subtaskIndex The producing subtask's index.
+ * @returns The partitioner.
+ */
+export function forwardPartitioner<T>(subtaskIndex: number): Partitioner<T> {
+  return {
+    name: "forward",
+    route(values, timestamps, numChannels, send) {
+      send(subtaskIndex % numChannels, values as T[], timestamps as number[]);
+    },
+  };
+}
+
+/**
+ * Sends whole batches round-robin, starting at the producer's own index.
+ *
+ * @param subtaskIndex The producing subtask's index.
+ * @returns The partitioner.
+ */
+export function rebalancePartitioner<T>(subtaskIndex: number): Partitioner<T> {
+  let next = subtaskIndex;
+  return {
+    name: "rebalance",
+    route(values, timestamps, numChannels, send) {
+      send(next++ % numChannels, values as T[], timestamps as number[]);
+    },
+  };
+}
+
+/**
+ * Sends every record to every channel.
+ *
+ * @returns The partitioner.
+ */
+export function broadcastPartitioner<T>(): Partitioner<T> {
+  return {
+    name: "broadcast",
+    route(values, timestamps, numChannels, send) {
+      for (let c = 0; c < numChannels; c++) {
+        send(c, values.slice(), timestamps.slice());
+      }
+    },
+  };
+}
+
+/**
+ * Sends each record to the subtask owning its key's key group, so all
+ * records of a key meet in one subtask at any parallelism.
+ *
+ * @param keySelector Extracts the key of a record.
+ * @param maxParallelism The number of key groups.
+ * @returns The partitioner.
+ */
+export function hashPartitioner<T>(
+  keySelector: (value: T) => unknown,
+  maxParallelism: number,
+): Partitioner<T> {
+  return {
+    name: "hash",
+    route(values, timestamps, numChannels, send) {
+      const parts: Array<[T[], number[]] | undefined> = new Array(numChannels);
+      for (let i = 0; i < values.length; i++) {
+        const group = keyGroupOf(keySelector(values[i]), maxParallelism);
+        const channel = subtaskForKeyGroup(group, maxParallelism, numChannels);
+        const part = parts[channel] ??= [[], []];
+        part[0].push(values[i]);
+        part[1].push(timestamps[i]);
+      }
+      for (let c = 0; c < numChannels; c++) {
+        const part = parts[c];
+        if (part !== undefined) send(c, part[0], part[1]);
+      }
+    },
+  };
+}

@@ -1,0 +1,273 @@
+/**
+ * A source subtask: reads partitions, assigns timestamps, generates
+ * watermarks per partition and merges them.
+ *
+ * @module
+ */
+
+import {
+  type TimestampAssigner,
+  WatermarkEmitter,
+  type WatermarkGenerator,
+  type WatermarkOutput,
+  WatermarkOutputMultiplexer,
+  type WatermarkStrategy,
+} from "../time/mod.ts";
+import type { SourceReader } from "./source.ts";
+import { END, recordBatch } from "./stream_element.ts";
+import type { OperatorContext, StreamOperator } from "./stream_operator.ts";
+import { Subtask, type SubtaskEdge, type SubtaskSend } from "./subtask.ts";
+import { PassThroughOperator } from "./pass_through.ts";
+
+/** Options of a {@linkcode SourceSubtask}. */
+export interface SourceSubtaskOptions<T> {
+  /** The reader of this subtask's partitions. */
+  readonly reader: SourceReader<T>;
+  /** Timestamps and watermarks, one generator per partition. */
+  readonly strategy: WatermarkStrategy<T>;
+  /** Operators chained after the source, head first; may be empty. */
+  readonly operators: readonly StreamOperator<unknown, unknown>[];
+  /** The output edges. */
+  readonly edges: readonly SubtaskEdge[];
+  /** Processing time between periodic watermarks; 0 disables them. */
+  readonly autoWatermarkIntervalMs: number;
+  /**
+   * Records read per poll at most.
+   * @default {1024}
+   */
+  readonly maxBatchSize?: number;
+}
+
+interface Partition<T> {
+  readonly generator: WatermarkGenerator<T>;
+  readonly immediate: WatermarkOutput;
+  readonly deferred: WatermarkOutput;
+}
+
+/**
+ * Drives a {@linkcode SourceReader} as a subtask (Flink's `SourceOperator`
+ * with per-split watermarks, reference §1.8).
+ *
+ * Each partition has its own generator: `onEvent` goes to the partition's
+ * immediate output of a {@linkcode WatermarkOutputMultiplexer}, periodic
+ * emits to its deferred output, then one `onPeriodicEmit()` merges them (an
+ * idle partition drops out of the minimum). A watermark caused by a record
+ * follows that record: the records of a poll are cut where a watermark is
+ * emitted. Timestamps of a poll are validated before anything is emitted, so
+ * a bad record fails the whole poll and nothing is half written. At the end of
+ * input the source emits `Infinity`, finishes its chain and ends its outputs.
+ *
+ * Alignment: the runtime sets `maxDesiredWatermark`; while the emitted
+ * watermark is above it (`shouldWait`), `poll` reads nothing (reference §5).
+ */
+export class SourceSubtask<T> {
+  readonly #reader: SourceReader<T>;
+  readonly #assign: TimestampAssigner<T>;
+  readonly #interval: number;
+  readonly #maxBatch: number;
+  readonly #subtask: Subtask;
+  readonly #emitter: WatermarkEmitter;
+  readonly #multiplexer: WatermarkOutputMultiplexer;
+  readonly #partitions: Partition<T>[] = [];
+  #nextPeriodic: number;
+  #ended = false;
+  // Records of the current poll not yet handed downstream, see #flush.
+  #pendingValues: T[] = [];
+  #pendingTimestamps: number[] = [];
+  #pendingFrom = 0;
+  #pendingEnd = 0;
+  /** The largest watermark alignment allows; `Infinity` until announced. */
+  maxDesiredWatermark = Infinity;
+
+  /**
+   * Creates the subtask and its per-partition generators.
+   *
+   * @param options Reader, strategy, chained operators, edges and intervals.
+   * @param context Clocks, subtask index, parallelism and metrics.
+   * @param send Delivers elements to downstream channels.
+   */
+  constructor(
+    options: SourceSubtaskOptions<T>,
+    context: OperatorContext,
+    send: SubtaskSend,
+  ) {
+    this.#reader = options.reader;
+    this.#assign = options.strategy.createTimestampAssigner();
+    this.#interval = options.autoWatermarkIntervalMs;
+    this.#maxBatch = options.maxBatchSize ?? 1024;
+    this.#subtask = new Subtask(
+      {
+        operators: [new PassThroughOperator(), ...options.operators],
+        numInputChannels: 1,
+        edges: options.edges,
+      },
+      context,
+      send,
+    );
+    this.#emitter = new WatermarkEmitter({
+      emitWatermark: (watermark) => {
+        this.#flush();
+        this.#subtask.receive(0, { kind: "watermark", watermark });
+      },
+      emitWatermarkStatus: (status) => {
+        this.#flush();
+        this.#subtask.receive(0, { kind: "status", status });
+      },
+    });
+    this.#multiplexer = new WatermarkOutputMultiplexer(this.#emitter);
+    for (const id of options.reader.partitions) {
+      this.#multiplexer.registerNewOutput(id);
+      this.#partitions.push({
+        generator: options.strategy.createWatermarkGenerator({
+          clock: context.activityClock,
+          subtaskIndex: context.subtaskIndex,
+          metrics: context.metrics,
+        }),
+        immediate: this.#multiplexer.getImmediateOutput(id),
+        deferred: this.#multiplexer.getDeferredOutput(id),
+      });
+    }
+    this.#nextPeriodic = this.#interval > 0
+      ? context.clock.now() + this.#interval
+      : Infinity;
+  }
+
+  /** The subtask's counters (records in count records read). */
+  get metrics(): Subtask["metrics"] {
+    return this.#subtask.metrics;
+  }
+
+  /** The watermark this source emitted last; `-Infinity` before the first. */
+  get currentWatermark(): number {
+    return this.#emitter.currentWatermark;
+  }
+
+  /** Whether the source's output is idle. */
+  get idle(): boolean {
+    return this.#emitter.idle;
+  }
+
+  /** Whether alignment holds this source: its watermark is above the allowed maximum. */
+  get shouldWait(): boolean {
+    return this.maxDesiredWatermark < this.#emitter.currentWatermark;
+  }
+
+  /** Whether the input ended and `end` was sent downstream. */
+  get finished(): boolean {
+    return this.#subtask.finished;
+  }
+
+  /**
+   * Reads and emits one poll of records, or ends the source when its reader
+   * is exhausted.
+   *
+   * @param now The current processing time in milliseconds.
+   * @returns `true` if it did any work.
+   * @throws {RangeError} If an assigned timestamp is not a finite safe integer.
+   */
+  poll(now: number): boolean {
+    if (this.#ended) return false;
+    // A source held by alignment still ends once its reader is exhausted.
+    const batch = this.shouldWait
+      ? null
+      : this.#reader.poll(now, this.#maxBatch);
+    if (batch === null) {
+      if (!this.#reader.finished) return false;
+      this.#end();
+      return true;
+    }
+    const { values } = batch;
+    const timestamps = new Array<number>(values.length);
+    for (let i = 0; i < values.length; i++) {
+      const ts = this.#assign(values[i], batch.timestamps[i]);
+      if (!Number.isSafeInteger(ts)) {
+        throw new RangeError(
+          `Cannot read from partition '${
+            this.#reader.partitions[batch.partition]
+          }' as 'timestamp' of record ${i} must be a safe integer of epoch milliseconds: current value is ${ts}`,
+        );
+      }
+      timestamps[i] = ts;
+    }
+    const partition = this.#partitions[batch.partition];
+    this.#pendingValues = values;
+    this.#pendingTimestamps = timestamps;
+    this.#pendingFrom = 0;
+    this.#pendingEnd = 0;
+    for (let i = 0; i < values.length; i++) {
+      // Records up to i are pending; a watermark emitted here flushes them first.
+      this.#pendingEnd = i + 1;
+      partition.generator.onEvent(
+        values[i],
+        timestamps[i],
+        partition.immediate,
+      );
+    }
+    this.#flush();
+    return true;
+  }
+
+  /** Hands the pending records of the current poll downstream. */
+  #flush(): void {
+    if (this.#pendingEnd <= this.#pendingFrom) return;
+    const whole = this.#pendingFrom === 0 &&
+      this.#pendingEnd === this.#pendingValues.length;
+    const values = whole
+      ? this.#pendingValues
+      : this.#pendingValues.slice(this.#pendingFrom, this.#pendingEnd);
+    const timestamps = whole
+      ? this.#pendingTimestamps
+      : this.#pendingTimestamps.slice(this.#pendingFrom, this.#pendingEnd);
+    this.#pendingFrom = this.#pendingEnd;
+    this.#subtask.receive(0, recordBatch(values as unknown[], timestamps));
+  }
+
+  /**
+   * Runs periodic watermark emission and the chain's processing-time work.
+   *
+   * @param now The current processing time in milliseconds.
+   */
+  onProcessingTime(now: number): void {
+    if (!this.#ended && now >= this.#nextPeriodic) {
+      for (const partition of this.#partitions) {
+        partition.generator.onPeriodicEmit(partition.deferred);
+      }
+      this.#multiplexer.onPeriodicEmit();
+      // Re-based on the current time, not the due time (reference §3 rule 3).
+      this.#nextPeriodic = now + this.#interval;
+    }
+    this.#subtask.onProcessingTime(now);
+  }
+
+  /** The earliest processing time with work: periodic emit, reader, chain timers. */
+  nextProcessingTime(now: number): number {
+    if (this.#ended) return this.#subtask.nextProcessingTime();
+    // While alignment holds the source, available records are no reason to wake.
+    const reader = this.shouldWait
+      ? Infinity
+      : this.#reader.nextAvailableAt(now);
+    return Math.min(
+      this.#nextPeriodic,
+      reader,
+      this.#subtask.nextProcessingTime(),
+    );
+  }
+
+  /**
+   * Returns the reader's positions. Generator state joins it with
+   * checkpoints (TODO(#5)).
+   */
+  snapshotState(): unknown {
+    return { reader: this.#reader.snapshotState() };
+  }
+
+  #end(): void {
+    this.#ended = true;
+    for (const partition of this.#partitions) {
+      partition.generator.onPeriodicEmit(partition.deferred);
+    }
+    this.#multiplexer.onPeriodicEmit();
+    this.#emitter.emitWatermark(Infinity);
+    this.#subtask.receive(0, END);
+  }
+}

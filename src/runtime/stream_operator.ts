@@ -1,0 +1,74 @@
+/**
+ * The contract of an operator running inside a subtask's chain.
+ *
+ * @module
+ */
+
+import type {
+  Clock,
+  MetricGroup,
+  PausableClock,
+  WatermarkStatus,
+} from "../time/mod.ts";
+
+/** Where an operator sends what it produces: the next operator of the chain, or the subtask's outputs. */
+export interface OperatorOutput<T> {
+  /** Emits records; the arrays are handed over (the receiver may keep them). */
+  emitBatch(values: T[], timestamps: number[]): void;
+  /** Emits a watermark; strictly increasing. */
+  emitWatermark(watermark: number): void;
+  /** Emits a status change. */
+  emitWatermarkStatus(status: WatermarkStatus): void;
+  /** Emits a record to the side output named `tag`. */
+  emitSideOutput(tag: string, value: unknown, timestamp: number): void;
+}
+
+/** What the subtask tells its operators when it opens them. */
+export interface OperatorContext {
+  /** Processing time. */
+  readonly clock: Clock;
+  /**
+   * The input-activity clock: paused while the subtask is back-pressured or
+   * held by alignment (FLINK-35886); idleness timeouts run on it.
+   */
+  readonly activityClock: PausableClock;
+  /** This subtask's index, from 0. */
+  readonly subtaskIndex: number;
+  /** The operator's parallelism. */
+  readonly parallelism: number;
+  /** Where operators register gauges. */
+  readonly metrics: MetricGroup;
+}
+
+/**
+ * One operator of a subtask's chain (Flink's one-input `StreamOperator`).
+ *
+ * The subtask calls it one element at a time, never concurrently.
+ * `processWatermark` must emit everything the watermark causes and then
+ * forward the watermark (unless the operator generates its own, as the
+ * timestamps-and-watermarks operator does). State that must survive a
+ * restore is returned by `snapshotState` as plain data.
+ *
+ * @typeParam IN The input record type.
+ * @typeParam OUT The output record type.
+ */
+export interface StreamOperator<IN, OUT> {
+  /** Called once before any element, with the operator's output. */
+  open(context: OperatorContext, output: OperatorOutput<OUT>): void;
+  /** Processes a batch of records with their timestamps. */
+  processBatch(values: readonly IN[], timestamps: readonly number[]): void;
+  /** Processes the subtask's merged input watermark. */
+  processWatermark(watermark: number): void;
+  /** Processes a change of the subtask's merged input status. */
+  processWatermarkStatus(status: WatermarkStatus): void;
+  /** Runs processing-time work due at `now` (periodic watermarks, timers). */
+  onProcessingTime(now: number): void;
+  /** When `onProcessingTime` should next run, or `Infinity`. */
+  nextProcessingTime(): number;
+  /** Called at the end of input, after the final watermark, before `end` is forwarded. */
+  finish(): void;
+  /** Returns the operator's state as plain data (superjson-serialisable). */
+  snapshotState(): unknown;
+  /** Puts back a snapshot; emits nothing. */
+  restoreState(state: unknown): void;
+}

@@ -1,0 +1,305 @@
+/**
+ * One parallel instance of a chain of operators: the deterministic state
+ * machine that the actor runtimes drive.
+ *
+ * @module
+ */
+
+import { StatusWatermarkValve, type WatermarkStatus } from "../time/mod.ts";
+import { END, recordBatch, type StreamElement } from "./stream_element.ts";
+import type {
+  OperatorContext,
+  OperatorOutput,
+  StreamOperator,
+} from "./stream_operator.ts";
+import type { Partitioner } from "./partitioner.ts";
+
+/** One output edge of a subtask: the channels of one downstream operator. */
+export interface SubtaskEdge {
+  /** How records are spread over the channels. */
+  readonly partitioner: Partitioner<unknown>;
+  /** The downstream parallelism. */
+  readonly numChannels: number;
+  /** When set, the edge carries this side output instead of the main output. */
+  readonly sideOutputTag?: string;
+}
+
+/**
+ * Sends one element to one channel of one edge.
+ *
+ * @param edge The index into the subtask's edges.
+ * @param channel The downstream subtask index.
+ * @param element The element; shared, never modify it.
+ */
+export type SubtaskSend = (
+  edge: number,
+  channel: number,
+  element: StreamElement,
+) => void;
+
+/** Options of a {@linkcode Subtask}. */
+export interface SubtaskOptions {
+  /** The operator chain, head first; at least one operator. */
+  readonly operators: readonly StreamOperator<unknown, unknown>[];
+  /** How many upstream subtasks feed this one. */
+  readonly numInputChannels: number;
+  /** The output edges. */
+  readonly edges: readonly SubtaskEdge[];
+  /**
+   * How the input channels' watermarks combine.
+   * @default {"min"}
+   */
+  readonly inputPolicy?: "min" | "max";
+}
+
+/** Counters and gauges of a subtask, read by the runtime's metrics. */
+export interface SubtaskMetrics {
+  /** Records received. */
+  recordsIn: number;
+  /** Records sent on the main output. */
+  recordsOut: number;
+  /** The merged input watermark. */
+  inputWatermark: number;
+  /** The last watermark sent downstream. */
+  outputWatermark: number;
+  /** Whether the subtask's output is idle. */
+  idle: boolean;
+}
+
+/**
+ * A subtask: a {@linkcode StatusWatermarkValve} over its input channels, an
+ * operator chain, and partitioned outputs.
+ *
+ * Records go to the head operator in batches; watermarks and statuses pass
+ * the valve, whose merged result goes to the head operator; each operator
+ * hands its output to the next; the tail's records are routed by each edge's
+ * partitioner, while its watermarks and statuses go to every channel of every
+ * edge. When every input channel has ended, the operators finish head to
+ * tail and `end` is sent on every channel.
+ *
+ * Side outputs are buffered during one input element and routed before the
+ * next watermark or status, so they never overtake or fall behind it.
+ *
+ * Not thread safe; the runtime calls one method at a time.
+ */
+export class Subtask {
+  readonly #operators: readonly StreamOperator<unknown, unknown>[];
+  readonly #edges: readonly SubtaskEdge[];
+  readonly #send: SubtaskSend;
+  readonly #valve: StatusWatermarkValve;
+  readonly #ended: boolean[];
+  #numEnded = 0;
+  #finished = false;
+  readonly #side = new Map<string, [unknown[], number[]]>();
+  /** The subtask's counters. */
+  readonly metrics: SubtaskMetrics = {
+    recordsIn: 0,
+    recordsOut: 0,
+    inputWatermark: -Infinity,
+    outputWatermark: -Infinity,
+    idle: false,
+  };
+
+  /**
+   * Wires the chain and opens every operator.
+   *
+   * @param options Operators, inputs, edges and input policy.
+   * @param context Clocks, subtask index, parallelism and metrics.
+   * @param send Delivers elements to downstream channels.
+   * @throws {RangeError} If the chain is empty or there are no input channels.
+   */
+  constructor(
+    options: SubtaskOptions,
+    context: OperatorContext,
+    send: SubtaskSend,
+  ) {
+    if (options.operators.length === 0) {
+      throw new RangeError(
+        "Cannot create Subtask as 'operators' must hold at least one operator: current value is []",
+      );
+    }
+    this.#operators = options.operators;
+    this.#edges = options.edges;
+    this.#send = send;
+    const head = options.operators[0];
+    const metrics = this.metrics;
+    this.#valve = new StatusWatermarkValve(options.numInputChannels, {
+      emitWatermark(watermark) {
+        metrics.inputWatermark = watermark;
+        head.processWatermark(watermark);
+      },
+      emitWatermarkStatus(status) {
+        head.processWatermarkStatus(status);
+      },
+    }, { policy: options.inputPolicy ?? "min" });
+    this.#ended = new Array(options.numInputChannels).fill(false);
+    const tail = this.#tailOutput();
+    for (let i = 0; i < options.operators.length; i++) {
+      const next = options.operators[i + 1];
+      options.operators[i].open(context, next ? chainOutput(next, tail) : tail);
+    }
+  }
+
+  /** Whether every input ended and `end` was sent downstream. */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /**
+   * Processes one element from one input channel.
+   *
+   * @param channel The upstream subtask index.
+   * @param element The element.
+   */
+  receive(channel: number, element: StreamElement): void {
+    if (!(channel >= 0 && channel < this.#ended.length)) {
+      throw new RangeError(
+        `Cannot receive an element as 'channel' must be an integer from 0 to ${
+          this.#ended.length - 1
+        }: current value is ${channel}`,
+      );
+    }
+    switch (element.kind) {
+      case "records":
+        this.metrics.recordsIn += element.values.length;
+        this.#operators[0].processBatch(element.values, element.timestamps);
+        break;
+      case "watermark":
+        this.#flushSideOutputs();
+        this.#valve.inputWatermark(element.watermark, channel);
+        break;
+      case "status":
+        this.#flushSideOutputs();
+        this.#valve.inputWatermarkStatus(element.status, channel);
+        break;
+      case "end":
+        if (this.#ended[channel]) break;
+        this.#ended[channel] = true;
+        if (++this.#numEnded === this.#ended.length) this.#finish();
+        break;
+      case "barrier":
+        // TODO(#5): align barriers and snapshot.
+        break;
+    }
+    this.#flushSideOutputs();
+  }
+
+  /**
+   * Runs the operators' processing-time work due at `now`.
+   *
+   * @param now The current processing time in milliseconds.
+   */
+  onProcessingTime(now: number): void {
+    for (const operator of this.#operators) {
+      if (operator.nextProcessingTime() <= now) operator.onProcessingTime(now);
+    }
+    this.#flushSideOutputs();
+  }
+
+  /** The earliest processing time at which an operator has work, or `Infinity`. */
+  nextProcessingTime(): number {
+    let next = Infinity;
+    for (const operator of this.#operators) {
+      const due = operator.nextProcessingTime();
+      if (due < next) next = due;
+    }
+    return next;
+  }
+
+  /** Finishes the operators head to tail, then ends every output channel. */
+  #finish(): void {
+    for (const operator of this.#operators) operator.finish();
+    this.#flushSideOutputs();
+    this.#broadcast(END);
+    this.#finished = true;
+  }
+
+  #broadcast(element: StreamElement): void {
+    for (let e = 0; e < this.#edges.length; e++) {
+      for (let c = 0; c < this.#edges[e].numChannels; c++) {
+        this.#send(e, c, element);
+      }
+    }
+  }
+
+  #route(
+    tag: string | undefined,
+    values: unknown[],
+    timestamps: number[],
+  ): void {
+    for (let e = 0; e < this.#edges.length; e++) {
+      const edge = this.#edges[e];
+      if (edge.sideOutputTag !== tag) continue;
+      const send = this.#send;
+      edge.partitioner.route(
+        values,
+        timestamps,
+        edge.numChannels,
+        function toChannel(c, v, t) {
+          send(e, c, recordBatch(v, t));
+        },
+      );
+    }
+  }
+
+  #flushSideOutputs(): void {
+    if (this.#side.size === 0) return;
+    for (const [tag, [values, timestamps]] of this.#side) {
+      this.#route(tag, values, timestamps);
+    }
+    this.#side.clear();
+  }
+
+  #tailOutput(): OperatorOutput<unknown> {
+    return {
+      emitBatch: (values, timestamps) => {
+        if (values.length === 0) return;
+        this.metrics.recordsOut += values.length;
+        this.#route(undefined, values, timestamps);
+      },
+      emitWatermark: (watermark) => {
+        this.#flushSideOutputs();
+        this.metrics.outputWatermark = watermark;
+        this.#broadcast({ kind: "watermark", watermark });
+      },
+      emitWatermarkStatus: (status: WatermarkStatus) => {
+        this.#flushSideOutputs();
+        this.metrics.idle = status === "idle";
+        this.#broadcast({ kind: "status", status });
+      },
+      emitSideOutput: (tag, value, timestamp) => {
+        let buffer = this.#side.get(tag);
+        if (buffer === undefined) {
+          buffer = [[], []];
+          this.#side.set(tag, buffer);
+        }
+        buffer[0].push(value);
+        buffer[1].push(timestamp);
+      },
+    };
+  }
+}
+
+/**
+ * The output of a chained operator: the next operator's input; side outputs
+ * leave the chain at once, as the tail's do.
+ */
+function chainOutput(
+  next: StreamOperator<unknown, unknown>,
+  tail: OperatorOutput<unknown>,
+): OperatorOutput<unknown> {
+  return {
+    emitBatch(values, timestamps) {
+      if (values.length > 0) next.processBatch(values, timestamps);
+    },
+    emitWatermark(watermark) {
+      next.processWatermark(watermark);
+    },
+    emitWatermarkStatus(status) {
+      next.processWatermarkStatus(status);
+    },
+    emitSideOutput(tag, value, timestamp) {
+      tail.emitSideOutput(tag, value, timestamp);
+    },
+  };
+}

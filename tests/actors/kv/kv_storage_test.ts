@@ -1,0 +1,250 @@
+import assert from "node:assert/strict";
+import {
+  AtomicConflictError,
+  KvStorage,
+} from "../../../src/actors/kv/kv_storage.ts";
+import { bigValue, storageContract } from "../_storage_contract.ts";
+
+const PREFIX = ["weir", "job", "actor", "job/window/0"];
+
+async function countUnder(kv: Deno.Kv, prefix: Deno.KvKey): Promise<number> {
+  let n = 0;
+  for await (const _ of kv.list({ prefix })) n++;
+  return n;
+}
+
+// Skips no case.
+storageContract("KvStorage", async () => {
+  const kv = await Deno.openKv(":memory:");
+  // A neighbour actor: the storage must neither see nor touch it.
+  await kv.set(["weir", "job", "actor", "job/window/1", "v", "x"], 1);
+  return {
+    storage: new KvStorage(kv, PREFIX),
+    countEntries: () => countUnder(kv, PREFIX),
+    close() {
+      kv.close();
+      return Promise.resolve();
+    },
+  };
+});
+
+/**
+ * A Deno.Kv that forwards to a real one and runs `beforeCommit(n)` before
+ * its n-th commit (from 1), which may throw to simulate a crash.
+ */
+function interceptCommits(
+  kv: Deno.Kv,
+  beforeCommit: (n: number) => Promise<void> | void,
+): Deno.Kv {
+  let commits = 0;
+  return {
+    get: (key: Deno.KvKey) => kv.get(key),
+    getMany: (keys: Deno.KvKey[]) => kv.getMany(keys),
+    list: (selector: Deno.KvListSelector, options?: Deno.KvListOptions) =>
+      kv.list(selector, options),
+    atomic() {
+      const op = kv.atomic();
+      const wrapper = {
+        check(...checks: Deno.AtomicCheck[]) {
+          op.check(...checks);
+          return wrapper;
+        },
+        set(key: Deno.KvKey, value: unknown) {
+          op.set(key, value);
+          return wrapper;
+        },
+        delete(key: Deno.KvKey) {
+          op.delete(key);
+          return wrapper;
+        },
+        async commit() {
+          await beforeCommit(++commits);
+          return op.commit();
+        },
+      };
+      return wrapper;
+    },
+  } as unknown as Deno.Kv;
+}
+
+function kvTest(
+  name: string,
+  fn: (kv: Deno.Kv) => Promise<void>,
+): void {
+  Deno.test({
+    name,
+    sanitizeOps: true,
+    sanitizeResources: true,
+    async fn() {
+      const kv = await Deno.openKv(":memory:");
+      try {
+        await fn(kv);
+      } finally {
+        kv.close();
+      }
+    },
+  });
+}
+
+kvTest("KvStorage keeps the keys of two actors apart", async (kv) => {
+  const a = new KvStorage(kv, ["weir", "job", "actor", "a"]);
+  const b = new KvStorage(kv, ["weir", "job", "actor", "b"]);
+  await a.put(["state"], "of a");
+  await b.put(["state"], "of b");
+  await a.delete(["state"]);
+  assert.equal(await a.get(["state"]), undefined);
+  assert.deepEqual(await b.list([]), [[["state"], "of b"]]);
+});
+
+kvTest(
+  "KvStorage writes a batch larger than one commit in parts that stay invisible until one switch commit",
+  async (kv) => {
+    const reader = new KvStorage(kv, PREFIX);
+    const seen: unknown[] = [];
+    const writer = new KvStorage(
+      interceptCommits(kv, async () => {
+        seen.push(await reader.getMany([["offset"], ["state"]]));
+      }),
+      PREFIX,
+    );
+    await writer.put(["offset"], 1);
+    const big = bigValue("switch");
+    await writer.atomic([
+      { type: "put", key: ["offset"], value: 2 },
+      { type: "put", key: ["state"], value: big },
+    ]);
+    // One commit for the first put, several for the parts, one switch.
+    assert.ok(seen.length > 3, `commits: ${seen.length}`);
+    for (const before of seen.slice(1)) {
+      assert.deepEqual(before, [1, undefined]);
+    }
+    assert.deepEqual(await reader.getMany([["offset"], ["state"]]), [2, big]);
+  },
+);
+
+kvTest(
+  "KvStorage sweeps the parts of a write that crashed before its switch",
+  async (kv) => {
+    const crashing = new KvStorage(
+      interceptCommits(kv, (n) => {
+        if (n === 4) throw new Error("simulated crash");
+      }),
+      PREFIX,
+    );
+    await crashing.put(["offset"], 1);
+    await assert.rejects(crashing.put(["state"], bigValue("lost")), {
+      message: "simulated crash",
+    });
+    assert.ok(await countUnder(kv, PREFIX) > 2, "staged parts were written");
+
+    const restarted = new KvStorage(kv, PREFIX);
+    assert.deepEqual(await restarted.list([]), [[["offset"], 1]]);
+    await restarted.put(["offset"], 2); // the first write sweeps
+    assert.equal(await countUnder(kv, PREFIX), 1);
+    assert.equal(await restarted.sweep(), 0);
+  },
+);
+
+kvTest(
+  "KvStorage fences a writer whose staged parts another instance swept",
+  async (kv) => {
+    const sweeper = new KvStorage(kv, PREFIX);
+    const writer = new KvStorage(
+      interceptCommits(kv, async (n) => {
+        if (n === 3) assert.equal(await sweeper.sweep(), 1);
+      }),
+      PREFIX,
+    );
+    await writer.put(["offset"], 1);
+    const error = await writer.put(["state"], bigValue("fenced")).then(
+      () => null,
+      (e) => e,
+    );
+    assert.ok(error instanceof AtomicConflictError, String(error));
+    assert.equal(error.code, "ATOMIC_CONFLICT");
+    assert.deepEqual(await sweeper.list([]), [[["offset"], 1]]);
+    assert.equal(await countUnder(kv, PREFIX), 1);
+  },
+);
+
+kvTest(
+  "KvStorage.atomic() throws AtomicConflictError and writes nothing when a caller's check fails",
+  async (kv) => {
+    const storage = new KvStorage(kv, PREFIX);
+    const lease = [...PREFIX, "lease"];
+    await kv.set(lease, { epoch: 1 });
+    const held = await kv.get(lease);
+    await storage.atomic([{ type: "put", key: ["a"], value: 1 }], {
+      checks: [held],
+    });
+    await kv.set(lease, { epoch: 2 }); // another instance took over
+    await assert.rejects(
+      storage.atomic([{ type: "put", key: ["a"], value: 2 }], {
+        checks: [held],
+      }),
+      { name: "AtomicConflictError", message: /check failed/ },
+    );
+    assert.equal(await storage.get(["a"]), 1);
+    // A staged batch refused at its switch discards its parts at once.
+    const entries = await countUnder(kv, PREFIX);
+    await assert.rejects(
+      storage.atomic([{
+        type: "put",
+        key: ["big"],
+        value: bigValue("refused"),
+      }], {
+        checks: [held],
+      }),
+      { name: "AtomicConflictError" },
+    );
+    assert.equal(await countUnder(kv, PREFIX), entries);
+    const eleven = Array.from({ length: 11 }, () => held);
+    await assert.rejects(
+      storage.atomic([{ type: "put", key: ["a"], value: 3 }], {
+        checks: eleven,
+      }),
+      { name: "RangeError", message: /10 checks.*11/ },
+    );
+  },
+);
+
+kvTest(
+  "KvStorage reports a chunked value whose parts are missing instead of returning part of it",
+  async (kv) => {
+    const storage = new KvStorage(kv, PREFIX);
+    await storage.put(["state"], bigValue("damaged"));
+    for await (
+      const entry of kv.list({ prefix: [...PREFIX, "p"] }, { limit: 1 })
+    ) {
+      await kv.delete(entry.key);
+    }
+    await assert.rejects(storage.get(["state"]), {
+      message: /parts of its value are missing/,
+    });
+  },
+);
+
+kvTest(
+  "KvStorage counts its prefix in the key limit and checks its arguments",
+  async (kv) => {
+    const storage = new KvStorage(kv, PREFIX);
+    // 2022 bytes fit MemoryStorage's budget, not this prefix's.
+    await assert.rejects(storage.put(["x".repeat(2020)], 1), {
+      name: "RangeError",
+      message: /'key' must be at most \d+ bytes.*less \d+ bytes of prefix/,
+    });
+    assert.throws(() => new KvStorage(kv, ["x".repeat(2000)]), {
+      name: "RangeError",
+      message: /'prefix'/,
+    });
+    assert.throws(() => new KvStorage(kv, "weir" as unknown as string[]), {
+      name: "TypeError",
+      message: /'prefix'/,
+    });
+    assert.throws(() => new KvStorage({} as Deno.Kv, PREFIX), {
+      name: "TypeError",
+      message: /'kv'/,
+    });
+    assert.deepEqual(storage.prefix, PREFIX);
+  },
+);

@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { ManualClock } from "../../../src/time/clock.ts";
+import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
+import {
+  ScriptedSource,
+  type ScriptStep,
+} from "../../../src/connectors/sources/scripted.ts";
+import { CollectSink } from "../../../src/connectors/sinks/collect.ts";
+import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
+import type {
+  LocalRuntime,
+  SubtaskStatus,
+} from "../../../src/actors/local/local_runtime.ts";
+
+function statusOf(
+  runtime: LocalRuntime,
+  operator: string,
+  subtask = 0,
+): SubtaskStatus {
+  return runtime.status().find((s) =>
+    s.operator === operator && s.subtask === subtask
+  )!;
+}
+
+Deno.test("LocalRuntime: a stalled consumer holds its producer back, bounds every mailbox, and pauses the idleness clock", async () => {
+  const clock = new ManualClock(0);
+  const capacity = 4;
+  const env = new StreamEnvironment({
+    jobName: "bp",
+    clock,
+    mailboxCapacity: capacity,
+  });
+  const script: ScriptStep<number>[] = Array.from(
+    { length: 50_000 },
+    (_, i) => ({ at: 0, value: i, timestamp: i }),
+  );
+  const sink = new CollectSink<number>();
+  env.fromSource(
+    new ScriptedSource(script),
+    WatermarkStrategy.forMonotonousTimestamps<number>().withIdleness(1_000),
+    "numbers",
+  ).sinkTo(sink).setParallelism(2);
+  const runtime = env.createRuntime();
+  runtime.suspend("bp/sink-1/0");
+  runtime.suspend("bp/sink-1/1");
+  let maxDepth = 0;
+  for (let t = 0; t <= 10_000; t += 100) {
+    clock.set(t);
+    runtime.runUntilIdle();
+    for (const status of runtime.status()) {
+      maxDepth = Math.max(maxDepth, status.mailboxDepth);
+    }
+    const source = statusOf(runtime, "source-0");
+    assert.equal(
+      source.idle,
+      false,
+      `source went idle at ${t} while back-pressured`,
+    );
+  }
+  // One step may add a batch and a watermark beyond the bound.
+  assert.ok(maxDepth <= capacity + 2, `max mailbox depth ${maxDepth}`);
+  // Reading stopped: at most the bounded mailboxes' worth of 1024-record polls.
+  const read = statusOf(runtime, "source-0").recordsOut;
+  assert.ok(
+    read <= (capacity + 2) * 2 * 1_024,
+    `the source read ${read} records`,
+  );
+  assert.equal(statusOf(runtime, "source-0").paused, true);
+  runtime.resume("bp/sink-1/0");
+  runtime.resume("bp/sink-1/1");
+  await runtime.run();
+  assert.equal(sink.values.length, 50_000);
+  assert.deepEqual(
+    [...sink.values].sort((a, b) => a - b),
+    script.map((s) => (s as { value: number }).value),
+  );
+});
+
+Deno.test("LocalRuntime: watermark alignment keeps a fast source within the drift, and an idle source drops out of the group (reference §5)", () => {
+  const clock = new ManualClock(0);
+  const env = new StreamEnvironment({ jobName: "align", clock });
+  const maxDriftMs = 5_000;
+  // Source A runs 10x faster in event time than source B.
+  const fast: ScriptStep<number>[] = Array.from(
+    { length: 400 },
+    (_, i) => ({ at: i * 10, value: i * 100 }),
+  );
+  const slow: ScriptStep<number>[] = Array.from(
+    { length: 100 },
+    (_, i) => ({ at: i * 10, value: i * 10 }),
+  );
+  slow.push({ at: 100_000, value: 1_000_000 }); // silent, not ended, after 1 s
+  const strategy = WatermarkStrategy.forMonotonousTimestamps<number>()
+    .withTimestampAssigner((n) => n)
+    .withIdleness(300)
+    .withWatermarkAlignment("g", maxDriftMs, 100);
+  const a = env.fromSource(new ScriptedSource(fast), strategy, "fast");
+  const b = env.fromSource(new ScriptedSource(slow), strategy, "slow");
+  a.union(b).sinkTo(new CollectSink());
+  const runtime = env.createRuntime();
+  let held = false;
+  for (let t = 0; t <= 1_000; t += 10) {
+    clock.set(t);
+    runtime.runUntilIdle();
+    const fastWm = statusOf(runtime, "source-0").inputWatermark;
+    const slowWm = statusOf(runtime, "source-1").inputWatermark;
+    if (slowWm === -Infinity) continue;
+    // One periodic interval (200 ms) of reading can overshoot: 20 records of 100 ms.
+    assert.ok(
+      fastWm <= slowWm + maxDriftMs + 2_000,
+      `at ${t}: fast ${fastWm}, slow ${slowWm}`,
+    );
+    held ||= statusOf(runtime, "source-0").paused;
+  }
+  assert.ok(held, "the fast source was paused by alignment");
+  for (let t = 1_010; t <= 4_000; t += 10) {
+    clock.set(t);
+    runtime.runUntilIdle();
+  }
+  assert.equal(statusOf(runtime, "source-1").idle, true);
+  assert.ok(
+    statusOf(runtime, "source-0").inputWatermark >= 39_000,
+    `fast source free once the slow one is idle: ${
+      statusOf(runtime, "source-0").inputWatermark
+    }`,
+  );
+});
+
+Deno.test("LocalRuntime reports per-subtask watermarks, counts and lag", async () => {
+  const clock = new ManualClock(10_000);
+  const env = new StreamEnvironment({ jobName: "m", clock });
+  env.fromCollection([1, 2, 3], { timestampOf: (n) => n }).map((n) => n * 2)
+    .sinkTo(new CollectSink());
+  const runtime = await env.execute();
+  const [status] = runtime.status();
+  assert.equal(status.id, "m/source-0/0");
+  assert.equal(status.recordsIn, 3);
+  assert.equal(status.outputWatermark, Infinity);
+  assert.equal(status.watermarkLagMs, -Infinity);
+  assert.equal(runtime.finished, true);
+});
+
+Deno.test("LocalRuntime.suspend() rejects an unknown actor id", () => {
+  const env = new StreamEnvironment({ jobName: "x", clock: new ManualClock() });
+  env.fromCollection([1]).sinkTo(new CollectSink());
+  assert.throws(() => env.createRuntime().suspend("x/nope/0"), {
+    name: "RangeError",
+    message: /'actorId'.*x\/nope\/0/,
+  });
+});

@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { MapOperator } from "../../../src/runtime/operators/map.ts";
+import { OperatorHarness } from "../../_support/operator_harness.ts";
+
+Deno.test("MapOperator maps each batch into one batch that keeps the timestamps", () => {
+  const h = new OperatorHarness(new MapOperator((v: number) => v * 10)).open();
+  h.batch([1, 2, 3], [5, -Infinity, 7]);
+  assert.deepEqual(h.batches, [["R(10)@5", "R(20)@-Infinity", "R(30)@7"]]);
+});
+
+Deno.test("MapOperator forwards watermarks and statuses unchanged, in order", () => {
+  const h = new OperatorHarness(new MapOperator((v: number) => v + 1)).open();
+  h.element(1, 1).watermark(4).status("idle").status("active").element(2, 6);
+  assert.deepEqual(h.take(), ["R(2)@1", "W4", "idle", "active", "R(3)@6"]);
+});
+
+Deno.test("MapOperator emits nothing for an empty batch", () => {
+  const h = new OperatorHarness(new MapOperator((v: number) => v)).open();
+  h.batch([], []);
+  assert.deepEqual(h.batches, []);
+});
+
+Deno.test("MapOperator is stateless and never has processing-time work", () => {
+  const operator = new MapOperator((v: number) => v);
+  assert.equal(operator.snapshotState(), null);
+  assert.equal(operator.nextProcessingTime(), Infinity);
+});
+
+Deno.test("MapOperator rejects a missing function, naming 'fn' (STYLE rule 28)", () => {
+  assert.throws(
+    () => new MapOperator(undefined as unknown as (v: number) => number),
+    { name: "TypeError", message: /'fn'.*undefined/ },
+  );
+});

@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { SinkOperator } from "../../../src/runtime/operators/sink.ts";
+import { OperatorHarness } from "../../_support/operator_harness.ts";
+
+class CollectingSink {
+  readonly written: string[] = [];
+  finished = 0;
+  write(values: readonly string[], timestamps: readonly number[]): void {
+    this.written.push(...values.map((v, i) => `${v}@${timestamps[i]}`));
+  }
+  finish(): void {
+    this.finished++;
+  }
+}
+
+Deno.test("SinkOperator writes each batch to its sink and emits no records", () => {
+  const sink = new CollectingSink();
+  const h = new OperatorHarness<string, never>(new SinkOperator(sink)).open();
+  h.batch(["a", "b"], [1, 2]).batch([], []);
+  assert.deepEqual(sink.written, ["a@1", "b@2"]);
+  assert.deepEqual(h.batches, []);
+});
+
+Deno.test("SinkOperator forwards watermarks and statuses so the subtask's metrics see them", () => {
+  const h = new OperatorHarness<string, never>(
+    new SinkOperator(new CollectingSink()),
+  ).open();
+  h.watermark(5).status("idle").status("active").watermark(Infinity);
+  assert.deepEqual(h.take(), ["W5", "idle", "active", "WInfinity"]);
+});
+
+Deno.test("SinkOperator.finish() finishes the sink once; a sink without finish() is fine", () => {
+  const sink = new CollectingSink();
+  new OperatorHarness<string, never>(new SinkOperator(sink)).open().finish();
+  assert.equal(sink.finished, 1);
+  const plain = new OperatorHarness<number, never>(
+    new SinkOperator<number>({ write() {} }),
+  ).open();
+  plain.finish();
+  assert.equal(plain.operator.snapshotState(), null);
+});
+
+Deno.test("SinkOperator rejects a sink without write(), naming 'sink' (STYLE rule 28)", () => {
+  assert.throws(
+    () => new SinkOperator({} as unknown as CollectingSink),
+    { name: "TypeError", message: /'sink'/ },
+  );
+});

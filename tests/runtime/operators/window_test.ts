@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import {
+  WindowStreamOperator,
+  type WindowStreamOperatorOptions,
+} from "../../../src/runtime/operators/window.ts";
+import { EventTimeSessionWindows } from "../../../src/windows/session.ts";
+import { OutputTag } from "../../../src/windows/output_tag.ts";
+import { CountTrigger } from "../../../src/windows/count_trigger.ts";
+import { TumblingEventTimeWindows } from "../../../src/windows/tumbling.ts";
+import { TumblingProcessingTimeWindows } from "../../../src/windows/tumbling_processing_time.ts";
+import type { WindowAssigner } from "../../../src/windows/window_assigner.ts";
+import { reduceWindow } from "../../../src/windows/window_function.ts";
+import { OperatorHarness } from "../../_support/operator_harness.ts";
+
+type KV = [string, number];
+type Sum = { value?: KV };
+
+function render(value: KV): string {
+  return `${value[0]}:${value[1]}`;
+}
+
+function sumOperator(
+  assigner: WindowAssigner<KV>,
+  options: Partial<WindowStreamOperatorOptions<KV, string, Sum, KV>> = {},
+): WindowStreamOperator<KV, string, Sum, KV> {
+  return new WindowStreamOperator<KV, string, Sum, KV>({
+    assigner,
+    keySelector: (kv) => kv[0],
+    windowFunction: reduceWindow<KV, string>((a, b) => [a[0], a[1] + b[1]]),
+    ...options,
+  });
+}
+
+function harness(
+  operator: WindowStreamOperator<KV, string, Sum, KV>,
+): OperatorHarness<KV, KV> {
+  return new OperatorHarness<KV, KV>(operator, { render }).open();
+}
+
+Deno.test("WindowStreamOperator emits a watermark's results as one batch before forwarding it (§0 rule 6, §1.9 rule 4)", () => {
+  const h = harness(sumOperator(TumblingEventTimeWindows.of(10)));
+  h.batch([["a", 1], ["b", 5], ["a", 2]], [1, 3, 9]);
+  assert.deepEqual(h.take(), []);
+  h.watermark(9);
+  assert.deepEqual(h.take(), ["R(a:3)@9", "R(b:5)@9", "W9"]);
+  assert.deepEqual(h.batches, [["R(a:3)@9", "R(b:5)@9"]]);
+});
+
+Deno.test("WindowStreamOperator forwards a watermark that fires nothing, and drops one that does not advance", () => {
+  const h = harness(sumOperator(TumblingEventTimeWindows.of(10)));
+  h.watermark(5).watermark(5).watermark(3);
+  assert.deepEqual(h.take(), ["W5"]);
+});
+
+Deno.test("WindowStreamOperator sends a record late for all its windows to the late tag with its own timestamp (§4.4)", () => {
+  const late = new OutputTag<KV>("late");
+  const h = harness(
+    sumOperator(TumblingEventTimeWindows.of(10), { lateDataTag: late }),
+  );
+  h.watermark(9).element(["x", 1], 5).element(["x", 2], 12);
+  assert.deepEqual(h.take(), ["W9", "side:late x:1@5"]);
+  assert.equal(h.gauges.get("numLateRecordsDropped")!(), 0);
+});
+
+Deno.test("WindowStreamOperator registers the numWindows and numLateRecordsDropped gauges", () => {
+  const h = harness(sumOperator(TumblingEventTimeWindows.of(10)));
+  assert.deepEqual([...h.gauges.keys()].sort(), [
+    "numLateRecordsDropped",
+    "numWindows",
+  ]);
+  h.batch([["a", 1], ["b", 1], ["a", 1]], [1, 2, 15]);
+  assert.equal(h.gauges.get("numWindows")!(), 3);
+  h.watermark(9);
+  assert.equal(h.gauges.get("numWindows")!(), 1);
+  h.element(["a", 1], 4);
+  assert.equal(h.gauges.get("numLateRecordsDropped")!(), 1);
+});
+
+Deno.test("WindowStreamOperator emits what a batch fires as one batch at the end of the call", () => {
+  const h = harness(
+    sumOperator(TumblingEventTimeWindows.of(10), {
+      trigger: CountTrigger.of(2),
+    }),
+  );
+  h.batch([["a", 1], ["a", 2], ["b", 1], ["b", 4]], [1, 2, 3, 4]);
+  assert.deepEqual(h.batches, [["R(a:3)@9", "R(b:5)@9"]]);
+});
+
+Deno.test("WindowStreamOperator forwards statuses", () => {
+  const h = harness(sumOperator(TumblingEventTimeWindows.of(10)));
+  h.status("idle").status("active");
+  assert.deepEqual(h.take(), ["idle", "active"]);
+});
+
+Deno.test("WindowStreamOperator fires processing-time windows at nextProcessingTime() on the context's clock", () => {
+  const h = harness(sumOperator(TumblingProcessingTimeWindows.of(100)));
+  h.setProcessingTime(10).batch([["a", 1], ["a", 2]], [0, 0]);
+  assert.equal(h.operator.nextProcessingTime(), 99);
+  h.setProcessingTime(98);
+  assert.deepEqual(h.take(), []);
+  h.setProcessingTime(99);
+  assert.deepEqual(h.take(), ["R(a:3)@99"]);
+  assert.equal(h.operator.nextProcessingTime(), Infinity);
+});
+
+Deno.test("WindowStreamOperator restores windows from a snapshot and fires them later", () => {
+  const before = harness(sumOperator(EventTimeSessionWindows.withGap(5)));
+  before.batch([["a", 1], ["a", 2]], [1, 3]).watermark(2);
+  const snapshot = before.snapshot();
+  const operator = sumOperator(EventTimeSessionWindows.withGap(5));
+  operator.restoreState(snapshot);
+  const after = harness(operator);
+  after.element(["a", 4], 6).watermark(2).watermark(Infinity);
+  assert.deepEqual(after.take(), ["R(a:7)@10", "WInfinity"]);
+});
+
+Deno.test("WindowStreamOperator rejects bad options when constructed, naming the parameter (STYLE rule 22)", () => {
+  assert.throws(
+    () =>
+      sumOperator(TumblingEventTimeWindows.of(10), { allowedLatenessMs: -1 }),
+    { name: "RangeError", message: /'allowedLatenessMs'/ },
+  );
+});
