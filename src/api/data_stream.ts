@@ -33,6 +33,7 @@ export class DataStream<T> {
   readonly #plan: Plan;
   readonly #inputs: readonly Input[];
   readonly #defaultParallelism: number;
+  #inputPolicy: "min" | "max" | undefined;
 
   /**
    * Wraps producers of a plan; created by the environment and other streams.
@@ -168,6 +169,7 @@ export class DataStream<T> {
       this.#inputs,
       keySelector,
       this.#defaultParallelism,
+      this.#inputPolicy,
     );
   }
 
@@ -181,6 +183,32 @@ export class DataStream<T> {
   union(...others: DataStream<T>[]): DataStream<T> {
     const inputs = [this, ...others].flatMap((stream) => stream.#inputs);
     return new DataStream<T>(this.#plan, inputs, this.#defaultParallelism);
+  }
+
+  /**
+   * Sets how the next operator combines the watermarks of its input
+   * channels: `"min"` (Flink, the default) waits for the slowest input;
+   * `"max"` (Spark's `multipleWatermarkPolicy`) follows the fastest, so
+   * records of slower inputs may turn late. Useful after `union`.
+   *
+   * @param policy The combine policy.
+   * @returns A stream whose next operator uses the policy.
+   */
+  withWatermarkPolicy(policy: "min" | "max"): DataStream<T> {
+    if (policy !== "min" && policy !== "max") {
+      throw new RangeError(
+        `Cannot set the watermark policy as 'policy' must be "min" or "max": current value is ${
+          JSON.stringify(policy)
+        }`,
+      );
+    }
+    const stream = new DataStream<T>(
+      this.#plan,
+      this.#inputs,
+      this.#defaultParallelism,
+    );
+    stream.#inputPolicy = policy;
+    return stream;
   }
 
   /**
@@ -236,6 +264,7 @@ export class DataStream<T> {
         : this.#defaultParallelism,
       inputs: this.#inputs,
       createOperator,
+      inputPolicy: this.#inputPolicy,
     });
     return new DataStream<R>(
       this.#plan,

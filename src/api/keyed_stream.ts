@@ -21,6 +21,7 @@ export class KeyedStream<T, K> {
   readonly #inputs: readonly Input[];
   readonly #keySelector: (value: T) => K;
   readonly #defaultParallelism: number;
+  readonly #inputPolicy: "min" | "max" | undefined;
 
   /**
    * Created by `DataStream.keyBy`.
@@ -32,11 +33,13 @@ export class KeyedStream<T, K> {
     inputs: readonly Input[],
     keySelector: (value: T) => K,
     defaultParallelism: number,
+    inputPolicy?: "min" | "max",
   ) {
     this.#plan = plan;
     this.#inputs = inputs;
     this.#keySelector = keySelector;
     this.#defaultParallelism = defaultParallelism;
+    this.#inputPolicy = inputPolicy;
   }
 
   /**
@@ -57,6 +60,7 @@ export class KeyedStream<T, K> {
       this.#keySelector,
       assigner,
       this.#defaultParallelism,
+      this.#inputPolicy,
     );
   }
 }

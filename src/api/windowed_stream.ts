@@ -34,6 +34,7 @@ export class WindowedStream<T, K> {
   readonly #keySelector: (value: T) => K;
   readonly #assigner: WindowAssigner<T>;
   readonly #defaultParallelism: number;
+  readonly #inputPolicy: "min" | "max" | undefined;
   #trigger: Trigger<T> | undefined;
   #allowedLatenessMs = 0;
   #lateDataTag: OutputTag<T> | null = null;
@@ -49,7 +50,9 @@ export class WindowedStream<T, K> {
     keySelector: (value: T) => K,
     assigner: WindowAssigner<T>,
     defaultParallelism: number,
+    inputPolicy?: "min" | "max",
   ) {
+    this.#inputPolicy = inputPolicy;
     this.#plan = plan;
     this.#inputs = inputs;
     this.#keySelector = keySelector;
@@ -148,6 +151,7 @@ export class WindowedStream<T, K> {
       name: "Window",
       parallelism: this.#defaultParallelism,
       inputs: this.#inputs,
+      inputPolicy: this.#inputPolicy,
       createOperator: () => new WindowStreamOperator(options),
     });
     return new DataStream<R>(

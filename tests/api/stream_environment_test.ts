@@ -186,3 +186,55 @@ Deno.test("StreamEnvironment.ingestionTime() stamps records with the clock when 
     7_000,
   ]]);
 });
+
+Deno.test('StreamEnvironment: withWatermarkPolicy("max") lets the fastest input drive a union\'s windows', async () => {
+  async function run(policy: "min" | "max"): Promise<string[]> {
+    const clock = new ManualClock(0);
+    const env = new StreamEnvironment({ jobName: `policy-${policy}`, clock });
+    const strategy = WatermarkStrategy.forMonotonousTimestamps<number>()
+      .withTimestampAssigner((n) => n);
+    const fast = env.fromSource(
+      new ScriptedSource([{ at: 0, value: 1_000 }, { at: 100, value: 30_000 }, {
+        at: 5_000,
+        value: 31_000,
+      }]),
+      strategy,
+      "fast",
+    );
+    const slow = env.fromSource(
+      new ScriptedSource([
+        { at: 0, value: 2_000 },
+        { at: 1_000, value: 5_000 },
+        { at: 5_000, value: 6_000 },
+      ]),
+      strategy,
+      "slow",
+    );
+    const fired: string[] = [];
+    fast.union(slow).withWatermarkPolicy(policy).keyBy(() => "k")
+      .window(TumblingEventTimeWindows.of(10_000))
+      .process<string>((_k, ctx, elements, out) =>
+        out(
+          `${ctx.window.start}:${
+            [...elements].sort((a, b) => a - b).join(",")
+          }`,
+        )
+      )
+      .sinkTo({
+        name: "t",
+        createWriter: () => ({
+          write: (v) => v.forEach((x) => fired.push(`${x}@${clock.now()}`)),
+        }),
+      });
+    await env.execute();
+    return fired;
+  }
+  // min: [0, 10s) waits for the slow source, until the end of input.
+  assert.deepEqual(await run("min"), [
+    "0:1000,2000,5000,6000@5000",
+    "30000:30000,31000@5000",
+  ]);
+  // max: the fast source's watermark closes [0, 10s) at once; 5000 and 6000 are late.
+  const max = await run("max");
+  assert.equal(max[0], "0:1000,2000@200");
+});
