@@ -6,6 +6,7 @@ import {
   type ScriptStep,
 } from "../../../src/connectors/sources/scripted.ts";
 import { CollectSink } from "../../../src/connectors/sinks/collect.ts";
+import { TumblingEventTimeWindows } from "../../../src/windows/tumbling.ts";
 import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
 import type {
   LocalRuntime,
@@ -147,4 +148,42 @@ Deno.test("LocalRuntime.suspend() rejects an unknown actor id", () => {
     name: "RangeError",
     message: /'actorId'.*x\/nope\/0/,
   });
+});
+
+Deno.test("LocalRuntime: a generator's gauge (seed 000 §4.4) and the window's late-record gauge appear in the subtask status", async () => {
+  const clock = new ManualClock(50_000);
+  const env = new StreamEnvironment({ jobName: "g", clock });
+  const strategy = WatermarkStrategy.forGenerator<number>((ctx) => {
+    let max = -Infinity;
+    ctx.metrics.gauge("watermarkLagMs", () => ctx.clock.now() - max);
+    return {
+      onEvent(_n, ts) {
+        max = Math.max(max, ts);
+      },
+      onPeriodicEmit(out) {
+        out.emitWatermark(max);
+      },
+    };
+  }).withTimestampAssigner((n) => n);
+  env.fromSource(
+    new ScriptedSource([{ at: 50_000, value: 42_000 }, {
+      at: 50_500,
+      value: 1_000,
+    }]),
+    strategy,
+    "n",
+  ).keyBy(() => 0).window(TumblingEventTimeWindows.of(1_000)).reduce((a, b) =>
+    a + b
+  )
+    .sinkTo(new CollectSink());
+  const runtime = env.createRuntime();
+  runtime.runUntilIdle(); // reads 42 000 at 50 000
+  clock.set(50_400);
+  runtime.runUntilIdle(); // the periodic watermark at 50 200 made 42 000 the watermark
+  assert.equal(
+    statusOf(runtime, "source-0").gauges.watermarkLagMs,
+    50_400 - 42_000,
+  );
+  await runtime.run();
+  assert.equal(statusOf(runtime, "window-1").gauges.numLateRecordsDropped, 1);
 });
