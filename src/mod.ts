@@ -93,7 +93,6 @@ export {
 } from "./windows/mod.ts";
 
 export {
-  type CollectedRecord,
   DataStream,
   KeyedStream,
   StreamEnvironment,
@@ -125,3 +124,15 @@ export {
   type LocalRuntimeOptions,
   type SubtaskStatus,
 } from "./actors/local/mod.ts";
+
+export {
+  type CollectedRecord,
+  CollectionSource,
+  type CollectionSourceOptions,
+  CollectSink,
+  ConsoleSink,
+  type ConsoleSinkOptions,
+  ScriptedSource,
+  type ScriptedSourceOptions,
+  type ScriptStep,
+} from "./connectors/mod.ts";

@@ -15,7 +15,10 @@ import type { JobGraph } from "../runtime/job_graph.ts";
 import type { Source } from "../runtime/source.ts";
 import { LocalRuntime } from "../actors/local/local_runtime.ts";
 import { CollectionSource } from "../connectors/sources/collection.ts";
-import { CollectSink } from "../connectors/sinks/collect.ts";
+import {
+  type CollectedRecord,
+  CollectSink,
+} from "../connectors/sinks/collect.ts";
 import { addNode, buildJobGraph, type Plan } from "./_plan.ts";
 import { DataStream } from "./data_stream.ts";
 
@@ -58,16 +61,6 @@ export interface StreamEnvironmentOptions {
    * @default {"replay"}
    */
   watermarkRecovery?: "persist" | "replay";
-}
-
-/** A collected record with its timestamp and the sink subtask that received it. */
-export interface CollectedRecord<T> {
-  /** The record. */
-  value: T;
-  /** Its timestamp in milliseconds (`window.maxTimestamp()` for window results). */
-  timestamp: number;
-  /** The index of the collecting subtask. */
-  subtask: number;
 }
 
 /**

@@ -27,88 +27,147 @@ export interface TimerServiceSnapshot {
   processingTime: number[];
 }
 
-// One heap entry. Deleting a timer only clears `live` and drops the entry
-// from the index; the heap skips it at pop time (lazy deletion). A later
-// re-registration of the same pair pushes a fresh entry, so the dead one can
-// never fire again and no pair ever has two live entries.
-interface Timer {
+// The timers of one timestamp. `ids` holds an entry per registration since
+// the bucket was last compacted: deleting a timer leaves its entry behind as
+// a tombstone, and an entry counts only while the index still lists its
+// (id, timestamp) pair. So making a tombstone needs no search, and a pair
+// deleted and registered again has a stale entry and a fresh one; the first
+// to come up fires, and removing the pair from the index turns the other
+// into a tombstone. Entries before `cursor` have been fired or skipped;
+// every pending pair has an entry at or after it.
+interface Bucket {
   readonly timestamp: number;
-  readonly id: number;
-  live: boolean;
+  ids: number[];
+  /** The pending pairs at this timestamp; 0 marks a dead bucket. */
+  live: number;
+  cursor: number;
+  /** Whether the entries from `cursor` on are in non-descending order. */
+  sorted: boolean;
 }
 
-function precedes(a: Timer, b: Timer): boolean {
-  return a.timestamp < b.timestamp ||
-    (a.timestamp === b.timestamp && a.id < b.id);
+// What a dead bucket holds, so dying allocates nothing; reviving a bucket
+// gives it a fresh array, so this one is never written.
+const NO_IDS: number[] = [];
+
+function ascending(a: number, b: number): number {
+  return a - b;
 }
 
-// The timers of one domain: a binary min-heap ordered by (timestamp, id)
-// plus an index from id to its live entries. Most ids hold one or two
-// timers, so the index keeps a bare entry until an id has a second one.
+// Inserts `id` into a bucket that has started firing, keeping the entries
+// from the cursor on sorted: sorting again for each timer a callback adds
+// there would cost O(b log b) per timer. The consumed entries before the
+// cursor are free space, so the shorter side moves: a timer that fires next
+// (a callback re-arming at the current time) costs O(1).
+function insertSorted(bucket: Bucket, id: number): void {
+  const ids = bucket.ids;
+  const cursor = bucket.cursor;
+  let lo = cursor;
+  let hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid] <= id) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo - cursor < ids.length - lo) {
+    for (let i = cursor; i < lo; i++) ids[i - 1] = ids[i];
+    ids[lo - 1] = id;
+    bucket.cursor = cursor - 1;
+  } else {
+    for (let i = ids.length; i > lo; i--) ids[i] = ids[i - 1];
+    ids[lo] = id;
+  }
+}
+
+// The timers of one domain. Timers that share a timestamp (the window
+// operator registers one per key for every window end) share a bucket, and
+// a binary min-heap orders the distinct timestamps. A new timer at a known
+// timestamp costs a Map lookup and a push, not a heap insertion. The index
+// maps each id to the timestamp of its one timer, or to an array once it has
+// several; it decides which bucket entries are live.
 class TimerQueue {
-  #heap: Timer[] = [];
-  #index = new Map<number, Timer | Timer[]>();
-  #live = 0;
+  #heap: Bucket[] = [];
+  #buckets = new Map<number, Bucket>();
+  #index = new Map<number, number | number[]>();
+  #size = 0;
+  // Buckets with live timers. A bucket whose last timer is deleted stays in
+  // the heap and the map, dead, until it reaches the top of the heap or the
+  // heap is rebuilt; registering at its timestamp before then revives it.
+  #liveBuckets = 0;
 
   get size(): number {
-    return this.#live;
+    return this.#size;
   }
 
   has(id: number, timestamp: number): boolean {
-    return this.#find(id, timestamp) !== undefined;
+    const slot = this.#index.get(id);
+    if (slot === undefined) return false;
+    if (typeof slot === "number") return slot === timestamp;
+    return slot.includes(timestamp);
   }
 
   add(id: number, timestamp: number): void {
-    const slot = this.#index.get(id);
+    const index = this.#index;
+    const slot = index.get(id);
     // The duplicate case returns before allocating: an event-time trigger
     // re-registers the same timer for every record of its window.
     if (slot === undefined) {
-      this.#index.set(id, this.#push(id, timestamp));
-    } else if (Array.isArray(slot)) {
+      index.set(id, timestamp);
+    } else if (typeof slot === "number") {
+      if (slot === timestamp) return;
+      index.set(id, [slot, timestamp]);
+    } else {
       for (let i = 0; i < slot.length; i++) {
-        if (slot[i].timestamp === timestamp) return;
+        if (slot[i] === timestamp) return;
       }
-      slot.push(this.#push(id, timestamp));
-    } else if (slot.timestamp !== timestamp) {
-      this.#index.set(id, [slot, this.#push(id, timestamp)]);
+      slot.push(timestamp);
+    }
+    this.#size++;
+    const bucket = this.#buckets.get(timestamp);
+    if (bucket === undefined) {
+      this.#push({ timestamp, ids: [id], live: 1, cursor: 0, sorted: true });
+    } else if (bucket.live++ === 0) {
+      bucket.ids = [id];
+      this.#liveBuckets++;
+    } else {
+      const ids = bucket.ids;
+      // Ids are interned in ascending order, so they usually arrive sorted
+      // and firing never has to sort.
+      if (id >= ids[ids.length - 1]) {
+        ids.push(id);
+      } else if (bucket.cursor === 0) {
+        ids.push(id);
+        bucket.sorted = false;
+      } else {
+        insertSorted(bucket, id);
+      }
     }
   }
 
   delete(id: number, timestamp: number): void {
-    const timer = this.#unindex(id, timestamp);
-    if (timer === undefined) return;
-    timer.live = false;
-    this.#live--;
-    this.#compactIfStale();
+    if (this.#unindex(id, timestamp)) this.#release(timestamp);
   }
 
   deleteAll(id: number): void {
     const slot = this.#index.get(id);
     if (slot === undefined) return;
+    // Dropping the key releases the id; doing it first lets the compactions
+    // below see every timer of the id as gone.
     this.#index.delete(id);
-    if (Array.isArray(slot)) {
-      for (const timer of slot) timer.live = false;
-      this.#live -= slot.length;
+    if (typeof slot === "number") {
+      this.#release(slot);
     } else {
-      slot.live = false;
-      this.#live--;
+      for (let i = 0; i < slot.length; i++) this.#release(slot[i]);
     }
-    this.#compactIfStale();
   }
 
-  /** The live timer that fires next, after dropping dead ones from the top. */
-  peek(): Timer | undefined {
+  /** The live bucket that fires next, after dropping dead ones from the top. */
+  peek(): Bucket | undefined {
     const heap = this.#heap;
-    while (heap.length > 0 && !heap[0].live) this.#pop();
+    while (heap.length > 0 && heap[0].live === 0) {
+      this.#buckets.delete(heap[0].timestamp);
+      this.#pop();
+    }
     return heap[0];
-  }
-
-  /** Removes the timer `peek()` returned from the heap and the index. */
-  take(timer: Timer): void {
-    this.#pop();
-    this.#unindex(timer.id, timer.timestamp);
-    timer.live = false;
-    this.#live--;
   }
 
   advance(
@@ -116,86 +175,154 @@ class TimerQueue {
     onTimer: (id: number, timestamp: number) => void,
   ): void {
     // Peek on every turn rather than collecting first: a callback may add a
-    // timer at or below `limit` (it fires in this call) or delete one that
-    // is due (it must not fire), as in Flink's `advanceWatermark` loop.
+    // timer at or below `limit` (it fires in this call, even into the bucket
+    // being fired or one below it) or delete one that is due (it must not
+    // fire), as in Flink's `advanceWatermark` loop.
     for (let next = this.peek(); next !== undefined; next = this.peek()) {
       if (next.timestamp > limit) return;
       // Removed before the callback, so the callback sees it gone and may
       // register the same (id, timestamp) afresh.
-      this.take(next);
-      onTimer(next.id, next.timestamp);
+      onTimer(this.#take(next), next.timestamp);
     }
   }
 
   /** The live timers in firing order, flattened as `[id, ts, ...]`. */
   toFlat(): number[] {
-    const live = this.#heap.filter((timer) => timer.live).sort((a, b) =>
-      precedes(a, b) ? -1 : precedes(b, a) ? 1 : 0
-    );
+    const buckets = this.#heap.filter((bucket) => bucket.live > 0);
+    // The heap holds each timestamp once, so no two compare equal.
+    buckets.sort((a, b) => a.timestamp < b.timestamp ? -1 : 1);
     const flat: number[] = [];
-    for (const timer of live) flat.push(timer.id, timer.timestamp);
+    for (const bucket of buckets) {
+      const ids = bucket.ids.slice(bucket.cursor);
+      if (!bucket.sorted) ids.sort(ascending);
+      const timestamp = bucket.timestamp;
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i];
+        if ((i === 0 || id !== ids[i - 1]) && this.has(id, timestamp)) {
+          flat.push(id, timestamp);
+        }
+      }
+    }
     return flat;
   }
 
   clear(): void {
     this.#heap = [];
+    this.#buckets.clear();
     this.#index.clear();
-    this.#live = 0;
+    this.#size = 0;
+    this.#liveBuckets = 0;
   }
 
-  #find(id: number, timestamp: number): Timer | undefined {
-    const slot = this.#index.get(id);
-    if (slot === undefined) return undefined;
-    if (!Array.isArray(slot)) {
-      return slot.timestamp === timestamp ? slot : undefined;
+  /** Fires the first live timer of `bucket`, the top of the heap. */
+  #take(bucket: Bucket): number {
+    // An unsorted bucket has not started firing, so there is no consumed
+    // prefix to keep out of the sort.
+    if (!bucket.sorted) {
+      bucket.ids.sort(ascending);
+      bucket.sorted = true;
     }
-    for (let i = 0; i < slot.length; i++) {
-      if (slot[i].timestamp === timestamp) return slot[i];
+    const ids = bucket.ids;
+    const timestamp = bucket.timestamp;
+    let cursor = bucket.cursor;
+    // A live bucket has a pending pair, so an entry at or after the cursor
+    // that the index still lists: the scan stops within the array.
+    let id = ids[cursor++];
+    while (!this.#unindex(id, timestamp)) id = ids[cursor++];
+    bucket.cursor = cursor;
+    this.#size--;
+    if (--bucket.live === 0) {
+      this.#buckets.delete(timestamp);
+      this.#liveBuckets--;
+      this.#pop();
     }
-    return undefined;
+    return id;
   }
 
-  #unindex(id: number, timestamp: number): Timer | undefined {
-    const slot = this.#index.get(id);
-    if (slot === undefined) return undefined;
-    if (!Array.isArray(slot)) {
-      if (slot.timestamp !== timestamp) return undefined;
+  /** Drops the `(id, timestamp)` pair from the index; `false` if absent. */
+  #unindex(id: number, timestamp: number): boolean {
+    const index = this.#index;
+    const slot = index.get(id);
+    if (slot === undefined) return false;
+    if (typeof slot === "number") {
+      if (slot !== timestamp) return false;
       // Dropping the key releases the id once its last timer is gone.
-      this.#index.delete(id);
-      return slot;
+      index.delete(id);
+      return true;
     }
-    const i = slot.findIndex((timer) => timer.timestamp === timestamp);
-    if (i < 0) return undefined;
-    const timer = slot[i];
+    const i = slot.indexOf(timestamp);
+    if (i < 0) return false;
     slot.splice(i, 1);
-    if (slot.length === 1) this.#index.set(id, slot[0]);
-    return timer;
+    if (slot.length === 1) index.set(id, slot[0]);
+    return true;
   }
 
-  // Dead entries cost memory until popped; rebuilding once they outnumber
-  // the live ones keeps the heap within twice the live count, and costs
-  // O(1) amortised per deletion (each rebuild removes at least half).
-  #compactIfStale(): void {
+  /** Accounts for a pending timer at `timestamp` the index no longer lists. */
+  #release(timestamp: number): void {
+    const bucket = this.#buckets.get(timestamp)!;
+    this.#size--;
+    if (--bucket.live > 0) {
+      // Tombstones cost memory until fired past; compacting once they
+      // outnumber the live entries keeps a bucket within twice its live
+      // count, at O(log b) amortised per deletion (each compaction removes
+      // at least half of its b entries, and sorts them at most once).
+      if (bucket.ids.length > 2 * bucket.live) this.#compact(bucket);
+      return;
+    }
+    bucket.ids = NO_IDS;
+    bucket.cursor = 0;
+    bucket.sorted = true;
+    this.#liveBuckets--;
+    // Likewise dead buckets: rebuilding once they outnumber the live ones
+    // keeps the heap within twice the live buckets.
     const heap = this.#heap;
-    if (heap.length - this.#live <= this.#live) return;
-    this.#heap = heap.filter((timer) => timer.live);
-    for (let i = (this.#heap.length >>> 1) - 1; i >= 0; i--) this.#down(i);
+    if (heap.length - this.#liveBuckets <= this.#liveBuckets) return;
+    const buckets = this.#buckets;
+    const live: Bucket[] = [];
+    for (let i = 0; i < heap.length; i++) {
+      if (heap[i].live > 0) live.push(heap[i]);
+      else buckets.delete(heap[i].timestamp);
+    }
+    this.#heap = live;
+    for (let i = (live.length >>> 1) - 1; i >= 0; i--) this.#down(i);
   }
 
-  #push(id: number, timestamp: number): Timer {
-    const timer: Timer = { timestamp, id, live: true };
+  /** Keeps only the live entries from the cursor on, sorted and unique. */
+  #compact(bucket: Bucket): void {
+    const ids = bucket.ids;
+    const cursor = bucket.cursor;
+    if (cursor > 0) {
+      ids.copyWithin(0, cursor);
+      ids.length -= cursor;
+    }
+    if (!bucket.sorted) ids.sort(ascending);
+    const timestamp = bucket.timestamp;
+    let kept = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      // Sorted, a stale entry sits next to the fresh one of its pair.
+      if (kept > 0 && ids[kept - 1] === id) continue;
+      if (this.has(id, timestamp)) ids[kept++] = id;
+    }
+    ids.length = kept;
+    bucket.cursor = 0;
+    bucket.sorted = true;
+  }
+
+  #push(bucket: Bucket): void {
+    this.#buckets.set(bucket.timestamp, bucket);
+    this.#liveBuckets++;
     const heap = this.#heap;
+    const timestamp = bucket.timestamp;
     let i = heap.length;
-    heap.push(timer);
+    heap.push(bucket);
     while (i > 0) {
       const parent = (i - 1) >>> 1;
-      if (!precedes(timer, heap[parent])) break;
+      if (!(timestamp < heap[parent].timestamp)) break;
       heap[i] = heap[parent];
       i = parent;
     }
-    heap[i] = timer;
-    this.#live++;
-    return timer;
+    heap[i] = bucket;
   }
 
   #pop(): void {
@@ -209,17 +336,20 @@ class TimerQueue {
   #down(start: number): void {
     const heap = this.#heap;
     const n = heap.length;
-    const timer = heap[start];
+    const bucket = heap[start];
+    const timestamp = bucket.timestamp;
     let i = start;
     for (;;) {
       let child = 2 * i + 1;
       if (child >= n) break;
-      if (child + 1 < n && precedes(heap[child + 1], heap[child])) child++;
-      if (!precedes(heap[child], timer)) break;
+      if (
+        child + 1 < n && heap[child + 1].timestamp < heap[child].timestamp
+      ) child++;
+      if (!(heap[child].timestamp < timestamp)) break;
       heap[i] = heap[child];
       i = child;
     }
-    heap[i] = timer;
+    heap[i] = bucket;
   }
 }
 
@@ -303,13 +433,20 @@ function checkPairs(value: unknown, field: string): number[] {
  * safe integers or `±Infinity`; a timer at `Infinity` fires only on
  * watermark `Infinity`, one at `-Infinity` on any advance.
  *
- * Cost: registering, deleting and looking up a timer cost O(k) in the `k`
- * timers of that id (usually one or two) plus O(log n) for a new timer in
- * the heap; a duplicate registration allocates nothing. Firing costs
- * O(log n) per timer. Deleted timers leave dead heap entries that are
- * skipped when they surface, and the heap is rebuilt once they outnumber
- * the live ones, so memory stays within twice the live timers. Callbacks
- * run synchronously, inside the advance call.
+ * Cost: timers that share a timestamp share a bucket, and a min-heap
+ * orders the distinct timestamps. With `k` the timers of an id (usually one
+ * or two), `b` those of a timestamp and `t` the distinct timestamps:
+ * looking up a timer costs O(k); registering costs O(k) plus O(1)
+ * amortised, or O(log t) for the first timer at a timestamp, and a
+ * duplicate registration allocates nothing; deleting costs O(k) plus
+ * O(log b) amortised. Firing costs O(1) amortised per timer plus O(log t)
+ * per timestamp; a timestamp whose ids were not registered in ascending
+ * order is sorted once when it starts firing, and a timer a callback adds
+ * to the timestamp being fired costs up to O(b). Deleted timers leave
+ * tombstones, compacted away once they outnumber the live timers of their
+ * timestamp; emptied timestamps leave the heap when they reach its top or
+ * once they outnumber the live ones. So memory stays within twice the live
+ * timers. Callbacks run synchronously, inside the advance call.
  *
  * @example A window timer fires once the watermark reaches it
  * ```ts

@@ -237,6 +237,98 @@ Deno.test("TimerService stays correct across heap compaction after mass deletion
   assert.equal(new Set(fired.map(([id, ts]) => `${id}@${ts}`)).size, 110);
 });
 
+Deno.test("TimerService fires timers sharing a timestamp in ascending id order whatever the registration order", () => {
+  const timers = new TimerService();
+  const ids = Array.from({ length: 200 }, (_, i) => (i * 37) % 200);
+  for (const id of ids) timers.registerEventTimeTimer(id, 5);
+  for (let id = 199; id >= 0; id--) timers.registerEventTimeTimer(id, 6);
+  timers.registerEventTimeTimer(500, 5);
+  const expected: Fired = [];
+  for (const ts of [5, 6]) {
+    for (let id = 0; id < 200; id++) expected.push([id, ts]);
+    if (ts === 5) expected.push([500, 5]);
+  }
+  assert.deepEqual(fireUpTo(timers, 6), expected);
+});
+
+Deno.test("TimerService.advanceWatermark() fires timers a callback adds to the timestamp being fired in (timestamp, id) order (§4.3 rule 2)", () => {
+  const timers = new TimerService();
+  for (const id of [0, 2, 4, 6, 8]) timers.registerEventTimeTimer(id, 10);
+  const fired: Fired = [];
+  timers.advanceWatermark(10, (id, ts) => {
+    fired.push([id, ts]);
+    if (id === 2) {
+      timers.registerEventTimeTimer(5, 10); // between pending ids
+      timers.registerEventTimeTimer(1, 10); // below the id that fired
+      timers.registerEventTimeTimer(9, 10); // above every id
+      timers.registerEventTimeTimer(7, 3); // at an earlier timestamp
+      timers.deleteEventTimeTimer(6, 10);
+    }
+    // Re-registered while its own timestamp is firing: fires once more.
+    if (id === 8 && ts === 10 && fired.length < 20) {
+      timers.registerEventTimeTimer(8, 10);
+    }
+  });
+  assert.deepEqual(fired, [
+    [0, 10],
+    [2, 10],
+    [7, 3],
+    [1, 10],
+    [4, 10],
+    [5, 10],
+    [8, 10],
+    [8, 10],
+    [8, 10],
+    ...Array.from({ length: 11 }, (): [number, number] => [8, 10]),
+    [9, 10],
+  ]);
+  assert.equal(timers.numEventTimeTimers(), 0);
+});
+
+Deno.test("TimerService keeps the timers of one timestamp correct across tombstones, re-registration and compaction", () => {
+  const timers = new TimerService();
+  for (let id = 0; id < 1_000; id++) timers.registerEventTimeTimer(id, 7);
+  // Deleting most of the bucket compacts it; some deleted pairs come back,
+  // some of them twice, and some deleted again.
+  for (let id = 0; id < 1_000; id++) {
+    if (id % 10 !== 0) timers.deleteEventTimeTimer(id, 7);
+  }
+  for (let id = 995; id > 0; id -= 50) timers.registerEventTimeTimer(id, 7);
+  for (let id = 995; id > 0; id -= 100) {
+    timers.deleteEventTimeTimer(id, 7);
+    timers.registerEventTimeTimer(id, 7);
+  }
+  timers.deleteAllTimers(945);
+  const expected: number[] = [];
+  for (let id = 0; id < 1_000; id++) {
+    if (id % 10 === 0 || (id % 50 === 45 && id !== 945)) expected.push(id);
+  }
+  assert.equal(timers.numEventTimeTimers(), expected.length);
+  assert.deepEqual(
+    timers.snapshot().eventTime,
+    expected.flatMap((id) => [id, 7]),
+  );
+  assert.deepEqual(fireUpTo(timers, 7), expected.map((id) => [id, 7]));
+  assert.equal(timers.nextEventTimeTimer(), Infinity);
+});
+
+Deno.test("TimerService resumes a timestamp whose callback threw part way through its timers", () => {
+  const timers = new TimerService();
+  for (let id = 0; id < 6; id++) timers.registerEventTimeTimer(id, 4);
+  assert.throws(() =>
+    timers.advanceWatermark(4, (id) => {
+      if (id === 2) throw new Error("boom");
+    })
+  );
+  timers.registerEventTimeTimer(1, 4); // below the ids still pending
+  timers.registerEventTimeTimer(9, 4);
+  assert.deepEqual(timers.snapshot().eventTime, [1, 4, 3, 4, 4, 4, 5, 4, 9, 4]);
+  assert.deepEqual(fireUpTo(timers, 4), [[1, 4], [3, 4], [4, 4], [5, 4], [
+    9,
+    4,
+  ]]);
+});
+
 // ---------------------------------------------------------------------------
 // Processing time, infinities, next timer
 
@@ -775,6 +867,89 @@ Deno.test("TimerService.restore() resumes identically from a snapshot taken afte
       assert.deepEqual(
         run(restored, [...after.ops, ...drain], after.reactions),
         run(timers, [...after.ops, ...drain], after.reactions),
+      );
+    }),
+    { seed: 42, numRuns: 300 },
+  );
+});
+
+// Many ids on few timestamps, so that timers share timestamps, callbacks add
+// to the timestamp being fired, and deletions leave many tombstones behind.
+const MANY_IDS = 24;
+const manyIds = fc.integer({ min: 0, max: MANY_IDS - 1 });
+const fewTimestamps = fc.oneof(
+  { arbitrary: fc.integer({ min: 0, max: 3 }), weight: 20 },
+  { arbitrary: fc.constantFrom(-Infinity, Infinity), weight: 1 },
+);
+const crowdedScenario = fc.record({
+  ops: fc.array(
+    fc.oneof(
+      {
+        arbitrary: fc.record({
+          op: fc.constantFrom("registerE", "registerP"),
+          id: manyIds,
+          ts: fewTimestamps,
+        }),
+        weight: 8,
+      },
+      {
+        arbitrary: fc.record({
+          op: fc.constantFrom("deleteE", "deleteP"),
+          id: manyIds,
+          ts: fewTimestamps,
+        }),
+        weight: 4,
+      },
+      {
+        arbitrary: fc.record({ op: fc.constant("deleteAll"), id: manyIds }),
+        weight: 1,
+      },
+      {
+        arbitrary: fc.record({
+          op: fc.constantFrom("advanceE", "advanceP"),
+          to: fewTimestamps,
+        }),
+        weight: 2,
+      },
+    ) as fc.Arbitrary<Op>,
+    { maxLength: 200, size: "max" },
+  ),
+  reactions: fc.array(
+    fc.oneof(
+      { arbitrary: fc.record({ op: fc.constant("none") }), weight: 2 },
+      {
+        arbitrary: fc.record({
+          op: fc.constantFrom("registerE", "deleteE", "registerP"),
+          id: manyIds,
+          delta: fc.integer({ min: -1, max: 1 }),
+        }),
+        weight: 4,
+      },
+      {
+        arbitrary: fc.record({ op: fc.constant("deleteAll"), id: manyIds }),
+        weight: 1,
+      },
+    ) as fc.Arbitrary<Reaction>,
+    { minLength: MANY_IDS, maxLength: MANY_IDS },
+  ),
+});
+
+Deno.test("TimerService matches the brute-force model when many timers share each timestamp (§4.3 rules 1–2)", () => {
+  fc.assert(
+    fc.property(crowdedScenario, ({ ops, reactions }) => {
+      const timers = new TimerService();
+      const model = new BruteForceTimers();
+      assert.deepEqual(run(timers, ops, reactions), run(model, ops, reactions));
+      assert.deepEqual(timers.snapshot(), model.snapshot());
+      const restored = new TimerService();
+      restored.restore(structuredClone(timers.snapshot()));
+      const drain: Op[] = [{ op: "advanceE", to: Infinity }, {
+        op: "advanceP",
+        to: Infinity,
+      }];
+      assert.deepEqual(
+        run(restored, drain, reactions),
+        run(model, drain, reactions),
       );
     }),
     { seed: 42, numRuns: 300 },
