@@ -4,7 +4,7 @@
  * @module
  */
 
-import { keyGroupOf, subtaskForKeyGroup } from "./key_groups.ts";
+import { hashKey, keyGroupOf, subtaskForKeyGroup } from "./key_groups.ts";
 
 /**
  * Receives the records for one downstream channel.
@@ -101,6 +101,15 @@ export function hashPartitioner<T>(
   return {
     name: "hash",
     route(values, timestamps, numChannels, send) {
+      if (numChannels === 1) {
+        // One channel needs no hash, but the same keys must be rejected as at
+        // any parallelism.
+        for (let i = 0; i < values.length; i++) {
+          requireHashableKey(keySelector(values[i]));
+        }
+        send(0, values as T[], timestamps as number[]);
+        return;
+      }
       const parts: Array<[T[], number[]] | undefined> = new Array(numChannels);
       for (let i = 0; i < values.length; i++) {
         const group = keyGroupOf(keySelector(values[i]), maxParallelism);
@@ -115,4 +124,14 @@ export function hashPartitioner<T>(
       }
     },
   };
+}
+
+function requireHashableKey(key: unknown): void {
+  const type = typeof key;
+  if (
+    type !== "string" && type !== "number" && type !== "boolean" &&
+    type !== "bigint"
+  ) {
+    hashKey(key); // throws the error that names the key's type
+  }
 }
