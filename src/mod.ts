@@ -94,6 +94,7 @@ export {
 
 export {
   DataStream,
+  type ExecuteOptions,
   KeyedStream,
   StreamEnvironment,
   type StreamEnvironmentOptions,
@@ -102,7 +103,10 @@ export {
 
 export {
   type ChannelSend,
+  CheckpointMismatchError,
+  fingerprintOf,
   type JobEdge,
+  type JobFingerprint,
   type JobGraph,
   type JobVertex,
   type OperatorContext,
@@ -112,6 +116,7 @@ export {
   type ProcessFunction,
   type Sink,
   type SinkWriter,
+  type SnapshotOptions,
   type Source,
   type SourceBatch,
   type SourceReader,
@@ -136,3 +141,19 @@ export {
   type ScriptedSourceOptions,
   type ScriptStep,
 } from "./connectors/mod.ts";
+
+export {
+  type ActorStorage,
+  AtomicConflictError,
+  type CheckpointInfo,
+  CheckpointStore,
+  type CheckpointStoreOptions,
+  type CompletedCheckpoint,
+  type KvAtomicOptions,
+  KvStorage,
+  type ListOptions,
+  MemoryStorage,
+  type StorageKey,
+  type StorageKeyPart,
+  type StorageOp,
+} from "./actors/mod.ts";

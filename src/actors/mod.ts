@@ -34,5 +34,8 @@ export * from "./actor.ts";
 export * from "./local/memory_storage.ts";
 export * from "./kv/kv_storage.ts";
 
+// Completed checkpoints of a job, over its storage.
+export * from "./checkpoint_store.ts";
+
 // Runtimes (the lead adds them here): the local runtime from
 // ./local/local_runtime.ts, the KV runtime from ./kv/kv_runtime.ts.

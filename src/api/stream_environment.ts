@@ -14,6 +14,12 @@ import { DEFAULT_MAX_PARALLELISM } from "../runtime/key_groups.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";
 import type { Source } from "../runtime/source.ts";
 import { LocalRuntime } from "../actors/local/local_runtime.ts";
+import {
+  CheckpointStore,
+  type CompletedCheckpoint,
+} from "../actors/checkpoint_store.ts";
+import type { ActorStorage } from "../actors/storage.ts";
+import { fingerprintOf } from "../runtime/fingerprint.ts";
 import { CollectionSource } from "../connectors/sources/collection.ts";
 import {
   type CollectedRecord,
@@ -52,15 +58,41 @@ export interface StreamEnvironmentOptions {
    */
   mailboxCapacity?: number;
   /**
-   * How often checkpoints are taken, in milliseconds (issue #5).
+   * Processing time between checkpoints; 0 disables them.
    * @default {0}
    */
   checkpointIntervalMs?: number;
   /**
-   * Whether watermarks survive a restore in the snapshot or are rebuilt from replayed records.
+   * Whether event-time progress (generators, valves, watermarks) is part of
+   * checkpoints (`"persist"`: a restored job continues with the same event
+   * time and the same late-data decisions) or rebuilt from the replayed
+   * records (`"replay"`, Flink's behaviour: event time restarts at
+   * `-Infinity`).
    * @default {"replay"}
    */
   watermarkRecovery?: "persist" | "replay";
+  /**
+   * Where checkpoints are stored, e.g. `new KvStorage(kv, ["weir", jobName,
+   * "checkpoints"])`; without it checkpoints live only in memory.
+   * @default {null}
+   */
+  checkpointStorage?: ActorStorage | null;
+  /**
+   * How many completed checkpoints to keep.
+   * @default {3}
+   */
+  retainedCheckpoints?: number;
+}
+
+/** Options of {@linkcode StreamEnvironment.execute}. */
+export interface ExecuteOptions {
+  /**
+   * Which checkpoint to start from: `"latest"` restores the newest complete
+   * checkpoint of this job if there is one, a number restores that
+   * checkpoint, `"none"` starts fresh.
+   * @default {"latest"}
+   */
+  restore?: "latest" | "none" | number;
 }
 
 /**
@@ -83,6 +115,9 @@ export class StreamEnvironment {
   readonly #parallelism: number;
   readonly #clock: Clock;
   readonly #mailboxCapacity: number | undefined;
+  readonly #checkpointIntervalMs: number;
+  readonly #watermarkRecovery: "persist" | "replay";
+  readonly #checkpoints: CheckpointStore | null;
 
   /**
    * Creates an environment with an empty job.
@@ -121,6 +156,27 @@ export class StreamEnvironment {
     };
     this.#clock = options.clock ?? new SystemClock();
     this.#mailboxCapacity = options.mailboxCapacity;
+    this.#checkpointIntervalMs = requireNonNegativeInteger(
+      options.checkpointIntervalMs ?? 0,
+      {
+        action,
+        param: "checkpointIntervalMs",
+      },
+    );
+    const recovery = options.watermarkRecovery ?? "replay";
+    if (recovery !== "persist" && recovery !== "replay") {
+      throw new RangeError(
+        `Cannot ${action} as 'watermarkRecovery' must be "persist" or "replay": current value is ${
+          JSON.stringify(recovery)
+        }`,
+      );
+    }
+    this.#watermarkRecovery = recovery;
+    this.#checkpoints = options.checkpointStorage
+      ? new CheckpointStore(options.checkpointStorage, {
+        retain: options.retainedCheckpoints ?? 3,
+      })
+      : null;
   }
 
   /** The processing-time clock of the job. */
@@ -211,20 +267,48 @@ export class StreamEnvironment {
    *
    * @returns The runtime.
    */
-  createRuntime(): LocalRuntime {
+  createRuntime(restoreFrom?: CompletedCheckpoint): LocalRuntime {
     return new LocalRuntime(this.getJobGraph(), {
       clock: this.#clock,
       mailboxCapacity: this.#mailboxCapacity,
+      checkpointIntervalMs: this.#checkpointIntervalMs,
+      watermarkRecovery: this.#watermarkRecovery,
+      checkpointStore: this.#checkpoints ?? undefined,
+      restoreFrom,
     });
   }
 
   /**
-   * Runs the job until its bounded input is processed to the end.
+   * Finds the checkpoint to start from: the newest complete one of this job
+   * (a corrupt one is skipped with a log line), or the one asked for.
    *
+   * @param restore `"latest"`, `"none"` or a checkpoint id.
+   * @returns The checkpoint, or `null` to start fresh.
+   * @throws {CheckpointMismatchError} If the stored checkpoint belongs to another job or plan.
+   * @throws {RangeError} If an explicit checkpoint id does not exist.
+   */
+  async findCheckpoint(
+    restore: ExecuteOptions["restore"] = "latest",
+  ): Promise<CompletedCheckpoint | null> {
+    if (this.#checkpoints === null || restore === "none") return null;
+    const fingerprint = fingerprintOf(this.getJobGraph());
+    if (restore === "latest") {
+      return await this.#checkpoints.latest(fingerprint);
+    }
+    return await this.#checkpoints.load(restore, fingerprint);
+  }
+
+  /**
+   * Runs the job until its bounded input is processed to the end, starting
+   * from the latest complete checkpoint when `checkpointStorage` has one.
+   *
+   * @param options Which checkpoint to start from.
    * @returns The runtime, for its final status.
    */
-  async execute(): Promise<LocalRuntime> {
-    const runtime = this.createRuntime();
+  async execute(options: ExecuteOptions = {}): Promise<LocalRuntime> {
+    const runtime = this.createRuntime(
+      (await this.findCheckpoint(options.restore)) ?? undefined,
+    );
     await runtime.run();
     return runtime;
   }

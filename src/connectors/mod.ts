@@ -2,8 +2,11 @@
  * Connectors: sources that read records into a job and sinks that write its
  * results. A {@linkcode CollectionSource} reads an array at once; a
  * {@linkcode ScriptedSource} replays records at exact processing times, for
- * tests of idleness and lateness; a {@linkcode CollectSink} keeps results in
- * memory and a {@linkcode ConsoleSink} prints them.
+ * tests of idleness and lateness; a {@linkcode KvLogSource} follows a durable
+ * {@linkcode KvLog} in Deno KV. A {@linkcode CollectSink} keeps results in
+ * memory and a {@linkcode ConsoleSink} prints them; a {@linkcode KvTableSink}
+ * upserts them into a Deno KV table and a {@linkcode KvAppendSink} appends
+ * them, both exactly once through a two-phase commit at checkpoints.
  *
  * @example Reading a collection into a collecting sink by hand
  * ```ts
@@ -24,5 +27,9 @@
 
 export * from "./sources/collection.ts";
 export * from "./sources/scripted.ts";
+export * from "./sources/kv_log.ts";
+export * from "./sources/kv_log_source.ts";
 export * from "./sinks/collect.ts";
 export * from "./sinks/console.ts";
+export * from "./sinks/kv_table.ts";
+export * from "./sinks/kv_append.ts";

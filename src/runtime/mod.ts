@@ -16,4 +16,5 @@ export * from "./subtask.ts";
 export * from "./source_subtask.ts";
 export * from "./pass_through.ts";
 export * from "./job_graph.ts";
+export * from "./fingerprint.ts";
 export * from "./operators/mod.ts";

@@ -4,53 +4,20 @@
  * @module
  */
 
-import type { WatermarkStatus } from "../time/mod.ts";
-import type {
-  OperatorContext,
-  OperatorOutput,
-  StreamOperator,
-} from "./stream_operator.ts";
+import { StatelessOperator } from "./_stateless_operator.ts";
 
-/** Forwards records, watermarks and statuses unchanged; holds no state. */
-export class PassThroughOperator<T> implements StreamOperator<T, T> {
-  #output: OperatorOutput<T> | null = null;
-
-  /** Keeps the output. */
-  open(_context: OperatorContext, output: OperatorOutput<T>): void {
-    this.#output = output;
+/**
+ * Forwards records, watermarks and statuses unchanged; holds no state and
+ * has no processing-time work. Every batch is forwarded as it is, even an
+ * empty one, and the arrays are passed on without copying.
+ *
+ * @typeParam T The record type.
+ */
+export class PassThroughOperator<T> extends StatelessOperator<T, T> {
+  /** Creates the operator. */
+  constructor() {
+    super(function forwardBatch(values, timestamps, output) {
+      output.emitBatch(values as T[], timestamps as number[]);
+    });
   }
-
-  /** Forwards the batch. */
-  processBatch(values: readonly T[], timestamps: readonly number[]): void {
-    this.#output!.emitBatch(values as T[], timestamps as number[]);
-  }
-
-  /** Forwards the watermark. */
-  processWatermark(watermark: number): void {
-    this.#output!.emitWatermark(watermark);
-  }
-
-  /** Forwards the status. */
-  processWatermarkStatus(status: WatermarkStatus): void {
-    this.#output!.emitWatermarkStatus(status);
-  }
-
-  /** Nothing to do. */
-  onProcessingTime(): void {}
-
-  /** Never. */
-  nextProcessingTime(): number {
-    return Infinity;
-  }
-
-  /** Nothing to do. */
-  finish(): void {}
-
-  /** No state. */
-  snapshotState(): null {
-    return null;
-  }
-
-  /** No state. */
-  restoreState(): void {}
 }

@@ -8,13 +8,30 @@
  * Writes the records of one sink subtask. Called one batch at a time, never
  * concurrently; `finish` once at the end of input.
  *
+ * Exactly-once sinks use the checkpoint hooks as a two-phase commit (Flink's
+ * `TwoPhaseCommittingSink`): `write` only stages records; `snapshotState(id)`
+ * closes the staged records into transaction `id` and returns it, so it is
+ * stored in checkpoint `id`; `commit(id)` makes it visible once checkpoint
+ * `id` is complete everywhere. After a crash, `restoreState` receives the
+ * transactions of the restored checkpoint, which may or may not have been
+ * committed: `commit` must be idempotent, and is called again for them.
+ *
  * @typeParam T The record type.
  */
 export interface SinkWriter<T> {
-  /** Writes a batch of records with their timestamps. */
+  /** Writes (or stages) a batch of records with their timestamps. */
   write(values: readonly T[], timestamps: readonly number[]): void;
-  /** Called once after the last batch (end of input). */
-  finish?(): void;
+  /**
+   * Called once after the last batch (end of input); a transactional sink
+   * commits what is still staged. May return a promise the runtime awaits.
+   */
+  finish?(): void | Promise<void>;
+  /** Closes staged records into transaction `checkpointId` and returns what must be stored. */
+  snapshotState?(checkpointId: number): unknown;
+  /** Makes the transactions up to checkpoint `checkpointId` visible; idempotent. */
+  commit?(checkpointId: number): void | Promise<void>;
+  /** Puts back the state of a restored checkpoint (its transactions are committed again). */
+  restoreState?(state: unknown): void;
 }
 
 /**

@@ -6,8 +6,10 @@
  */
 
 import {
+  isCheckpointedGenerator,
   type TimestampAssigner,
   WatermarkEmitter,
+  type WatermarkEmitterSnapshot,
   type WatermarkGenerator,
   type WatermarkOutput,
   WatermarkOutputMultiplexer,
@@ -16,7 +18,12 @@ import {
 import type { SourceReader } from "./source.ts";
 import { END, recordBatch } from "./stream_element.ts";
 import type { OperatorContext, StreamOperator } from "./stream_operator.ts";
-import { Subtask, type SubtaskEdge, type SubtaskSend } from "./subtask.ts";
+import {
+  Subtask,
+  type SubtaskEdge,
+  type SubtaskSend,
+  type SubtaskSnapshot,
+} from "./subtask.ts";
 import { PassThroughOperator } from "./pass_through.ts";
 
 /** Options of a {@linkcode SourceSubtask}. */
@@ -36,6 +43,28 @@ export interface SourceSubtaskOptions<T> {
    * @default {1024}
    */
   readonly maxBatchSize?: number;
+  /**
+   * Whether snapshots keep event-time progress (`watermarkRecovery: "persist"`).
+   * @default {true}
+   */
+  readonly persistWatermarks?: boolean;
+  /** Receives the subtask's snapshot when it takes part in a checkpoint. */
+  readonly onSnapshot?: (
+    checkpointId: number,
+    snapshot: SourceSubtaskSnapshot,
+  ) => void;
+}
+
+/** A source subtask's state at a checkpoint, as plain data. */
+export interface SourceSubtaskSnapshot {
+  /** The reader's positions: the first record after the barrier. */
+  readonly reader: unknown;
+  /** Each partition generator's state, in persist mode only. */
+  readonly generators?: unknown[];
+  /** The emitted watermark and idleness, in persist mode only. */
+  readonly emitter?: WatermarkEmitterSnapshot;
+  /** The chained operators' state. */
+  readonly chain: SubtaskSnapshot;
 }
 
 interface Partition<T> {
@@ -76,6 +105,9 @@ export class SourceSubtask<T> {
   #pendingTimestamps: number[] = [];
   #pendingFrom = 0;
   #pendingEnd = 0;
+  readonly #persist: boolean;
+  readonly #onSnapshot: SourceSubtaskOptions<T>["onSnapshot"];
+  #chainSnapshot: SubtaskSnapshot | null = null;
   /** The largest watermark alignment allows; `Infinity` until announced. */
   maxDesiredWatermark = Infinity;
 
@@ -95,11 +127,15 @@ export class SourceSubtask<T> {
     this.#assign = options.strategy.createTimestampAssigner();
     this.#interval = options.autoWatermarkIntervalMs;
     this.#maxBatch = options.maxBatchSize ?? 1024;
+    this.#persist = options.persistWatermarks ?? true;
+    this.#onSnapshot = options.onSnapshot;
     this.#subtask = new Subtask(
       {
         operators: [new PassThroughOperator(), ...options.operators],
         numInputChannels: 1,
         edges: options.edges,
+        persistWatermarks: this.#persist,
+        onSnapshot: (_checkpointId, chain) => this.#chainSnapshot = chain,
       },
       context,
       send,
@@ -180,11 +216,13 @@ export class SourceSubtask<T> {
     const timestamps = new Array<number>(values.length);
     for (let i = 0; i < values.length; i++) {
       const ts = this.#assign(values[i], batch.timestamps[i]);
-      if (!Number.isSafeInteger(ts)) {
+      // -Infinity is "no timestamp" (a processing-time stream); event-time
+      // windows reject such records with their own message.
+      if (!Number.isSafeInteger(ts) && ts !== -Infinity) {
         throw new RangeError(
           `Cannot read from partition '${
             this.#reader.partitions[batch.partition]
-          }' as 'timestamp' of record ${i} must be a safe integer of epoch milliseconds: current value is ${ts}`,
+          }' as 'timestamp' of record ${i} must be a safe integer of epoch milliseconds (or -Infinity for none): current value is ${ts}`,
         );
       }
       timestamps[i] = ts;
@@ -254,11 +292,71 @@ export class SourceSubtask<T> {
   }
 
   /**
-   * Returns the reader's positions. Generator state joins it with
-   * checkpoints (TODO(#5)).
+   * Takes part in checkpoint `checkpointId`: snapshots the reader's
+   * positions (and, in persist mode, the generators and the emitter), then
+   * sends the barrier through the chain and downstream. Records read later
+   * belong to the next checkpoint. A source that ended takes no part.
+   *
+   * @param checkpointId The checkpoint to start.
+   * @returns `false` if the source already ended.
    */
-  snapshotState(): unknown {
-    return { reader: this.#reader.snapshotState() };
+  triggerCheckpoint(checkpointId: number): boolean {
+    if (this.#ended) return false;
+    const snapshot: {
+      reader: unknown;
+      generators?: unknown[];
+      emitter?: WatermarkEmitterSnapshot;
+    } = { reader: this.#reader.snapshotState() };
+    if (this.#persist) {
+      snapshot.generators = this.#partitions.map((p) =>
+        isCheckpointedGenerator(p.generator)
+          ? p.generator.snapshotState()
+          : null
+      );
+      snapshot.emitter = this.#emitter.snapshotState();
+    }
+    this.#chainSnapshot = null;
+    this.#subtask.receive(0, { kind: "barrier", checkpointId });
+    this.#onSnapshot?.(checkpointId, {
+      ...snapshot,
+      chain: this.#chainSnapshot!,
+    });
+    return true;
+  }
+
+  /**
+   * Puts back a snapshot taken from an equally configured source subtask:
+   * the reader seeks, and in persist mode event time resumes where it was.
+   *
+   * @param snapshot The snapshot.
+   */
+  restore(snapshot: SourceSubtaskSnapshot): void {
+    this.#reader.restoreState(snapshot.reader);
+    if (snapshot.generators !== undefined) {
+      this.#partitions.forEach((p, i) => {
+        if (isCheckpointedGenerator(p.generator)) {
+          p.generator.restoreState(snapshot.generators![i]);
+        }
+      });
+    }
+    if (snapshot.emitter !== undefined) {
+      this.#emitter.restoreState(snapshot.emitter);
+    }
+    this.#subtask.restore(snapshot.chain);
+  }
+
+  /**
+   * Tells the chained operators that checkpoint `checkpointId` is complete.
+   *
+   * @param checkpointId The completed (or restored) checkpoint.
+   */
+  notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    return this.#subtask.notifyCheckpointComplete(checkpointId);
+  }
+
+  /** Waits for asynchronous work of the chained operators. */
+  settle(): Promise<void> {
+    return this.#subtask.settle();
   }
 
   #end(): void {

@@ -67,8 +67,28 @@ export interface StreamOperator<IN, OUT> {
   nextProcessingTime(): number;
   /** Called at the end of input, after the final watermark, before `end` is forwarded. */
   finish(): void;
-  /** Returns the operator's state as plain data (superjson-serialisable). */
-  snapshotState(): unknown;
+  /**
+   * Returns the operator's state as plain data (superjson-serialisable) for
+   * checkpoint `checkpointId`. With `options.watermarks` false (the `"replay"`
+   * recovery mode) it leaves out event-time progress: generator state and
+   * current watermarks, which restart at `-Infinity` after a restore.
+   */
+  snapshotState(checkpointId?: number, options?: SnapshotOptions): unknown;
   /** Puts back a snapshot; emits nothing. */
   restoreState(state: unknown): void;
+  /**
+   * Called once checkpoint `checkpointId` is complete everywhere (and again
+   * after a restore from it): two-phase sinks commit here.
+   */
+  notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
+}
+
+/** How a snapshot is taken. */
+export interface SnapshotOptions {
+  /**
+   * Whether event-time progress (generators, valves, operator watermarks) is
+   * part of the snapshot: `true` for `watermarkRecovery: "persist"`.
+   * @default {true}
+   */
+  readonly watermarks: boolean;
 }

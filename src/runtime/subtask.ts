@@ -5,11 +5,16 @@
  * @module
  */
 
-import { StatusWatermarkValve, type WatermarkStatus } from "../time/mod.ts";
+import {
+  StatusWatermarkValve,
+  type ValveSnapshot,
+  type WatermarkStatus,
+} from "../time/mod.ts";
 import { END, recordBatch, type StreamElement } from "./stream_element.ts";
 import type {
   OperatorContext,
   OperatorOutput,
+  SnapshotOptions,
   StreamOperator,
 } from "./stream_operator.ts";
 import type { Partitioner } from "./partitioner.ts";
@@ -50,6 +55,29 @@ export interface SubtaskOptions {
    * @default {"min"}
    */
   readonly inputPolicy?: "min" | "max";
+  /**
+   * Whether snapshots keep event-time progress (`watermarkRecovery: "persist"`).
+   * @default {true}
+   */
+  readonly persistWatermarks?: boolean;
+  /**
+   * Receives the subtask's snapshot when checkpoint barriers are aligned,
+   * before the barrier is forwarded.
+   */
+  readonly onSnapshot?: (
+    checkpointId: number,
+    snapshot: SubtaskSnapshot,
+  ) => void;
+}
+
+/** A subtask's state at a checkpoint, as plain data. */
+export interface SubtaskSnapshot {
+  /** Each operator's snapshot, head first. */
+  readonly operators: unknown[];
+  /** The valve's state, in persist mode only. */
+  readonly valve?: ValveSnapshot;
+  /** Which input channels had ended. */
+  readonly ended: boolean[];
 }
 
 /** Counters and gauges of a subtask, read by the runtime's metrics. */
@@ -91,6 +119,14 @@ export class Subtask {
   #numEnded = 0;
   #finished = false;
   readonly #side = new Map<string, [unknown[], number[]]>();
+  readonly #snapshotOptions: SnapshotOptions;
+  readonly #onSnapshot: SubtaskOptions["onSnapshot"];
+  readonly #pending: Promise<unknown>[] = [];
+  // Barrier alignment: the checkpoint being aligned, which channels delivered
+  // its barrier, and what arrived on those channels since (held back).
+  #aligning: number | null = null;
+  readonly #barrierSeen: boolean[];
+  readonly #held: StreamElement[][];
   /** The subtask's counters. */
   readonly metrics: SubtaskMetrics = {
     recordsIn: 0,
@@ -133,6 +169,10 @@ export class Subtask {
       },
     }, { policy: options.inputPolicy ?? "min" });
     this.#ended = new Array(options.numInputChannels).fill(false);
+    this.#barrierSeen = new Array(options.numInputChannels).fill(false);
+    this.#held = Array.from({ length: options.numInputChannels }, () => []);
+    this.#snapshotOptions = { watermarks: options.persistWatermarks ?? true };
+    this.#onSnapshot = options.onSnapshot;
     const tail = this.#tailOutput();
     for (let i = 0; i < options.operators.length; i++) {
       const next = options.operators[i + 1];
@@ -159,6 +199,12 @@ export class Subtask {
         }: current value is ${channel}`,
       );
     }
+    // Aligned checkpoints: after a channel delivered the barrier, its input
+    // waits until every channel has (reference §6 rule 6).
+    if (this.#barrierSeen[channel]) {
+      this.#held[channel].push(element);
+      return;
+    }
     switch (element.kind) {
       case "records":
         this.metrics.recordsIn += element.values.length;
@@ -176,12 +222,104 @@ export class Subtask {
         if (this.#ended[channel]) break;
         this.#ended[channel] = true;
         if (++this.#numEnded === this.#ended.length) this.#finish();
+        else if (this.#aligning !== null) this.#completeAlignmentIfReady();
         break;
       case "barrier":
-        // TODO(#5): align barriers and snapshot.
+        this.#receiveBarrier(channel, element.checkpointId);
         break;
     }
     this.#flushSideOutputs();
+  }
+
+  #receiveBarrier(channel: number, checkpointId: number): void {
+    if (this.#aligning === null) this.#aligning = checkpointId;
+    else if (checkpointId !== this.#aligning) {
+      throw new RangeError(
+        `Cannot align checkpoint barriers as barrier ${checkpointId} must not arrive while checkpoint ${this.#aligning} is aligning: current value is channel ${channel}`,
+      );
+    }
+    this.#barrierSeen[channel] = true;
+    this.#completeAlignmentIfReady();
+  }
+
+  #completeAlignmentIfReady(): void {
+    for (let c = 0; c < this.#ended.length; c++) {
+      if (!this.#barrierSeen[c] && !this.#ended[c]) return;
+    }
+    const checkpointId = this.#aligning!;
+    this.#flushSideOutputs();
+    this.#onSnapshot?.(checkpointId, this.snapshot(checkpointId));
+    this.#broadcast({ kind: "barrier", checkpointId });
+    this.#aligning = null;
+    this.#barrierSeen.fill(false);
+    // Release what the blocked channels held, in channel order; it may hold
+    // the next barrier, which starts the next alignment.
+    for (let c = 0; c < this.#held.length; c++) {
+      const held = this.#held[c].splice(0);
+      for (const element of held) this.receive(c, element);
+    }
+  }
+
+  /**
+   * Returns the subtask's state: every operator's snapshot and, in persist
+   * mode, the valve's channel watermarks and statuses.
+   *
+   * @param checkpointId The checkpoint the snapshot belongs to.
+   * @returns Plain data; operators' parts may share live objects, so copy it
+   * before processing more input.
+   */
+  snapshot(checkpointId: number): SubtaskSnapshot {
+    const snapshot: SubtaskSnapshot = {
+      operators: this.#operators.map((op) =>
+        op.snapshotState(checkpointId, this.#snapshotOptions)
+      ),
+      ended: [...this.#ended],
+    };
+    if (this.#snapshotOptions.watermarks) {
+      (snapshot as { valve?: ValveSnapshot }).valve = this.#valve.snapshot();
+    }
+    return snapshot;
+  }
+
+  /**
+   * Puts back a snapshot taken from an equally configured subtask; emits
+   * nothing. Without a valve snapshot (replay mode), event time restarts at
+   * `-Infinity`.
+   *
+   * @param snapshot The snapshot.
+   * @throws {RangeError} If the operator count differs.
+   */
+  restore(snapshot: SubtaskSnapshot): void {
+    if (snapshot.operators.length !== this.#operators.length) {
+      throw new RangeError(
+        `Cannot restore Subtask as 'operators' must hold ${this.#operators.length} snapshots: current value holds ${snapshot.operators.length}`,
+      );
+    }
+    this.#operators.forEach((op, i) => op.restoreState(snapshot.operators[i]));
+    if (snapshot.valve !== undefined) this.#valve.restore(snapshot.valve);
+    for (let c = 0; c < this.#ended.length; c++) {
+      if (snapshot.ended[c] && !this.#ended[c]) {
+        this.#ended[c] = true;
+        this.#numEnded++;
+      }
+    }
+  }
+
+  /**
+   * Tells every operator that checkpoint `checkpointId` is complete, so
+   * two-phase sinks commit, and waits for their work.
+   *
+   * @param checkpointId The completed (or restored) checkpoint.
+   */
+  async notifyCheckpointComplete(checkpointId: number): Promise<void> {
+    await Promise.all(
+      this.#operators.map((op) => op.notifyCheckpointComplete?.(checkpointId)),
+    );
+  }
+
+  /** Waits for asynchronous work started by the operators (e.g. a sink's final commit). */
+  async settle(): Promise<void> {
+    await Promise.all(this.#pending.splice(0));
   }
 
   /**
@@ -208,7 +346,10 @@ export class Subtask {
 
   /** Finishes the operators head to tail, then ends every output channel. */
   #finish(): void {
-    for (const operator of this.#operators) operator.finish();
+    for (const operator of this.#operators) {
+      const work = (operator.finish as () => unknown)();
+      if (work instanceof Promise) this.#pending.push(work);
+    }
     this.#flushSideOutputs();
     this.#broadcast(END);
     this.#finished = true;

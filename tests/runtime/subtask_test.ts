@@ -529,10 +529,84 @@ Deno.test('Subtask with the default "min" input policy holds the watermark at th
   assert.deepEqual(h.take(), ["0/0 W3"]);
 });
 
-Deno.test("Subtask ignores barriers for now and forwards nothing for them", () => {
-  const h = harness({ operators: [new PassThroughOperator()] });
+Deno.test("Subtask aligns barriers: a channel that delivered the barrier waits until every channel has (reference §6 rule 6)", () => {
+  const snapshots: Array<[number, number]> = [];
+  let counted = 0;
+  const counter: StreamOperator<number, number> = {
+    open(_c, out) {
+      this.out = out;
+    },
+    processBatch(values, ts) {
+      counted += values.length;
+      (this as unknown as { out: OperatorOutput<number> }).out.emitBatch([
+        ...values,
+      ], [...ts]);
+    },
+    processWatermark(w) {
+      (this as unknown as { out: OperatorOutput<number> }).out.emitWatermark(w);
+    },
+    processWatermarkStatus() {},
+    onProcessingTime() {},
+    nextProcessingTime: () => Infinity,
+    finish() {},
+    snapshotState: () => counted,
+    restoreState() {},
+  } as StreamOperator<number, number> & { out?: OperatorOutput<number> };
+  const h = harness({
+    operators: [counter],
+    numInputChannels: 2,
+    onSnapshot: (id, snapshot) =>
+      snapshots.push([id, snapshot.operators[0] as number]),
+  });
+  h.subtask.receive(0, recordBatch([1], [1]));
+  h.subtask.receive(0, { kind: "barrier", checkpointId: 7 });
+  h.subtask.receive(0, recordBatch([2], [2])); // after the barrier: held
+  h.subtask.receive(1, recordBatch([3], [3])); // before the barrier: processed
+  assert.deepEqual(h.take(), ["0/0 R(1@1)", "0/0 R(3@3)"]);
+  assert.deepEqual(snapshots, []);
+  h.subtask.receive(1, { kind: "barrier", checkpointId: 7 });
+  // Snapshot holds exactly the records before the barrier; then the barrier
+  // goes downstream, then the held record.
+  assert.deepEqual(snapshots, [[7, 2]]);
+  assert.deepEqual(h.take(), ["0/0 barrier 7", "0/0 R(2@2)"]);
+});
+
+Deno.test("Subtask completes an alignment when the channels still missing the barrier end", () => {
+  const ids: number[] = [];
+  const h = harness({
+    operators: [new PassThroughOperator()],
+    numInputChannels: 2,
+    onSnapshot: (id) => ids.push(id),
+  });
   h.subtask.receive(0, { kind: "barrier", checkpointId: 1 });
-  assert.deepEqual(h.take(), []);
+  assert.deepEqual(ids, []);
+  h.subtask.receive(1, END);
+  assert.deepEqual(ids, [1]);
+  assert.deepEqual(h.take(), ["0/0 barrier 1"]);
+});
+
+Deno.test("Subtask snapshots the valve in persist mode only, and restores it", () => {
+  const persist = harness({
+    operators: [new PassThroughOperator()],
+    numInputChannels: 2,
+  });
+  persist.subtask.receive(0, watermark(5));
+  persist.subtask.receive(1, watermark(9));
+  const withValve = persist.subtask.snapshot(1);
+  assert.equal(withValve.valve?.outputWatermark, 5);
+  const replay = harness({
+    operators: [new PassThroughOperator()],
+    numInputChannels: 2,
+    persistWatermarks: false,
+  });
+  assert.equal(replay.subtask.snapshot(1).valve, undefined);
+  const restored = harness({
+    operators: [new PassThroughOperator()],
+    numInputChannels: 2,
+  });
+  restored.subtask.restore(structuredClone(withValve));
+  restored.subtask.receive(0, watermark(7));
+  assert.deepEqual(restored.take(), ["0/0 W7"]);
 });
 
 Deno.test("Subtask rejects an empty operator chain, naming 'operators'", () => {

@@ -13,9 +13,18 @@ import {
   WatermarkAlignmentCoordinator,
 } from "../../time/mod.ts";
 import { type JobGraph, validateJobGraph } from "../../runtime/job_graph.ts";
-import { SourceSubtask } from "../../runtime/source_subtask.ts";
+import {
+  SourceSubtask,
+  type SourceSubtaskSnapshot,
+} from "../../runtime/source_subtask.ts";
+import { fingerprintOf } from "../../runtime/fingerprint.ts";
+import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import type { StreamElement } from "../../runtime/stream_element.ts";
-import { Subtask, type SubtaskEdge } from "../../runtime/subtask.ts";
+import {
+  Subtask,
+  type SubtaskEdge,
+  type SubtaskSnapshot,
+} from "../../runtime/subtask.ts";
 
 /** Options of a {@linkcode LocalRuntime}. */
 export interface LocalRuntimeOptions {
@@ -27,6 +36,27 @@ export interface LocalRuntimeOptions {
    * @default {64}
    */
   mailboxCapacity?: number;
+  /**
+   * Processing time between checkpoints; 0 disables periodic checkpoints
+   * (`triggerCheckpoint()` still works).
+   * @default {0}
+   */
+  checkpointIntervalMs?: number;
+  /**
+   * Whether checkpoints keep event-time progress (`"persist"`) or event time
+   * restarts at `-Infinity` and is rebuilt from replayed records (`"replay"`).
+   * @default {"replay"}
+   */
+  watermarkRecovery?: "persist" | "replay";
+  /** Where completed checkpoints are saved; without it they are kept in memory only. */
+  checkpointStore?: { save(checkpoint: CompletedCheckpoint): Promise<void> };
+  /** A completed checkpoint to restore every subtask from before running. */
+  restoreFrom?: CompletedCheckpoint;
+  /**
+   * The highest checkpoint id already stored, so new ids continue above it.
+   * @default {0}
+   */
+  lastCheckpointId?: number;
   /**
    * Whether `run()` moves a settable clock (a `ManualClock`) forward to the
    * next timer when nothing else can run: a deterministic simulation of
@@ -123,6 +153,16 @@ export class LocalRuntime {
   readonly #alignmentInterval: number;
   #nextAlignment = Infinity;
   #stopped = false;
+  readonly #persist: boolean;
+  readonly #checkpointInterval: number;
+  readonly #store: LocalRuntimeOptions["checkpointStore"];
+  #nextCheckpoint = Infinity;
+  #lastCheckpointId = 0;
+  #pendingCheckpoint: { id: number; acks: Map<string, unknown> } | null = null;
+  readonly #completed: CompletedCheckpoint[] = [];
+  /** The last checkpoint saved, for tests and the service. */
+  #latestCompleted: CompletedCheckpoint | null = null;
+  #recommit: number | null = null;
 
   /**
    * Instantiates every subtask of the job.
@@ -141,6 +181,9 @@ export class LocalRuntime {
         `Cannot create LocalRuntime as 'mailboxCapacity' must be a positive safe integer: current value is ${this.#capacity}`,
       );
     }
+    this.#persist = (options.watermarkRecovery ?? "replay") === "persist";
+    this.#checkpointInterval = options.checkpointIntervalMs ?? 0;
+    this.#store = options.checkpointStore;
     this.#simulate = options.simulate ??
       typeof (options.clock as { set?: unknown }).set === "function";
     let interval = Infinity;
@@ -212,6 +255,9 @@ export class LocalRuntime {
               operators: vertex.createOperators(index),
               edges: subtaskEdges,
               autoWatermarkIntervalMs: graph.autoWatermarkIntervalMs,
+              persistWatermarks: this.#persist,
+              onSnapshot: (checkpointId, snapshot) =>
+                this.#ack(actor.id, checkpointId, snapshot),
             },
             context,
             send,
@@ -235,6 +281,9 @@ export class LocalRuntime {
               numInputChannels: numInputs,
               edges: subtaskEdges,
               inputPolicy: vertex.inputPolicy,
+              persistWatermarks: this.#persist,
+              onSnapshot: (checkpointId, snapshot) =>
+                this.#ack(actor.id, checkpointId, snapshot),
             },
             context,
             send,
@@ -262,6 +311,97 @@ export class LocalRuntime {
     this.#nextAlignment = interval === Infinity
       ? Infinity
       : this.#clock.now() + interval;
+    if (this.#checkpointInterval > 0) {
+      this.#nextCheckpoint = this.#clock.now() + this.#checkpointInterval;
+    }
+    this.#lastCheckpointId = options.lastCheckpointId ?? 0;
+    if (options.restoreFrom !== undefined) this.#restore(options.restoreFrom);
+  }
+
+  /** Restores every subtask from a checkpoint of the same job at the same parallelism. */
+  #restore(checkpoint: CompletedCheckpoint): void {
+    for (const actor of this.#actors) {
+      const snapshot = checkpoint.subtasks[actor.id];
+      if (snapshot === undefined) {
+        throw new RangeError(
+          `Cannot restore checkpoint ${checkpoint.id} of job '${this.#graph.jobName}' as it must hold a snapshot of every subtask: current value lacks '${actor.id}'`,
+        );
+      }
+      if (actor.source !== null) {
+        actor.source.restore(snapshot as SourceSubtaskSnapshot);
+      } else actor.subtask!.restore(snapshot as SubtaskSnapshot);
+    }
+    this.#lastCheckpointId = Math.max(this.#lastCheckpointId, checkpoint.id);
+    this.#latestCompleted = checkpoint;
+    // Transactions in the checkpoint may not have been committed before the
+    // crash: two-phase sinks commit them again (idempotently).
+    this.#recommit = checkpoint.id;
+  }
+
+  /** The most recent checkpoint completed by this runtime (or restored), or `null`. */
+  get latestCheckpoint(): CompletedCheckpoint | null {
+    return this.#latestCompleted;
+  }
+
+  /**
+   * Starts a checkpoint now: sources record their positions and send barrier
+   * `id` downstream; each subtask snapshots once its inputs are aligned.
+   * Checkpoints stop once any subtask has finished (bounded input ending).
+   *
+   * @returns The checkpoint id, or `null` if one is still in progress or
+   * part of the job has finished.
+   */
+  triggerCheckpoint(): number | null {
+    if (this.#pendingCheckpoint !== null) return null;
+    if (this.#actors.some((a) => (a.subtask ?? a.source!).finished)) {
+      return null;
+    }
+    const id = ++this.#lastCheckpointId;
+    this.#pendingCheckpoint = { id, acks: new Map() };
+    for (const actor of this.#actors) actor.source?.triggerCheckpoint(id);
+    return id;
+  }
+
+  #ack(actorId: string, checkpointId: number, snapshot: unknown): void {
+    const pending = this.#pendingCheckpoint;
+    if (pending === null || pending.id !== checkpointId) return;
+    // Operators hand out live state: copy it before processing continues.
+    pending.acks.set(actorId, structuredClone(snapshot));
+    if (pending.acks.size < this.#actors.length) return;
+    this.#pendingCheckpoint = null;
+    this.#completed.push({
+      id: checkpointId,
+      fingerprint: fingerprintOf(this.#graph),
+      createdAt: this.#clock.now(),
+      subtasks: Object.fromEntries(pending.acks),
+    });
+  }
+
+  /**
+   * Saves the checkpoints completed since the last call, then tells every
+   * subtask, so two-phase sinks commit. `run()` calls it after each round;
+   * tests call it to make checkpoints durable at a chosen point.
+   */
+  async flushCheckpoints(): Promise<void> {
+    if (this.#recommit !== null) {
+      const id = this.#recommit;
+      this.#recommit = null;
+      await this.#notifyAll(id);
+    }
+    while (this.#completed.length > 0) {
+      const checkpoint = this.#completed.shift()!;
+      await this.#store?.save(checkpoint);
+      this.#latestCompleted = checkpoint;
+      await this.#notifyAll(checkpoint.id);
+    }
+  }
+
+  async #notifyAll(checkpointId: number): Promise<void> {
+    await Promise.all(
+      this.#actors.map((a) =>
+        (a.subtask ?? a.source!).notifyCheckpointComplete(checkpointId)
+      ),
+    );
   }
 
   /** Whether every subtask has finished (bounded input processed to the end). */
@@ -310,6 +450,36 @@ export class LocalRuntime {
   }
 
   /**
+   * Does one unit of work: the due timers, then one element of one mailbox
+   * or one source poll (downstream first). Crash tests stop between any two
+   * steps.
+   *
+   * @returns `false` if there was nothing to do at the current time.
+   */
+  step(): boolean {
+    const now = this.#clock.now();
+    this.#runDueTimers(now);
+    for (let a = this.#actors.length - 1; a >= 0; a--) {
+      const actor = this.#actors[a];
+      this.#updatePause(actor);
+      if (actor.paused) continue;
+      if (actor.subtask !== null) {
+        if (actor.head === actor.mailbox.length) continue;
+        const message = actor.mailbox[actor.head];
+        (actor.mailbox as (Message | undefined)[])[actor.head++] = undefined;
+        if (actor.head === actor.mailbox.length) {
+          actor.mailbox.length = 0;
+          actor.head = 0;
+        }
+        actor.subtask.receive(message.channel, message.element);
+        return true;
+      }
+      if (actor.source!.poll(now)) return true;
+    }
+    return false;
+  }
+
+  /**
    * Runs the job until it finishes, or `stop()` is called. When nothing can
    * run, it moves a simulated clock to the next timer, or waits for it in
    * real time.
@@ -317,7 +487,13 @@ export class LocalRuntime {
   async run(): Promise<void> {
     while (!this.#stopped) {
       this.runUntilIdle();
-      if (this.finished) return;
+      await this.flushCheckpoints();
+      if (this.finished) {
+        await Promise.all(
+          this.#actors.map((a) => (a.subtask ?? a.source!).settle()),
+        );
+        return;
+      }
       const next = this.nextWakeup();
       if (next === Infinity) {
         throw new RangeError(
@@ -347,7 +523,7 @@ export class LocalRuntime {
   /** The earliest processing time at which some subtask has work, or `Infinity`. */
   nextWakeup(): number {
     const now = this.#clock.now();
-    let next = this.#nextAlignment;
+    let next = Math.min(this.#nextAlignment, this.#nextCheckpoint);
     for (const actor of this.#actors) {
       const due = actor.source !== null
         ? actor.source.nextProcessingTime(now)
@@ -438,6 +614,10 @@ export class LocalRuntime {
 
   #runDueTimers(now: number): boolean {
     let ran = false;
+    if (now >= this.#nextCheckpoint) {
+      this.triggerCheckpoint();
+      this.#nextCheckpoint = now + this.#checkpointInterval;
+    }
     if (now >= this.#nextAlignment) {
       this.#announceAlignment();
       this.#nextAlignment = now + this.#alignmentInterval;

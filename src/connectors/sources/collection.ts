@@ -15,6 +15,7 @@ import type {
   SourceBatch,
   SourceReader,
 } from "../../runtime/source.ts";
+import { checkPositionsSnapshot, snapshotPositions } from "./_positions.ts";
 
 /** Options of a {@linkcode CollectionSource}. */
 export interface CollectionSourceOptions<T> {
@@ -144,13 +145,6 @@ interface Range {
   readonly end: number;
 }
 
-/** A reader's positions as plain data. */
-interface CollectionReaderSnapshot {
-  partitions: string[];
-  positions: number[];
-  cursor: number;
-}
-
 class CollectionReader<T> implements SourceReader<T> {
   readonly partitions: readonly string[];
   readonly #items: readonly T[];
@@ -203,58 +197,16 @@ class CollectionReader<T> implements SourceReader<T> {
     return this.finished ? Infinity : now;
   }
 
-  snapshotState(): CollectionReaderSnapshot {
-    return {
-      partitions: [...this.partitions],
-      positions: [...this.#positions],
-      cursor: this.#cursor,
-    };
+  snapshotState(): unknown {
+    return snapshotPositions(this.partitions, this.#positions, this.#cursor);
   }
 
   restoreState(state: unknown): void {
-    const action = "restore a reader of CollectionSource";
-    const snapshot = state as Partial<CollectionReaderSnapshot> | null;
-    if (
-      typeof snapshot !== "object" || snapshot === null ||
-      !Array.isArray(snapshot.partitions) || !Array.isArray(snapshot.positions)
-    ) {
-      throw new TypeError(
-        `Cannot ${action} as 'state' must be { partitions, positions, cursor }: current value is ${
-          describeValue(state)
-        }`,
-      );
-    }
-    if (
-      snapshot.partitions.length !== this.partitions.length ||
-      snapshot.partitions.some((name, p) => name !== this.partitions[p])
-    ) {
-      throw new RangeError(
-        `Cannot ${action} as 'state.partitions' must be this reader's partitions ${
-          describeValue(this.partitions)
-        } (same parallelism and subtask): current value is ${
-          describeValue(snapshot.partitions)
-        }`,
-      );
-    }
-    if (snapshot.positions.length !== this.partitions.length) {
-      throw new RangeError(
-        `Cannot ${action} as 'state.positions' must have one entry per partition (${this.partitions.length}): current value is ${
-          describeValue(snapshot.positions)
-        }`,
-      );
-    }
-    const positions = snapshot.positions.map((position, p) => {
-      const range = this.#ranges[p];
-      return requireIndex(position, range.end - range.start + 1, {
-        action,
-        param: `state.positions[${p}]`,
-      });
+    const { positions, cursor } = checkPositionsSnapshot(state, {
+      action: "restore a reader of CollectionSource",
+      partitions: this.partitions,
+      lengths: this.#ranges.map((range) => range.end - range.start),
     });
-    const cursor = requireIndex(
-      snapshot.cursor,
-      Math.max(this.#ranges.length, 1),
-      { action, param: "state.cursor" },
-    );
     this.#positions.splice(0, positions.length, ...positions);
     this.#cursor = cursor;
   }

@@ -17,6 +17,7 @@ import type {
   SourceBatch,
   SourceReader,
 } from "../../runtime/source.ts";
+import { checkPositionsSnapshot, snapshotPositions } from "./_positions.ts";
 
 /**
  * One step of a {@linkcode ScriptedSource}: a record, or the end of a
@@ -274,13 +275,6 @@ function normalizeStep<T>(
   return { at, end: false, value: step.value, timestamp };
 }
 
-/** A reader's positions as plain data. */
-interface ScriptedReaderSnapshot {
-  partitions: string[];
-  positions: number[];
-  cursor: number;
-}
-
 class ScriptedReader<T> implements SourceReader<T> {
   readonly partitions: readonly string[];
   readonly #steps: readonly (readonly Step<T>[])[];
@@ -339,57 +333,16 @@ class ScriptedReader<T> implements SourceReader<T> {
     return next;
   }
 
-  snapshotState(): ScriptedReaderSnapshot {
-    return {
-      partitions: [...this.partitions],
-      positions: [...this.#positions],
-      cursor: this.#cursor,
-    };
+  snapshotState(): unknown {
+    return snapshotPositions(this.partitions, this.#positions, this.#cursor);
   }
 
   restoreState(state: unknown): void {
-    const action = "restore a reader of ScriptedSource";
-    const snapshot = state as Partial<ScriptedReaderSnapshot> | null;
-    if (
-      typeof snapshot !== "object" || snapshot === null ||
-      !Array.isArray(snapshot.partitions) || !Array.isArray(snapshot.positions)
-    ) {
-      throw new TypeError(
-        `Cannot ${action} as 'state' must be { partitions, positions, cursor }: current value is ${
-          describeValue(state)
-        }`,
-      );
-    }
-    if (
-      snapshot.partitions.length !== this.partitions.length ||
-      snapshot.partitions.some((name, p) => name !== this.partitions[p])
-    ) {
-      throw new RangeError(
-        `Cannot ${action} as 'state.partitions' must be this reader's partitions ${
-          describeValue(this.partitions)
-        } (same parallelism and subtask): current value is ${
-          describeValue(snapshot.partitions)
-        }`,
-      );
-    }
-    if (snapshot.positions.length !== this.partitions.length) {
-      throw new RangeError(
-        `Cannot ${action} as 'state.positions' must have one entry per partition (${this.partitions.length}): current value is ${
-          describeValue(snapshot.positions)
-        }`,
-      );
-    }
-    const positions = snapshot.positions.map((position, p) =>
-      requireIndex(position, this.#steps[p].length + 1, {
-        action,
-        param: `state.positions[${p}]`,
-      })
-    );
-    const cursor = requireIndex(
-      snapshot.cursor,
-      Math.max(this.#steps.length, 1),
-      { action, param: "state.cursor" },
-    );
+    const { positions, cursor } = checkPositionsSnapshot(state, {
+      action: "restore a reader of ScriptedSource",
+      partitions: this.partitions,
+      lengths: this.#steps.map((steps) => steps.length),
+    });
     this.#positions.splice(0, positions.length, ...positions);
     this.#cursor = cursor;
   }

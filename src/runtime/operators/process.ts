@@ -10,8 +10,10 @@ import type { OutputTag } from "../../windows/mod.ts";
 import type {
   OperatorContext,
   OperatorOutput,
+  SnapshotOptions,
   StreamOperator,
 } from "../stream_operator.ts";
+import { requireFunction } from "./_validate.ts";
 
 /**
  * What a {@linkcode ProcessFunction} sees besides the record. One object is
@@ -91,13 +93,7 @@ export class ProcessOperator<IN, OUT> implements StreamOperator<IN, OUT> {
    * @throws {TypeError} If `fn` is not a function.
    */
   constructor(fn: ProcessFunction<IN, OUT>) {
-    if (typeof fn !== "function") {
-      throw new TypeError(
-        `Cannot create ProcessOperator as 'fn' must be a function: current value is ${
-          String(fn)
-        }`,
-      );
-    }
+    requireFunction(fn, { action: "create ProcessOperator", param: "fn" });
     this.#fn = fn;
     this.#context = new Context(() => this.#output!);
   }
@@ -181,12 +177,18 @@ export class ProcessOperator<IN, OUT> implements StreamOperator<IN, OUT> {
   finish(): void {}
 
   /**
-   * Returns the current watermark.
+   * Returns the current watermark (`-Infinity` in replay mode).
    *
    * @returns `{ currentWatermark }`.
    */
-  snapshotState(): { currentWatermark: number } {
-    return { currentWatermark: this.#context.currentWatermark };
+  snapshotState(
+    _checkpointId?: number,
+    options?: SnapshotOptions,
+  ): { currentWatermark: number } {
+    const watermarks = options?.watermarks !== false;
+    return {
+      currentWatermark: watermarks ? this.#context.currentWatermark : -Infinity,
+    };
   }
 
   /**

@@ -17,11 +17,12 @@ import type {
  * sink and emits no records. The arrays handed to `write` may be shared with
  * other readers: the sink must not modify them, and copies what it keeps.
  *
- * Watermarks and statuses are still forwarded, so the subtask's metrics show
- * the sink's event time; a sink subtask has no output edges, so they go
- * nowhere else. `finish` calls the sink's `finish`. The operator has no state
- * of its own (the snapshot is `null`); a sink with state checkpoints it
- * itself. Cost: one `write` per batch.
+ * Empty batches are not written. Watermarks and statuses are still
+ * forwarded, so the subtask's metrics show the sink's event time; a sink
+ * subtask has no output edges, so they go nowhere else. The checkpoint hooks
+ * go to the writer: its `snapshotState(id)` is the operator's snapshot,
+ * `notifyCheckpointComplete(id)` calls its `commit(id)`, and `finish` its
+ * `finish` (a promise the runtime waits for). Cost: one `write` per batch.
  *
  * @typeParam T The record type.
  */
@@ -46,78 +47,51 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
     this.#sink = sink;
   }
 
-  /**
-   * Keeps the output, used only for watermarks and statuses.
-   *
-   * @param _context Unused.
-   * @param output Receives watermarks and statuses.
-   */
+  /** Keeps the output, used for watermarks and statuses only. */
   open(_context: OperatorContext, output: OperatorOutput<never>): void {
     this.#output = output;
   }
 
-  /**
-   * Writes the batch to the sink.
-   *
-   * @param values The records.
-   * @param timestamps Their timestamps.
-   */
+  /** Writes a non-empty batch to the sink. */
   processBatch(values: readonly T[], timestamps: readonly number[]): void {
     if (values.length > 0) this.#sink.write(values, timestamps);
   }
 
-  /**
-   * Forwards the watermark.
-   *
-   * @param watermark The input watermark.
-   */
+  /** Forwards the watermark (for metrics). */
   processWatermark(watermark: number): void {
     this.#output!.emitWatermark(watermark);
   }
 
-  /**
-   * Forwards the status.
-   *
-   * @param status The input status.
-   */
+  /** Forwards the status (for metrics). */
   processWatermarkStatus(status: WatermarkStatus): void {
     this.#output!.emitWatermarkStatus(status);
   }
 
-  /**
-   * Does nothing: no processing-time work.
-   *
-   * @param _now The current processing time.
-   */
+  /** No processing-time work. */
   onProcessingTime(_now: number): void {}
 
-  /**
-   * Never has processing-time work.
-   *
-   * @returns `Infinity`.
-   */
+  /** Never. */
   nextProcessingTime(): number {
     return Infinity;
   }
 
-  /** Calls the sink's `finish`, if it has one. */
-  finish(): void {
-    this.#sink.finish?.();
+  /** Calls the sink's `finish`, if any; returns its promise. */
+  finish(): void | Promise<void> {
+    return this.#sink.finish?.();
   }
 
-  /**
-   * There is no state.
-   *
-   * @returns `null`.
-   */
-  snapshotState(): null {
-    return null;
+  /** The writer's state for checkpoint `checkpointId` (its staged transaction), or `null`. */
+  snapshotState(checkpointId?: number): unknown {
+    return this.#sink.snapshotState?.(checkpointId ?? 0) ?? null;
   }
 
-  /**
-   * There is no state to put back.
-   *
-   * @param _state Ignored.
-   */
-  restoreState(_state: unknown): void {}
+  /** Hands a restored state back to the writer. */
+  restoreState(state: unknown): void {
+    if (state !== null) this.#sink.restoreState?.(state);
+  }
+
+  /** Commits the writer's transactions up to `checkpointId`. */
+  notifyCheckpointComplete(checkpointId: number): void | Promise<void> {
+    return this.#sink.commit?.(checkpointId);
+  }
 }

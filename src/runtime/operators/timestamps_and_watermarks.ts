@@ -18,8 +18,10 @@ import {
 import type {
   OperatorContext,
   OperatorOutput,
+  SnapshotOptions,
   StreamOperator,
 } from "../stream_operator.ts";
+import { requireFunction } from "./_validate.ts";
 
 /** Options of a {@linkcode TimestampsAndWatermarksOperator}. */
 export interface TimestampsAndWatermarksOptions {
@@ -139,13 +141,7 @@ export class TimestampsAndWatermarksOperator<T>
         : new TypeError(message);
     }
     const onWarning = options.onWarning ?? ignoreWarning;
-    if (typeof onWarning !== "function") {
-      throw new TypeError(
-        `Cannot ${action} as 'onWarning' must be a function: current value is ${
-          String(onWarning)
-        }`,
-      );
-    }
+    requireFunction(onWarning, { action, param: "onWarning" });
     this.#strategy = strategy;
     this.#intervalMs = interval;
     this.#progressive = options.emitProgressiveWatermarks ?? true;
@@ -288,12 +284,23 @@ export class TimestampsAndWatermarksOperator<T>
   }
 
   /**
-   * Returns the generator's state (if it is checkpointed) and the emitter's.
+   * Returns the generator's state (if it is checkpointed) and the emitter's;
+   * neither in replay mode (`options.watermarks` false).
    *
    * @returns A {@linkcode TimestampsAndWatermarksSnapshot}.
    */
-  snapshotState(): TimestampsAndWatermarksSnapshot {
+  snapshotState(
+    _checkpointId?: number,
+    options?: SnapshotOptions,
+  ): TimestampsAndWatermarksSnapshot {
     const generator = this.#generator;
+    // Replay mode: event time is rebuilt from the replayed records.
+    if (options?.watermarks === false) {
+      return {
+        generator: null,
+        emitter: { currentWatermark: -Infinity, idle: false },
+      };
+    }
     return {
       generator: generator !== null && isCheckpointedGenerator(generator)
         ? generator.snapshotState()

@@ -13,6 +13,7 @@ import {
 import type {
   OperatorContext,
   OperatorOutput,
+  SnapshotOptions,
   StreamOperator,
 } from "../stream_operator.ts";
 
@@ -162,13 +163,23 @@ export class WindowStreamOperator<T, K, ACC, OUT>
   }
 
   /**
-   * Returns the window operator's snapshot; contents are shared, so
-   * serialise it before processing more records.
+   * Returns the window operator's snapshot (without its watermark in replay
+   * mode); contents are shared, so serialise it before processing more records.
    *
    * @returns A {@linkcode WindowOperatorSnapshot}.
    */
-  snapshotState(): WindowOperatorSnapshot<K, ACC> {
-    return this.#operator.snapshot();
+  snapshotState(
+    _checkpointId?: number,
+    options?: SnapshotOptions,
+  ): WindowOperatorSnapshot<K, ACC> {
+    const snapshot = this.#operator.snapshot();
+    if (options?.watermarks !== false) return snapshot;
+    // Replay mode: timers are kept, the watermark restarts at -Infinity
+    // (reference §6 rules 1-2).
+    return {
+      ...snapshot,
+      timers: { ...snapshot.timers, currentWatermark: -Infinity },
+    };
   }
 
   /**

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { CollectionSource } from "../../../src/connectors/sources/collection.ts";
 import type { SourceBatch, SourceReader } from "../../../src/runtime/source.ts";
+import { assertRejectsForeignSnapshots } from "./_snapshot_checks.ts";
 
 function range(n: number): number[] {
   return Array.from({ length: n }, (_, i) => i);
@@ -159,34 +160,11 @@ Deno.test("CollectionSource reader snapshot is plain data of per-partition posit
   });
 });
 
-Deno.test("CollectionSource reader rejects a snapshot of other partitions or out-of-range positions", () => {
-  const source = new CollectionSource(range(6), { partitions: 2 });
-  const reader = source.createReader(0, 2);
-  assert.throws(() => reader.restoreState(null), {
-    name: "TypeError",
-    message: /'state'/,
-  });
-  assert.throws(
-    () => reader.restoreState(source.createReader(1, 2).snapshotState()),
-    { name: "RangeError", message: /'state\.partitions'/ },
-  );
-  assert.throws(
-    () =>
-      reader.restoreState({
-        partitions: ["collection-0"],
-        positions: [4],
-        cursor: 0,
-      }),
-    { name: "RangeError", message: /'state\.positions\[0\]'.*4/ },
-  );
-  assert.throws(
-    () =>
-      reader.restoreState({
-        partitions: ["collection-0"],
-        positions: [],
-        cursor: 0,
-      }),
-    { name: "RangeError", message: /'state\.positions'/ },
+Deno.test("CollectionSource reader rejects a snapshot of other partitions or an out-of-range position or cursor", () => {
+  // Subtask 0 of 2 reads partition 0: items 0 to 2, so positions 0 to 3.
+  assertRejectsForeignSnapshots(
+    new CollectionSource(range(6), { partitions: 2 }),
+    4,
   );
 });
 

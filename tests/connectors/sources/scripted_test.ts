@@ -4,6 +4,7 @@ import {
   type ScriptStep,
 } from "../../../src/connectors/sources/scripted.ts";
 import type { SourceReader } from "../../../src/runtime/source.ts";
+import { assertRejectsForeignSnapshots } from "./_snapshot_checks.ts";
 
 /** Polls at `now` until null; returns [partition, values] per batch. */
 function drainAt<T>(
@@ -179,26 +180,10 @@ Deno.test("ScriptedSource reader resumes from a snapshot without losing or repea
   assert.equal(second.finished, true);
 });
 
-Deno.test("ScriptedSource reader rejects a snapshot of other partitions or out-of-range positions", () => {
+Deno.test("ScriptedSource reader rejects a snapshot of other partitions or an out-of-range position or cursor", () => {
+  // Subtask 0 of 2 reads partition 0: one step, so positions 0 and 1.
   const source = new ScriptedSource([{ at: 0, value: 1 }], { partitions: 2 });
-  const reader = source.createReader(0, 2);
-  assert.throws(() => reader.restoreState("x"), {
-    name: "TypeError",
-    message: /'state'/,
-  });
-  assert.throws(
-    () => reader.restoreState(source.createReader(1, 2).snapshotState()),
-    { name: "RangeError", message: /'state\.partitions'/ },
-  );
-  assert.throws(
-    () =>
-      reader.restoreState({
-        partitions: ["scripted-0"],
-        positions: [2],
-        cursor: 0,
-      }),
-    { name: "RangeError", message: /'state\.positions\[0\]'.*2/ },
-  );
+  assertRejectsForeignSnapshots(source, 2);
 });
 
 Deno.test("ScriptedSource rejects a decreasing at within a partition, naming the step", () => {

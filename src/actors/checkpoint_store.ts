@@ -1,0 +1,596 @@
+/**
+ * {@linkcode CheckpointStore}: a job's completed checkpoints in its
+ * {@linkcode ActorStorage}, each made visible by one atomic commit, read back
+ * only when whole and only by a job with the same fingerprint.
+ *
+ * @module
+ */
+
+import type { ActorStorage, StorageKey, StorageOp } from "./storage.ts";
+import {
+  type JobFingerprint,
+  requireMatchingFingerprint,
+} from "../runtime/fingerprint.ts";
+import {
+  describeValue,
+  requirePositiveInteger,
+  requireSafeInteger,
+} from "../time/_validate.ts";
+
+/** A consistent cut of a job: every subtask's snapshot, with the job's fingerprint. */
+export interface CompletedCheckpoint {
+  /** The checkpoint id: a positive safe integer, increasing per checkpoint. */
+  readonly id: number;
+  /** The fingerprint of the job that took it. */
+  readonly fingerprint: JobFingerprint;
+  /** When it was taken, in milliseconds since the epoch (from the job's clock). */
+  readonly createdAt: number;
+  /**
+   * Each subtask's snapshot by actor id (`job/operator/subtask`): plain
+   * superjson data (`±Infinity`, `Map`, `Set` and `Date` survive). A
+   * snapshot may be several MB.
+   */
+  readonly subtasks: Readonly<Record<string, unknown>>;
+}
+
+/** One entry of {@linkcode CheckpointStore.list}. */
+export interface CheckpointInfo {
+  /** The checkpoint id. */
+  readonly id: number;
+  /** When it was taken, in milliseconds since the epoch. */
+  readonly createdAt: number;
+}
+
+/** Options of {@linkcode CheckpointStore}. */
+export interface CheckpointStoreOptions {
+  /**
+   * How many complete checkpoints to keep: a positive safe integer. Each
+   * save deletes the older ones; the kept ones are the fallbacks when the
+   * newest is corrupt.
+   * @default {3}
+   */
+  readonly retain?: number;
+  /**
+   * Receives one line per corrupt checkpoint skipped by
+   * {@linkcode CheckpointStore.latest}, and per failed clean-up after a save.
+   * @default {console.warn}
+   */
+  readonly log?: (line: string) => void;
+}
+
+// Keys, relative to the job's storage. A checkpoint's subtask snapshots are
+// separate values (the storage chunks those over 64 KiB), so no value holds
+// the whole checkpoint. Its manifest and the "latest" pointer are written
+// by ONE atomic commit: the manifest is what makes it complete. The index
+// entry is written before anything else, so that the parts of a save that
+// crashed can be found and deleted without listing (and so reading) the
+// snapshots.
+const LATEST: StorageKey = ["latest"];
+const CHECKPOINTS = "cp";
+const INDEX = "index";
+const manifestKey = (id: number): StorageKey => [CHECKPOINTS, id, "m"];
+const snapshotKey = (id: number, actorId: string): StorageKey => [
+  CHECKPOINTS,
+  id,
+  "s",
+  actorId,
+];
+const indexKey = (id: number): StorageKey => [INDEX, id];
+
+// Operations per storage.atomic() batch: 16 keys of at most 2 KiB each stay
+// within a commit's 80 KiB of written keys whatever the storage's prefix;
+// the storage stages large values ahead of the commit.
+const BATCH = 16;
+
+interface Manifest {
+  readonly id: number;
+  readonly fingerprint: JobFingerprint;
+  readonly createdAt: number;
+  readonly subtaskIds: readonly string[];
+}
+
+interface IndexEntry {
+  readonly createdAt: number;
+  readonly subtaskIds: readonly string[];
+}
+
+/** A checkpoint read back whole, or what is wrong with it. */
+type ReadResult =
+  | { readonly checkpoint: CompletedCheckpoint }
+  | { readonly problem: string; readonly partial: boolean };
+
+/**
+ * A job's completed checkpoints in one {@linkcode ActorStorage} (the job's,
+ * e.g. `new KvStorage(kv, ["weir", jobName, "checkpoints"])`).
+ *
+ * Saving is atomic: the subtask snapshots are written first, each under its
+ * own key, then ONE commit writes the manifest (id, fingerprint, creation
+ * time, subtask ids) and the `latest` pointer. A crash before that commit
+ * leaves a partial checkpoint: it is never read, and a later save deletes
+ * it. Each save then keeps the newest `retain` complete checkpoints and
+ * deletes the rest, and every partial one older than the new checkpoint.
+ *
+ * Reading verifies: {@linkcode CheckpointStore.latest} returns the newest
+ * complete checkpoint whose snapshots are all present and readable; a
+ * corrupt one is logged and skipped for the previous one. A checkpoint of
+ * another job (a different fingerprint) is never skipped: it throws
+ * {@linkcode CheckpointMismatchError}, so that a job never silently starts
+ * fresh on, or beside, another job's state.
+ *
+ * Cost: a save writes each snapshot once, in batches of 16 keys, and reads
+ * only the small index and manifests; a read reads one checkpoint. Calls
+ * on one store run one at a time; one job (one writer) owns the storage.
+ * Do not change a checkpoint's snapshots until its save has resolved.
+ *
+ * @example Save, then restore the latest checkpoint
+ * ```ts
+ * import { CheckpointStore, MemoryStorage } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const fingerprint = { jobName: "clicks", operatorIds: ["src-1", "sum-2"], maxParallelism: 128, stateFormatVersion: 1 };
+ * const store = new CheckpointStore(new MemoryStorage());
+ * await store.save({ id: 1, fingerprint, createdAt: 1_000, subtasks: { "clicks/sum-2/0": { sum: 5, low: -Infinity } } });
+ * const restored = await store.latest(fingerprint);
+ * assert.equal(restored?.id, 1);
+ * assert.deepEqual(restored?.subtasks["clicks/sum-2/0"], { sum: 5, low: -Infinity });
+ * ```
+ */
+export class CheckpointStore {
+  readonly #storage: ActorStorage;
+  readonly #retain: number;
+  readonly #log: (line: string) => void;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Creates a store over `storage`; it does not read anything yet.
+   *
+   * @param storage The job's storage, used by this store alone.
+   * @param options How many checkpoints to keep, and where warnings go.
+   * @throws {TypeError} If `storage` is not an ActorStorage or
+   * `options.log` is not a function.
+   * @throws {RangeError} If `options.retain` is not a positive safe integer.
+   */
+  constructor(storage: ActorStorage, options: CheckpointStoreOptions = {}) {
+    const action = "create CheckpointStore";
+    if (
+      typeof (storage as Partial<ActorStorage> | null)?.atomic !== "function"
+    ) {
+      throw new TypeError(
+        `Cannot ${action} as 'storage' must be an ActorStorage: current value is ${
+          describeValue(storage)
+        }`,
+      );
+    }
+    if (options.log !== undefined && typeof options.log !== "function") {
+      throw new TypeError(
+        `Cannot ${action} as 'options.log' must be a function: current value is ${
+          describeValue(options.log)
+        }`,
+      );
+    }
+    this.#storage = storage;
+    this.#retain = options.retain === undefined
+      ? 3
+      : requirePositiveInteger(options.retain, {
+        action,
+        param: "options.retain",
+      });
+    this.#log = options.log ?? console.warn;
+  }
+
+  /**
+   * Saves a checkpoint so that it becomes visible atomically, then deletes
+   * the checkpoints beyond the newest `retain` complete ones and the
+   * partial ones older than it.
+   *
+   * If the clean-up fails, the checkpoint is saved all the same: the
+   * failure is logged and the next save retries. A partial checkpoint with
+   * the same id (an earlier attempt that crashed) is deleted first.
+   *
+   * @param checkpoint The checkpoint; its id must be above every complete one.
+   * @throws {TypeError} If a field of `checkpoint` has the wrong type or a
+   * snapshot is `undefined` or cannot be serialised.
+   * @throws {RangeError} If `checkpoint.id` is not a positive safe integer
+   * above the newest complete checkpoint's, or a field is out of range.
+   */
+  async save(checkpoint: CompletedCheckpoint): Promise<void> {
+    const checked = checkCheckpoint(checkpoint);
+    await this.#exclusive(() => this.#save(checked));
+  }
+
+  /**
+   * Reads the newest complete checkpoint that is whole: its manifest
+   * present and every subtask snapshot present and readable.
+   *
+   * A corrupt one is skipped with one line to `options.log` naming its id
+   * and what is wrong, and the previous complete one is tried. Partial
+   * checkpoints (saves that crashed) are skipped silently.
+   *
+   * @param fingerprint The fingerprint of the job that restores.
+   * @returns The checkpoint, or `null` if there is no whole one.
+   * @throws {CheckpointMismatchError} If the newest whole-looking checkpoint
+   * belongs to a job with another fingerprint: never skipped.
+   * @throws {TypeError} If `fingerprint` is malformed.
+   */
+  async latest(
+    fingerprint: JobFingerprint,
+  ): Promise<CompletedCheckpoint | null> {
+    checkFingerprint(fingerprint, "read the latest checkpoint", "fingerprint");
+    return await this.#exclusive(async () => {
+      const pointer = await this.#storage.get(LATEST);
+      const ids = this.#candidates(await this.#index(), pointer);
+      for (const id of ids) {
+        const result = await this.#read(id, fingerprint);
+        if ("checkpoint" in result) return result.checkpoint;
+        // An abandoned save is expected after a crash; a checkpoint that
+        // was complete and is no longer whole is worth a line.
+        if (result.partial && id !== pointer) continue;
+        this.#log(
+          `Skipping checkpoint ${id} of job '${fingerprint.jobName}' as ${result.problem}; falling back to the previous complete checkpoint, if any`,
+        );
+      }
+      return null;
+    });
+  }
+
+  /**
+   * Reads one checkpoint, for an explicit restore to an earlier point.
+   *
+   * @param id The checkpoint id.
+   * @param fingerprint The fingerprint of the job that restores.
+   * @returns The checkpoint, whole.
+   * @throws {RangeError} If `id` does not name a complete, whole checkpoint
+   * (the message lists the complete ones).
+   * @throws {CheckpointMismatchError} If it belongs to a job with another
+   * fingerprint.
+   * @throws {TypeError} If `id` is not a number or `fingerprint` is malformed.
+   */
+  async load(
+    id: number,
+    fingerprint: JobFingerprint,
+  ): Promise<CompletedCheckpoint> {
+    const action = "load a checkpoint";
+    requirePositiveInteger(id, { action, param: "id" });
+    checkFingerprint(fingerprint, action, "fingerprint");
+    return await this.#exclusive(async () => {
+      const result = await this.#read(id, fingerprint);
+      if ("checkpoint" in result) return result.checkpoint;
+      const complete = (await this.#list()).map((info) => info.id);
+      throw new RangeError(
+        `Cannot ${action} as 'id' must name a complete checkpoint: current value is ${id}, but ${result.problem}; the complete ones are ${
+          complete.length > 0 ? complete.join(", ") : "none"
+        }`,
+      );
+    });
+  }
+
+  /**
+   * Lists the complete checkpoints (those with a manifest), oldest first.
+   * Their snapshots are not read, so a corrupt one is listed too.
+   *
+   * @returns Their ids and creation times, by ascending id.
+   */
+  async list(): Promise<CheckpointInfo[]> {
+    return await this.#exclusive(() => this.#list());
+  }
+
+  #exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task);
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  async #save(checkpoint: CompletedCheckpoint): Promise<void> {
+    const { id, fingerprint, createdAt, subtasks } = checkpoint;
+    const index = await this.#index();
+    const pointer = await this.#storage.get(LATEST);
+    const complete = await this.#complete(this.#candidates(index, pointer));
+    const newest = Math.max(...complete.keys());
+    if (id <= newest) {
+      throw new RangeError(
+        `Cannot save checkpoint as 'checkpoint.id' must be greater than the newest complete checkpoint ${newest}: current value is ${id}; use an id above ${newest}`,
+      );
+    }
+    const previous = index.get(id);
+    if (previous !== undefined) await this.#drop(id, previous.subtaskIds);
+
+    const subtaskIds = Object.keys(subtasks);
+    const entry: IndexEntry = { createdAt, subtaskIds };
+    await this.#storage.put(indexKey(id), entry);
+    await this.#apply(subtaskIds.map((actorId) => ({
+      type: "put",
+      key: snapshotKey(id, actorId),
+      value: subtasks[actorId],
+    })));
+    const manifest: Manifest = { id, fingerprint, createdAt, subtaskIds };
+    await this.#storage.atomic([
+      { type: "put", key: manifestKey(id), value: manifest },
+      { type: "put", key: LATEST, value: id },
+    ]);
+
+    try {
+      await this.#cleanUp(id);
+    } catch (error) {
+      this.#log(
+        `Checkpoint ${id} of job '${fingerprint.jobName}' is saved, but deleting older checkpoints failed, so they stay until the next save: ${error}`,
+      );
+    }
+  }
+
+  /** Deletes what the retention drops, and partial checkpoints below `newest`. */
+  async #cleanUp(newest: number): Promise<void> {
+    const index = await this.#index();
+    const complete = [...(await this.#complete([...index.keys()])).keys()]
+      .sort((a, b) => b - a);
+    const kept = new Set(complete.slice(0, this.#retain));
+    for (const [id, entry] of index) {
+      if (!kept.has(id) && id < newest) await this.#drop(id, entry.subtaskIds);
+    }
+    // Parts without an index entry (written by hand, or by a tool) are
+    // found once they are the oldest keys: one small read per save.
+    const oldestKept = Math.min(newest, ...kept);
+    let dropped: unknown;
+    for (;;) {
+      const [first] = await this.#storage.list([CHECKPOINTS], { limit: 1 });
+      const id = first?.[0][1];
+      if (typeof id !== "number" || id >= oldestKept || id === dropped) break;
+      await this.#drop(id, []);
+      dropped = id;
+    }
+  }
+
+  /**
+   * Deletes a checkpoint: its manifest first, so that it is partial (never
+   * read) from the first commit on; then its snapshots and any other key
+   * under it; its index entry last, so that a crash leaves it findable.
+   */
+  async #drop(id: number, subtaskIds: readonly string[]): Promise<void> {
+    const del = (key: StorageKey): StorageOp => ({ type: "delete", key });
+    await this.#apply([
+      del(manifestKey(id)),
+      ...subtaskIds.map((actorId) => del(snapshotKey(id, actorId))),
+    ]);
+    const rest = await this.#storage.list([CHECKPOINTS, id]);
+    await this.#apply(rest.map(([key]) => del(key)));
+    await this.#storage.delete(indexKey(id));
+  }
+
+  async #apply(ops: readonly StorageOp[]): Promise<void> {
+    for (let i = 0; i < ops.length; i += BATCH) {
+      await this.#storage.atomic(ops.slice(i, i + BATCH));
+    }
+  }
+
+  /** The index entries by id; a malformed one counts with no subtask ids. */
+  async #index(): Promise<Map<number, IndexEntry>> {
+    const index = new Map<number, IndexEntry>();
+    for (const [key, value] of await this.#storage.list([INDEX])) {
+      if (key.length !== 2 || typeof key[1] !== "number") continue;
+      const entry = value as Partial<IndexEntry> | null;
+      index.set(key[1], {
+        createdAt: Number(entry?.createdAt),
+        subtaskIds: Array.isArray(entry?.subtaskIds)
+          ? entry.subtaskIds.filter((s) => typeof s === "string")
+          : [],
+      });
+    }
+    return index;
+  }
+
+  /** The ids to look at, newest first: the indexed ones and the pointer. */
+  #candidates(index: Map<number, IndexEntry>, pointer: unknown): number[] {
+    const ids = new Set(index.keys());
+    if (typeof pointer === "number") ids.add(pointer);
+    return [...ids].sort((a, b) => b - a);
+  }
+
+  /**
+   * The well-formed manifests among `ids`, by id. One that cannot be read
+   * while the storage works counts as absent (corrupt); a storage outage
+   * throws, so that a clean-up never deletes what it merely failed to read.
+   */
+  async #complete(ids: readonly number[]): Promise<Map<number, Manifest>> {
+    const out = new Map<number, Manifest>();
+    await Promise.all(ids.map(async (id) => {
+      let raw: unknown;
+      try {
+        raw = await this.#storage.get(manifestKey(id));
+      } catch (error) {
+        await this.#probe(error);
+      }
+      const manifest = raw == null ? null : parseManifest(raw, id);
+      if (typeof manifest === "object" && manifest !== null) {
+        out.set(id, manifest);
+      }
+    }));
+    return out;
+  }
+
+  async #list(): Promise<CheckpointInfo[]> {
+    const pointer = await this.#storage.get(LATEST);
+    const ids = this.#candidates(await this.#index(), pointer);
+    const complete = await this.#complete(ids);
+    return [...complete.values()].sort((a, b) => a.id - b.id).map((m) => ({
+      id: m.id,
+      createdAt: m.createdAt,
+    }));
+  }
+
+  /** Reads checkpoint `id` whole, or says what is wrong with it. */
+  async #read(id: number, fingerprint: JobFingerprint): Promise<ReadResult> {
+    let raw: unknown;
+    try {
+      raw = await this.#storage.get(manifestKey(id));
+    } catch (error) {
+      await this.#probe(error);
+      return {
+        problem: `its manifest cannot be read (${error})`,
+        partial: false,
+      };
+    }
+    if (raw === undefined) {
+      return {
+        problem: "it has no manifest (it was never completed, or was deleted)",
+        partial: true,
+      };
+    }
+    const manifest = parseManifest(raw, id);
+    if (typeof manifest === "string") {
+      return {
+        problem: `its manifest is malformed: ${manifest}`,
+        partial: false,
+      };
+    }
+    requireMatchingFingerprint(fingerprint, manifest.fingerprint, id);
+
+    const keys = manifest.subtaskIds.map((actorId) => snapshotKey(id, actorId));
+    let values: unknown[];
+    try {
+      values = await this.#storage.getMany(keys);
+    } catch (error) {
+      await this.#probe(error);
+      return { problem: await this.#unreadable(keys, error), partial: false };
+    }
+    const missing = manifest.subtaskIds.filter((_, i) =>
+      values[i] === undefined
+    );
+    if (missing.length > 0) {
+      const more = missing.length > 1
+        ? ` (and ${missing.length - 1} more)`
+        : "";
+      return {
+        problem: `the snapshot of subtask '${missing[0]}' is missing${more}`,
+        partial: false,
+      };
+    }
+    const subtasks = Object.fromEntries(
+      manifest.subtaskIds.map((actorId, i) => [actorId, values[i]]),
+    );
+    return {
+      checkpoint: {
+        id,
+        fingerprint: manifest.fingerprint,
+        createdAt: manifest.createdAt,
+        subtasks,
+      },
+    };
+  }
+
+  /**
+   * Rethrows `error` if the storage itself fails (a healthy key cannot be
+   * read either): that is an outage, not a corrupt checkpoint, and must not
+   * make a job fall back or start fresh.
+   */
+  async #probe(error: unknown): Promise<void> {
+    try {
+      await this.#storage.get(LATEST);
+    } catch {
+      throw error;
+    }
+  }
+
+  /** Names the first snapshot among `keys` that cannot be read. */
+  async #unreadable(
+    keys: readonly StorageKey[],
+    error: unknown,
+  ): Promise<string> {
+    for (const key of keys) {
+      try {
+        await this.#storage.get(key);
+      } catch (cause) {
+        return `the snapshot of subtask '${key[3]}' cannot be read (${cause})`;
+      }
+    }
+    return `its snapshots cannot be read (${error})`;
+  }
+}
+
+/** Checks a checkpoint to save; returns it typed. */
+function checkCheckpoint(value: unknown): CompletedCheckpoint {
+  const action = "save checkpoint";
+  if (typeof value !== "object" || value === null) {
+    throw new TypeError(
+      `Cannot ${action} as 'checkpoint' must be an object: current value is ${
+        describeValue(value)
+      }`,
+    );
+  }
+  const checkpoint = value as CompletedCheckpoint;
+  requirePositiveInteger(checkpoint.id, { action, param: "checkpoint.id" });
+  checkFingerprint(checkpoint.fingerprint, action, "checkpoint.fingerprint");
+  requireSafeInteger(checkpoint.createdAt, {
+    action,
+    param: "checkpoint.createdAt",
+  });
+  const subtasks: unknown = checkpoint.subtasks;
+  const proto = typeof subtasks === "object" && subtasks !== null
+    ? Object.getPrototypeOf(subtasks)
+    : undefined;
+  if (proto !== Object.prototype && proto !== null) {
+    throw new TypeError(
+      `Cannot ${action} as 'checkpoint.subtasks' must be a plain object of snapshots by actor id: current value is ${
+        describeValue(subtasks)
+      }`,
+    );
+  }
+  for (const [actorId, snapshot] of Object.entries(checkpoint.subtasks)) {
+    if (snapshot === undefined) {
+      throw new TypeError(
+        `Cannot ${action} as 'checkpoint.subtasks[${
+          JSON.stringify(actorId)
+        }]' must be a snapshot: current value is undefined`,
+      );
+    }
+  }
+  return checkpoint;
+}
+
+/** Checks a fingerprint; the messages name `param` and its fields. */
+function checkFingerprint(value: unknown, action: string, param: string): void {
+  const fail = (field: string, rule: string, current: unknown): never => {
+    throw new TypeError(
+      `Cannot ${action} as '${param}${field}' must be ${rule}: current value is ${
+        describeValue(current)
+      }`,
+    );
+  };
+  if (typeof value !== "object" || value === null) {
+    fail("", "a JobFingerprint object", value);
+  }
+  const fingerprint = value as JobFingerprint;
+  if (typeof fingerprint.jobName !== "string") {
+    fail(".jobName", "a string", fingerprint.jobName);
+  }
+  const ids: unknown = fingerprint.operatorIds;
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string")) {
+    fail(".operatorIds", "an array of strings", ids);
+  }
+  for (const field of ["maxParallelism", "stateFormatVersion"] as const) {
+    requirePositiveInteger(fingerprint[field], {
+      action,
+      param: `${param}.${field}`,
+    });
+  }
+}
+
+/** The manifest stored for checkpoint `id`, or what is wrong with it. */
+function parseManifest(raw: unknown, id: number): Manifest | string {
+  const manifest = raw as Partial<Manifest> | null;
+  if (typeof manifest !== "object" || manifest === null) {
+    return `it is ${describeValue(raw)}`;
+  }
+  if (manifest.id !== id) return `its id is ${describeValue(manifest.id)}`;
+  if (!Number.isSafeInteger(manifest.createdAt)) {
+    return `its createdAt is ${describeValue(manifest.createdAt)}`;
+  }
+  const ids: unknown = manifest.subtaskIds;
+  if (!Array.isArray(ids) || ids.some((s) => typeof s !== "string")) {
+    return "its subtaskIds are not an array of strings";
+  }
+  try {
+    checkFingerprint(manifest.fingerprint, "read a manifest", "fingerprint");
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return manifest as Manifest;
+}

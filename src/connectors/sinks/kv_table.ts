@@ -1,0 +1,358 @@
+/**
+ * A sink that upserts results into a table in Deno KV, one entry per key,
+ * committed at checkpoints.
+ *
+ * @module
+ */
+
+import superjson from "superjson";
+import {
+  describeValue,
+  requireFunction,
+  requireIndex,
+  requireNonEmptyString,
+  requirePositiveInteger,
+} from "../../time/_validate.ts";
+import type { Sink, SinkWriter } from "../../runtime/sink.ts";
+import { commitAll, type Key, keyCost, KV_LIMITS } from "../_kv_batches.ts";
+import { requireCheckpointId, requireKv, requireName } from "../_kv_checks.ts";
+import { MAX_KEY_BYTES } from "../../actors/_storage_keys.ts";
+
+/** Options of a {@linkcode KvTableSink}. */
+export interface KvTableSinkOptions<T> {
+  /**
+   * The row key of a record: a string, or a number other than `NaN`. A
+   * later record with the same key replaces the row.
+   */
+  readonly key: (value: T) => string | number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Upserts records into `["weir", "table", tableName, key]`, exactly once
+ * per checkpoint through a two-phase commit (Flink's
+ * `TwoPhaseCommittingSink` with idempotent writes).
+ *
+ * `write` only stages: the last record per key wins, and nothing is
+ * visible in KV. `snapshotState(id)` closes the staged rows into the
+ * pending transaction `id` and returns every pending transaction (earlier
+ * ones whose commit has not come yet too), so that a restore from
+ * checkpoint `id` can commit them all again. `commit(id)` writes the rows of
+ * every pending transaction up to `id`, later transactions winning, in
+ * commits of at most 1000 mutations and 800 KiB, then drops them. Upserts
+ * are idempotent, so committing a transaction twice (after a restore, or a
+ * retry after a failed commit) writes the same rows again and nothing else.
+ * `finish()` commits what is staged and pending at the end of input.
+ *
+ * Visibility: a transaction larger than one commit becomes visible commit
+ * by commit, and a restore to an earlier checkpoint shows older values of
+ * its rows until the job catches up: readers see each row's latest
+ * committed value, not a snapshot of the table. Rows are superjson text in
+ * UTF-8; one row must encode to at most 64 KiB and its key to at most the
+ * rest of Deno KV's 2048-byte key limit, checked by `snapshotState`.
+ *
+ * @typeParam T The record type.
+ *
+ * @example Rows appear when the checkpoint commits
+ * ```ts
+ * import { KvTableSink, readTable } from "./kv_table.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * const sink = new KvTableSink<{ user: string; n: number }>(kv, "counts", {
+ *   key: (row) => row.user,
+ * });
+ * const writer = sink.createWriter(0, 1);
+ * writer.write([{ user: "a", n: 1 }, { user: "a", n: 2 }], [0, 0]);
+ * writer.snapshotState?.(1);
+ * assert.equal((await readTable(kv, "counts")).size, 0);
+ * await writer.commit?.(1);
+ * assert.deepEqual(await readTable(kv, "counts"), new Map([["a", { user: "a", n: 2 }]]));
+ * kv.close();
+ * ```
+ */
+export class KvTableSink<T> implements Sink<T> {
+  /** `kv-table:<tableName>`. */
+  readonly name: string;
+  /** The table's name, as in its keys. */
+  readonly tableName: string;
+  readonly #kv: Deno.Kv;
+  readonly #key: (value: T) => string | number;
+
+  /**
+   * Creates a sink into table `tableName`; it does not touch KV yet.
+   *
+   * @param kv An open Deno KV database; the caller closes it, after the
+   * last commit.
+   * @param tableName The table: a non-empty string of at most 1024 bytes.
+   * @param options The row key of a record.
+   * @throws {TypeError} If `kv` is not a Deno.Kv, `tableName` is not a
+   * string or `key` is not a function.
+   * @throws {RangeError} If `tableName` is empty or too long.
+   */
+  constructor(
+    kv: Deno.Kv,
+    tableName: string,
+    options: KvTableSinkOptions<T>,
+  ) {
+    const action = "create KvTableSink";
+    this.#kv = requireKv(kv, action);
+    this.tableName = requireName(tableName, action, "tableName");
+    this.#key = requireFunction(options?.key, { action, param: "key" });
+    this.name = `kv-table:${tableName}`;
+  }
+
+  /**
+   * Creates the writer of one subtask. Writers of different subtasks stage
+   * and commit independently; records of one key should go to one subtask
+   * (a `keyBy` on the row key), or the last commit wins.
+   *
+   * @param subtaskIndex The subtask, from 0.
+   * @param parallelism The number of sink subtasks.
+   * @returns The subtask's writer.
+   * @throws {RangeError} If `parallelism` is not a positive integer or `subtaskIndex` is out of range.
+   */
+  createWriter(subtaskIndex: number, parallelism: number): SinkWriter<T> {
+    const action = "create a writer of KvTableSink";
+    requirePositiveInteger(parallelism, { action, param: "parallelism" });
+    requireIndex(subtaskIndex, parallelism, { action, param: "subtaskIndex" });
+    return new TableWriter(this.#kv, this.tableName, this.#key);
+  }
+}
+
+/**
+ * Reads every committed row of a table written by {@linkcode KvTableSink},
+ * for tests and the service. One `list` over the table; not a consistent
+ * snapshot across list batches.
+ *
+ * @typeParam T The record type.
+ * @param kv An open Deno KV database.
+ * @param tableName The table.
+ * @returns The rows by key, in key order (strings before numbers).
+ * @throws {TypeError} If `tableName` is not a string.
+ * @throws {RangeError} If `tableName` is empty.
+ *
+ * @example Reading an empty table
+ * ```ts
+ * import { readTable } from "./kv_table.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const kv = await Deno.openKv(":memory:");
+ * assert.equal((await readTable(kv, "none")).size, 0);
+ * kv.close();
+ * ```
+ */
+export async function readTable<T>(
+  kv: Deno.Kv,
+  tableName: string,
+): Promise<Map<string | number, T>> {
+  requireNonEmptyString(tableName, {
+    action: "read table",
+    param: "tableName",
+  });
+  const rows = new Map<string | number, T>();
+  for await (
+    const entry of kv.list<Uint8Array>({ prefix: tablePrefix(tableName) })
+  ) {
+    rows.set(
+      entry.key.at(-1) as string | number,
+      superjson.parse<T>(decoder.decode(entry.value)),
+    );
+  }
+  return rows;
+}
+
+/** One staged or pending row: the record and its encoded value. */
+interface Row<T> {
+  readonly value: T;
+  readonly bytes: Uint8Array;
+}
+
+/** A transaction closed by a snapshot and not yet committed. */
+interface Transaction<T> {
+  readonly checkpointId: number;
+  readonly rows: Map<string | number, Row<T>>;
+}
+
+/** A writer's pending transactions as plain data. */
+interface TableWriterSnapshot<T> {
+  table: string;
+  transactions: Array<{
+    checkpointId: number;
+    rows: Array<[string | number, T]>;
+  }>;
+}
+
+class TableWriter<T> implements SinkWriter<T> {
+  readonly #kv: Deno.Kv;
+  readonly #table: string;
+  readonly #key: (value: T) => string | number;
+  #staged = new Map<string | number, T>();
+  // Sorted by checkpoint id.
+  #pending: Transaction<T>[] = [];
+  // Commits run one after the other, in call order.
+  #commits: Promise<void> = Promise.resolve();
+
+  constructor(
+    kv: Deno.Kv,
+    table: string,
+    key: (value: T) => string | number,
+  ) {
+    this.#kv = kv;
+    this.#table = table;
+    this.#key = key;
+  }
+
+  write(values: readonly T[], _timestamps: readonly number[]): void {
+    for (const value of values) {
+      const key = this.#key(value);
+      if (typeof key !== "string" && typeof key !== "number") {
+        throw new TypeError(
+          `Cannot write to KvTableSink '${this.#table}' as 'key(value)' must be a string or a number: current value is ${
+            describeValue(key)
+          }`,
+        );
+      }
+      if (Number.isNaN(key)) {
+        throw new RangeError(
+          `Cannot write to KvTableSink '${this.#table}' as 'key(value)' must not be NaN, which has no order: current value is NaN`,
+        );
+      }
+      this.#staged.set(key, value);
+    }
+  }
+
+  snapshotState(checkpointId: number): TableWriterSnapshot<T> {
+    requireCheckpointId(checkpointId, "snapshot KvTableSink");
+    this.#close(checkpointId);
+    return {
+      table: this.#table,
+      transactions: this.#pending.map((tx) => ({
+        checkpointId: tx.checkpointId,
+        rows: [...tx.rows].map(([key, row]) => [key, row.value]),
+      })),
+    };
+  }
+
+  commit(checkpointId: number): Promise<void> {
+    const run = this.#commits.then(() => this.#commitUpTo(checkpointId));
+    this.#commits = run.catch(() => {});
+    return run;
+  }
+
+  restoreState(state: unknown): void {
+    const action = "restore a writer of KvTableSink";
+    const snapshot = state as Partial<TableWriterSnapshot<T>> | null;
+    if (
+      typeof snapshot !== "object" || snapshot === null ||
+      !Array.isArray(snapshot.transactions)
+    ) {
+      throw new TypeError(
+        `Cannot ${action} as 'state' must be { table, transactions }: current value is ${
+          describeValue(state)
+        }`,
+      );
+    }
+    if (snapshot.table !== this.#table) {
+      throw new RangeError(
+        `Cannot ${action} as 'state.table' must be this sink's table ${
+          describeValue(this.#table)
+        }: current value is ${describeValue(snapshot.table)}`,
+      );
+    }
+    const pending = snapshot.transactions.map((tx, i): Transaction<T> => {
+      const param = `state.transactions[${i}]`;
+      if (!Array.isArray(tx?.rows)) {
+        throw new TypeError(
+          `Cannot ${action} as '${param}' must be { checkpointId, rows }: current value is ${
+            describeValue(tx)
+          }`,
+        );
+      }
+      requireCheckpointId(tx.checkpointId, action, `${param}.checkpointId`);
+      const rows = new Map<string | number, Row<T>>();
+      for (const [key, value] of tx.rows) {
+        rows.set(key, this.#encode(key, value, action));
+      }
+      return { checkpointId: tx.checkpointId, rows };
+    });
+    this.#staged = new Map();
+    this.#pending = pending.sort((a, b) => a.checkpointId - b.checkpointId);
+  }
+
+  finish(): Promise<void> {
+    this.#close(Infinity);
+    return this.commit(Infinity);
+  }
+
+  /** Moves the staged rows into transaction `checkpointId`. */
+  #close(checkpointId: number): void {
+    if (this.#staged.size === 0) return;
+    const action = "snapshot KvTableSink";
+    let tx = this.#pending.find((t) => t.checkpointId === checkpointId);
+    if (tx === undefined) {
+      tx = { checkpointId, rows: new Map() };
+      this.#pending.push(tx);
+      this.#pending.sort((a, b) => a.checkpointId - b.checkpointId);
+    }
+    for (const [key, value] of this.#staged) {
+      tx.rows.set(key, this.#encode(key, value, action));
+    }
+    this.#staged = new Map();
+  }
+
+  async #commitUpTo(checkpointId: number): Promise<void> {
+    const due = this.#pending.filter((tx) => tx.checkpointId <= checkpointId);
+    if (due.length === 0) return;
+    const rows = new Map<string | number, Uint8Array>();
+    for (const tx of due) {
+      for (const [key, row] of tx.rows) rows.set(key, row.bytes);
+    }
+    await commitAll(
+      this.#kv,
+      [...rows].map(([key, bytes]) => ({
+        key: [...tablePrefix(this.#table), key],
+        value: bytes,
+      })),
+    );
+    this.#pending = this.#pending.filter((tx) => !due.includes(tx));
+  }
+
+  #encode(key: unknown, value: T, action: string): Row<T> {
+    if (
+      (typeof key !== "string" && typeof key !== "number") ||
+      Number.isNaN(key)
+    ) {
+      throw new TypeError(
+        `Cannot ${action} '${this.#table}' as a row key must be a string or a number other than NaN: current value is ${
+          describeValue(key)
+        }`,
+      );
+    }
+    const fullKey: Key = [...tablePrefix(this.#table), key];
+    if (keyCost(fullKey) > MAX_KEY_BYTES) {
+      throw new RangeError(
+        `Cannot ${action} '${this.#table}' as the key of row ${
+          describeValue(key)
+        } must encode to at most ${MAX_KEY_BYTES} bytes with its table prefix (Deno KV's key limit): current value is ${
+          keyCost(fullKey)
+        } bytes`,
+      );
+    }
+    const bytes = encoder.encode(superjson.stringify(value));
+    if (bytes.length > KV_LIMITS.valueBytes) {
+      throw new RangeError(
+        `Cannot ${action} '${this.#table}' as row ${
+          describeValue(key)
+        } must encode to at most ${KV_LIMITS.valueBytes} bytes (Deno KV's 64 KiB value limit): current value is ${bytes.length} bytes`,
+      );
+    }
+    return { value, bytes };
+  }
+}
+
+function tablePrefix(table: string): Key {
+  return ["weir", "table", table];
+}

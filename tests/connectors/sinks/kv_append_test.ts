@@ -1,0 +1,233 @@
+import assert from "node:assert/strict";
+import superjson from "superjson";
+import {
+  KvAppendSink,
+  readAppendLog,
+} from "../../../src/connectors/sinks/kv_append.ts";
+import { interceptCommits, kvTest } from "../_kv_support.ts";
+
+async function values<T>(kv: Deno.Kv, name = "out"): Promise<T[]> {
+  return (await readAppendLog<T>(kv, name)).map((r) => r.value);
+}
+
+/** A checkpoint's state as the runtime stores it: through superjson. */
+function stored(state: unknown): unknown {
+  return superjson.parse(superjson.stringify(state));
+}
+
+kvTest(
+  "KvAppendSink shows nothing before a commit and every record after it",
+  async (kv) => {
+    const writer = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
+    writer.write(["a", "b"], [1_000, 2_000]);
+    assert.deepEqual(await values(kv), []);
+    writer.snapshotState!(1);
+    writer.write(["c"], [3_000]);
+    assert.deepEqual(await values(kv), [], "closed, not committed");
+    await writer.commit!(1);
+    assert.deepEqual(await readAppendLog(kv, "out"), [
+      { value: "a", timestamp: 1_000, checkpointId: 1, subtask: 0 },
+      { value: "b", timestamp: 2_000, checkpointId: 1, subtask: 0 },
+    ]);
+  },
+);
+
+kvTest(
+  "KvAppendSink commits the same transaction twice without a duplicate",
+  async (kv) => {
+    const writer = new KvAppendSink<number>(kv, "out").createWriter(0, 1);
+    writer.write([1, 2, 3], [0, 0, 0]);
+    writer.snapshotState!(1);
+    await writer.commit!(1);
+    await writer.commit!(1);
+    await writer.commit!(5);
+    assert.deepEqual(await values(kv), [1, 2, 3]);
+  },
+);
+
+kvTest(
+  "KvAppendSink commits a restored transaction exactly once, committed before or not",
+  async (kv) => {
+    const sink = new KvAppendSink<number>(kv, "out");
+    const before = sink.createWriter(0, 1);
+    before.write([1, 2], [0, 0]);
+    before.snapshotState!(1);
+    before.write([3], [0]);
+    const state = stored(before.snapshotState!(2));
+    await before.commit!(2);
+    // Crash after commit(2) but before the runtime noted it: restore from 2.
+    const after = sink.createWriter(0, 1);
+    after.restoreState!(state);
+    await after.commit!(2);
+    after.write([4], [0]);
+    after.snapshotState!(3);
+    await after.commit!(3);
+    assert.deepEqual(await values(kv), [1, 2, 3, 4]);
+    // And a restore whose transactions were never committed.
+    const lost = sink.createWriter(0, 1);
+    lost.write([5], [0]);
+    const pending = stored(lost.snapshotState!(4));
+    const revived = sink.createWriter(0, 1);
+    revived.restoreState!(pending);
+    assert.deepEqual(await values(kv), [1, 2, 3, 4]);
+    await revived.commit!(4);
+    assert.deepEqual(await values(kv), [1, 2, 3, 4, 5]);
+  },
+);
+
+kvTest(
+  "KvAppendSink.finish() commits the rest as a final transaction",
+  async (kv) => {
+    const writer = new KvAppendSink<string>(kv, "out").createWriter(1, 2);
+    writer.write(["a"], [0]);
+    writer.snapshotState!(1);
+    writer.write(["b"], [0]);
+    await writer.finish!();
+    const records = await readAppendLog(kv, "out");
+    assert.deepEqual(records.map((r) => [r.value, r.checkpointId, r.subtask]), [
+      ["a", 1, 1],
+      ["b", Infinity, 1],
+    ]);
+  },
+);
+
+kvTest(
+  "readAppendLog() orders records by checkpoint, subtask and write order",
+  async (kv) => {
+    const sink = new KvAppendSink<string>(kv, "out");
+    const [w0, w1] = [sink.createWriter(0, 2), sink.createWriter(1, 2)];
+    w1.write(["1a", "1b"], [0, 0]);
+    w0.write(["0a"], [0]);
+    w0.snapshotState!(1);
+    w1.snapshotState!(1);
+    w0.write(["0b"], [0]);
+    w1.write(["1c"], [0]);
+    w0.snapshotState!(2);
+    w1.snapshotState!(2);
+    await w1.commit!(2);
+    await w0.commit!(2);
+    assert.deepEqual(await values(kv), ["0a", "1a", "1b", "0b", "1c"]);
+  },
+);
+
+kvTest(
+  "KvAppendSink extends a transaction snapshotted twice under one id",
+  async (kv) => {
+    const writer = new KvAppendSink<number>(kv, "out").createWriter(0, 1);
+    writer.write([1], [0]);
+    writer.snapshotState!(1);
+    writer.write([2], [0]);
+    const state = writer.snapshotState!(1) as { transactions: unknown[] };
+    assert.equal(state.transactions.length, 1);
+    await writer.commit!(1);
+    assert.deepEqual(await values(kv), [1, 2]);
+  },
+);
+
+kvTest(
+  "KvAppendSink shows a transaction larger than one commit only once it is whole",
+  async (kv) => {
+    const seen: number[] = [];
+    const observed = interceptCommits(kv, async () => {
+      seen.push((await readAppendLog(kv, "out")).length);
+    });
+    const writer = new KvAppendSink<string>(observed, "out").createWriter(0, 1);
+    // About 3 MB: several commits of at most 800 KiB.
+    const big = Array.from(
+      { length: 300 },
+      (_, i) => `${i}`.padEnd(10_000, "."),
+    );
+    writer.write(big, big.map(() => 0));
+    writer.snapshotState!(1);
+    await writer.commit!(1);
+    assert.ok(seen.length >= 4, `${seen.length} commits`);
+    assert.ok(seen.every((n) => n === 0));
+    assert.deepEqual(await values(kv), big);
+  },
+);
+
+kvTest(
+  "KvAppendSink completes a half-committed transaction after a restore, once",
+  async (kv) => {
+    const big = Array.from(
+      { length: 300 },
+      (_, i) => `${i}`.padEnd(10_000, "."),
+    );
+    const crashing = interceptCommits(kv, (n) => {
+      if (n === 3) throw new Error("crash in the middle of a commit");
+    });
+    const sink = new KvAppendSink<string>(crashing, "out");
+    const writer = sink.createWriter(0, 1);
+    writer.write(big, big.map(() => 0));
+    const state = stored(writer.snapshotState!(7));
+    await assert.rejects(writer.commit!(7) as Promise<void>, /crash/);
+    assert.deepEqual(await values(kv), [], "the marker was never written");
+
+    const restored = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
+    restored.restoreState!(state);
+    await restored.commit!(7);
+    assert.deepEqual(await values(kv), big);
+  },
+);
+
+kvTest(
+  "KvAppendSink keeps a restored transaction's subtask after a change of parallelism",
+  async (kv) => {
+    const sink = new KvAppendSink<string>(kv, "out");
+    const old = sink.createWriter(1, 2);
+    old.write(["x"], [0]);
+    const state = stored(old.snapshotState!(1));
+    // Both new writers may be handed the old state: the keys are the same.
+    for (const writer of [sink.createWriter(0, 1), sink.createWriter(0, 1)]) {
+      writer.restoreState!(state);
+      await writer.commit!(1);
+    }
+    const records = await readAppendLog(kv, "out");
+    assert.deepEqual(records.map((r) => [r.value, r.subtask]), [["x", 1]]);
+  },
+);
+
+kvTest(
+  "KvAppendSink refuses another output's state, bad ids and records over 64 KiB",
+  (kv) => {
+    const writer = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
+    const other = new KvAppendSink<string>(kv, "other").createWriter(0, 1)
+      .snapshotState!(1);
+    assert.throws(() => writer.restoreState!(other), {
+      name: "RangeError",
+      message: /'state\.output'.*"out".*"other"/,
+    });
+    assert.throws(() => writer.restoreState!([]), {
+      name: "TypeError",
+      message: /'state'/,
+    });
+    assert.throws(
+      () =>
+        writer.restoreState!({
+          output: "out",
+          transactions: [{ checkpointId: 1, subtask: 0, batches: [{}] }],
+        }),
+      {
+        name: "TypeError",
+        message: /'state\.transactions\[0\]\.batches\[0\]'/,
+      },
+    );
+    assert.throws(() => writer.snapshotState!(1.5), {
+      name: "RangeError",
+      message: /'checkpointId'/,
+    });
+    writer.write(["x".repeat(70_000)], [0]);
+    assert.throws(() => writer.snapshotState!(1), {
+      name: "RangeError",
+      message: /64 KiB/,
+    });
+    assert.throws(() => new KvAppendSink(kv, ""), {
+      name: "RangeError",
+      message: /'name'/,
+    });
+    assert.throws(() => new KvAppendSink(null as never, "x"), {
+      name: "TypeError",
+      message: /'kv'/,
+    });
+  },
+);

@@ -1,0 +1,260 @@
+// Crash and restore: the runtime is dropped between any two steps, a new one
+// starts from the latest complete checkpoint, and the committed output equals
+// a failure-free run (reference §6, DESIGN "Checkpoints and recovery").
+
+import assert from "node:assert/strict";
+import { ManualClock } from "../../src/time/clock.ts";
+import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
+import { OutputTag } from "../../src/windows/output_tag.ts";
+import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
+import {
+  ScriptedSource,
+  type ScriptStep,
+} from "../../src/connectors/sources/scripted.ts";
+import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
+import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
+import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
+import { StreamEnvironment } from "../../src/api/stream_environment.ts";
+import { ExternalTable, twoPhaseSink } from "../_support/two_phase_sink.ts";
+
+type Reading = { sensor: number; value: number; ts: number };
+type Mode = "persist" | "replay";
+
+function readings(): ScriptStep<Reading>[] {
+  const steps: ScriptStep<Reading>[] = [];
+  for (let i = 0; i < 60; i++) {
+    const at = i * 40;
+    // Up to 150 ms out of order, within the 300 ms bound: no late records.
+    steps.push({
+      at,
+      partition: i % 2,
+      value: { sensor: i % 3, value: i, ts: at - (i * 37) % 150 },
+    });
+  }
+  return steps;
+}
+
+function job(
+  storage: MemoryStorage,
+  clock: ManualClock,
+  mode: Mode,
+  table: ExternalTable<string>,
+) {
+  const env = new StreamEnvironment({
+    jobName: "sensors",
+    parallelism: 2,
+    clock,
+    checkpointIntervalMs: 250,
+    watermarkRecovery: mode,
+    checkpointStorage: storage,
+  });
+  env.fromSource(
+    new ScriptedSource(readings(), { partitions: 2 }),
+    WatermarkStrategy.forBoundedOutOfOrderness<Reading>(300)
+      .withTimestampAssigner((r) => r.ts),
+    "readings",
+  )
+    .keyBy((r) => r.sensor)
+    .window(TumblingEventTimeWindows.of(500))
+    .aggregate<number, number, string>(
+      {
+        createAccumulator: () => 0,
+        add: (r, sum) => sum + r.value,
+        getResult: (s) => s,
+        merge: (a, b) => a + b,
+      },
+      (sensor, ctx, [sum], out) => out(`${sensor}@${ctx.window.start}=${sum}`),
+    )
+    .sinkTo(twoPhaseSink(table));
+  return env;
+}
+
+/** Runs step by step, making checkpoints durable after each step; stops after `limit` steps. */
+async function drive(
+  runtime: LocalRuntime,
+  clock: ManualClock,
+  limit = Infinity,
+): Promise<number> {
+  let steps = 0;
+  while (steps < limit) {
+    const worked = runtime.step();
+    await runtime.flushCheckpoints();
+    if (worked) {
+      steps++;
+      continue;
+    }
+    if (runtime.finished) {
+      await runtime.run(); // waits for the sinks' final commit
+      return steps;
+    }
+    clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
+  }
+  return steps;
+}
+
+async function failureFree(
+  mode: Mode,
+): Promise<{ rows: string[]; steps: number; checkpoints: number }> {
+  const table = new ExternalTable<string>();
+  const clock = new ManualClock(0);
+  const storage = new MemoryStorage();
+  const runtime = job(storage, clock, mode, table).createRuntime();
+  const steps = await drive(runtime, clock);
+  return {
+    rows: table.rows(),
+    steps,
+    checkpoints: runtime.latestCheckpoint?.id ?? 0,
+  };
+}
+
+async function crashAfter(mode: Mode, steps: number): Promise<string[]> {
+  const table = new ExternalTable<string>();
+  const clock = new ManualClock(0);
+  const storage = new MemoryStorage();
+  await drive(job(storage, clock, mode, table).createRuntime(), clock, steps);
+  // Crash: the runtime and everything in memory is gone; storage and the
+  // external table survive. A new process starts from the latest checkpoint.
+  const env = job(storage, clock, mode, table);
+  const checkpoint = await env.findCheckpoint();
+  await drive(env.createRuntime(checkpoint ?? undefined), clock);
+  return table.rows();
+}
+
+for (const mode of ["persist", "replay"] as const) {
+  Deno.test(`Restoring after a crash at every step boundary gives the failure-free output (${mode} mode)`, async () => {
+    const baseline = await failureFree(mode);
+    assert.ok(baseline.rows.length >= 15, `${baseline.rows.length} results`);
+    assert.ok(baseline.checkpoints >= 5, `${baseline.checkpoints} checkpoints`);
+    for (let steps = 1; steps < baseline.steps; steps++) {
+      assert.deepEqual(
+        await crashAfter(mode, steps),
+        baseline.rows,
+        `crash after step ${steps}`,
+      );
+    }
+  });
+}
+
+Deno.test("A restore refuses a checkpoint of another job, naming what differs (seed 004 §4.3)", async () => {
+  const clock = new ManualClock(0);
+  const storage = new MemoryStorage();
+  const table = new ExternalTable<string>();
+  await drive(job(storage, clock, "persist", table).createRuntime(), clock, 40);
+  const other = new StreamEnvironment({
+    jobName: "other",
+    clock,
+    checkpointStorage: storage,
+  });
+  other.fromCollection([1]).map((n) => n).sinkTo(
+    twoPhaseSink(new ExternalTable<number>()),
+  );
+  await assert.rejects(() => other.findCheckpoint(), {
+    name: "CheckpointMismatchError",
+    message: /jobName is 'sensors' in the checkpoint, 'other' in this job/,
+  });
+});
+
+Deno.test("Persist mode keeps a late-data decision across a restore that replay mode makes differently", async () => {
+  async function run(mode: Mode): Promise<{ rows: string[]; late: string[] }> {
+    const clock = new ManualClock(0);
+    const storage = new MemoryStorage();
+    const table = new ExternalTable<string>();
+    const late = new ExternalTable<string>();
+    const tag = new OutputTag<Reading>("late");
+    const build = () => {
+      const env = new StreamEnvironment({
+        jobName: "late",
+        clock,
+        checkpointIntervalMs: 1_000,
+        watermarkRecovery: mode,
+        checkpointStorage: storage,
+      });
+      const windows = env.fromSource(
+        new ScriptedSource<Reading>([
+          { at: 0, value: { sensor: 0, value: 1, ts: 1_000 } },
+          { at: 100, value: { sensor: 0, value: 2, ts: 3_000 } },
+          // Arrives after the checkpoint at 1000 ms, for the window [1000, 2000)
+          // that the watermark (2999) already closed.
+          { at: 1_100, value: { sensor: 0, value: 4, ts: 1_500 } },
+          { at: 1_500, value: { sensor: 0, value: 8, ts: 5_000 } },
+        ]),
+        WatermarkStrategy.forMonotonousTimestamps<Reading>()
+          .withTimestampAssigner((r) => r.ts),
+        "r",
+      ).keyBy((r) => r.sensor).window(TumblingEventTimeWindows.of(1_000))
+        .sideOutputLateData(tag)
+        .aggregate<number, number, string>(
+          {
+            createAccumulator: () => 0,
+            add: (r, s) => s + r.value,
+            getResult: (s) => s,
+            merge: (a, b) => a + b,
+          },
+          (_k, ctx, [sum], out) => out(`${ctx.window.start}=${sum}`),
+        );
+      windows.sinkTo(twoPhaseSink(table));
+      windows.getSideOutput(tag).map((r) => `${r.ts}`).sinkTo(
+        twoPhaseSink(late),
+      );
+      return env;
+    };
+    const first = build().createRuntime();
+    // Run until just after the checkpoint at 1000 ms, then crash.
+    while (clock.now() < 1_000 || first.latestCheckpoint === null) {
+      if (!first.step()) {
+        clock.set(Math.max(first.nextWakeup(), clock.now() + 1));
+      }
+      await first.flushCheckpoints();
+    }
+    const env = build();
+    await drive(
+      env.createRuntime((await env.findCheckpoint()) ?? undefined),
+      clock,
+    );
+    return { rows: table.rows(), late: late.rows() };
+  }
+  const persist = await run("persist");
+  assert.deepEqual(persist.late, ['"1500"']);
+  assert.ok(!persist.rows.includes('"1000=4"'));
+  const replay = await run("replay");
+  // Event time restarted at -Infinity: the same record is on time again and
+  // its window fires a second, partial result.
+  assert.deepEqual(replay.late, []);
+  assert.ok(replay.rows.includes('"1000=4"'), replay.rows.join(" "));
+});
+
+Deno.test("A crash after a checkpoint is saved but before sinks commit loses nothing: the restore commits it again", async () => {
+  const baseline = await failureFree("persist");
+  for (const crashAtCheckpoint of [1, 3, 5]) {
+    const table = new ExternalTable<string>();
+    const clock = new ManualClock(0);
+    const storage = new MemoryStorage();
+    const env = job(storage, clock, "persist", table);
+    const store = new CheckpointStore(storage);
+    const runtime = new LocalRuntime(env.getJobGraph(), {
+      clock,
+      checkpointIntervalMs: 250,
+      watermarkRecovery: "persist",
+      checkpointStore: {
+        async save(checkpoint) {
+          await store.save(checkpoint);
+          if (checkpoint.id === crashAtCheckpoint) {
+            throw new Error("crash before commit");
+          }
+        },
+      },
+    });
+    await assert.rejects(() => drive(runtime, clock), {
+      message: "crash before commit",
+    });
+    const restarted = job(storage, clock, "persist", table);
+    const checkpoint = await restarted.findCheckpoint();
+    assert.equal(checkpoint?.id, crashAtCheckpoint);
+    await drive(restarted.createRuntime(checkpoint!), clock);
+    assert.deepEqual(
+      table.rows(),
+      baseline.rows,
+      `crash at checkpoint ${crashAtCheckpoint}`,
+    );
+  }
+});
