@@ -157,3 +157,21 @@ export {
   type StorageKeyPart,
   type StorageOp,
 } from "./actors/mod.ts";
+
+export {
+  type AppendedRecord,
+  type AppendRecord,
+  type AppendResult,
+  KvAppendSink,
+  KvLog,
+  type KvLogOptions,
+  type KvLogReader,
+  KvLogSource,
+  type KvLogSourceOptions,
+  KvTableSink,
+  type KvTableSinkOptions,
+  type LogRecord,
+  readAppendLog,
+  readTable,
+  waitForSources,
+} from "./connectors/mod.ts";

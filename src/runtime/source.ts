@@ -37,6 +37,14 @@ export interface SourceReader<T> {
   snapshotState(): unknown;
   /** Puts back read positions from a snapshot. */
   restoreState(state: unknown): void;
+  /**
+   * Resolves when the reader's background reads (if it has any, e.g. a
+   * prefetch from Deno KV) have settled, so a simulated clock does not run
+   * ahead of records that are about to arrive.
+   */
+  ready?(): Promise<void>;
+  /** Stops background reading; called when the job stops. */
+  close?(): Promise<void>;
 }
 
 /**

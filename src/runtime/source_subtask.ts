@@ -359,6 +359,16 @@ export class SourceSubtask<T> {
     return this.#subtask.settle();
   }
 
+  /** Waits for the reader's background reads, if it has any. */
+  async ready(): Promise<void> {
+    await this.#reader.ready?.();
+  }
+
+  /** Stops the reader's background reads, if it has any. */
+  async close(): Promise<void> {
+    await this.#reader.close?.();
+  }
+
   #end(): void {
     this.#ended = true;
     for (const partition of this.#partitions) {

@@ -492,8 +492,13 @@ export class LocalRuntime {
         await Promise.all(
           this.#actors.map((a) => (a.subtask ?? a.source!).settle()),
         );
+        await this.close();
         return;
       }
+      // Background reads (a KV log's prefetch) may bring records: let them
+      // land before time moves on.
+      await Promise.all(this.#actors.map((a) => a.source?.ready()));
+      if (this.runUntilIdle() > 0) continue;
       const next = this.nextWakeup();
       if (next === Infinity) {
         throw new RangeError(
@@ -518,6 +523,11 @@ export class LocalRuntime {
   /** Stops `run()` after its current step. */
   stop(): void {
     this.#stopped = true;
+  }
+
+  /** Stops the sources' background reading; `run()` calls it when the job finishes. */
+  async close(): Promise<void> {
+    await Promise.all(this.#actors.map((a) => a.source?.close()));
   }
 
   /** The earliest processing time at which some subtask has work, or `Infinity`. */

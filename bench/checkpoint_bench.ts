@@ -1,0 +1,600 @@
+// Checkpoints on the local Deno KV file: how long a checkpoint of ~1 MB and
+// ~10 MB of window state takes (trigger to saved), how long a restore takes
+// (find the latest checkpoint, then build the runtime from it), and the
+// throughput of the keyed tumbling count job of runtime_bench.ts with a
+// checkpoint every second against none.
+//
+//   deno bench --allow-read --allow-write --allow-env bench/checkpoint_bench.ts
+//   deno run --allow-read --allow-write --allow-env bench/checkpoint_bench.ts
+//
+// `deno bench` times single checkpoints, restores and job runs. `deno run`
+// prints the report: checkpoint p50/p99 over CHECKPOINTS checkpoints per
+// size, with the time split into snapshot (barrier, operator snapshots and
+// their structuredClone) and save (superjson and KV writes), restore times,
+// and the throughput ratio. Issue targets: p99 checkpoint under 100 ms at
+// 10 MB, restore under 1 s, throughput with checkpoints at least 80% of
+// without.
+
+import superjson from "superjson";
+import {
+  type ActorStorage,
+  KvStorage,
+  type LocalRuntime,
+  ManualClock,
+  type ProcessWindowFunction,
+  type Sink,
+  type Source,
+  type SourceBatch,
+  type SourceReader,
+  StreamEnvironment,
+  SystemClock,
+  TumblingEventTimeWindows,
+  WatermarkStrategy,
+} from "../src/mod.ts";
+
+// ---------------------------------------------------------------------------
+// State size: records of many keys buffered by a process window so long that
+// it never fires while we measure; the source stays open so that the job
+// never finishes and checkpoints can still be taken.
+
+type StateRecord = { key: number; ts: number; payload: string };
+
+/** A name, and how many records make that much superjson snapshot. */
+interface StateSize {
+  readonly label: string;
+  readonly records: number;
+}
+
+const STATE_SIZES: readonly StateSize[] = [
+  { label: "1 MB", records: 11_000 },
+  { label: "10 MB", records: 110_000 },
+];
+const STATE_KEYS = 1_000;
+const STATE_WINDOW_MS = 86_400_000;
+const STATE_BASE_TS = 1_700_006_400_000; // a day boundary: one window per key
+const CHECKPOINTS = 30;
+const WARMUP_CHECKPOINTS = 3;
+const RESTORES = 5;
+
+function stateRecords(count: number): StateRecord[] {
+  const records: StateRecord[] = [];
+  let seed = 11;
+  for (let i = 0; i < count; i++) {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    records.push({
+      key: i % STATE_KEYS,
+      ts: STATE_BASE_TS + i,
+      // 48 characters that differ per record, like an id or a short text.
+      payload: `${seed.toString(36)}-${i}-`.padEnd(48, "abcdefghij"),
+    });
+  }
+  return records;
+}
+
+/** Serves its records once, then stays open: the job never finishes. */
+class HeldOpenSource<T> implements Source<T> {
+  readonly name = "held-open";
+  readonly #records: readonly T[];
+
+  constructor(records: readonly T[]) {
+    this.#records = records;
+  }
+
+  createReader(): SourceReader<T> {
+    const records = this.#records;
+    let position = 0;
+    return {
+      partitions: ["held-open-0"],
+      finished: false,
+      poll(_now: number, maxRecords: number): SourceBatch<T> | null {
+        if (position >= records.length) return null;
+        const values = records.slice(position, position + maxRecords);
+        position += values.length;
+        return {
+          partition: 0,
+          values,
+          timestamps: new Array<number>(values.length).fill(-Infinity),
+        };
+      },
+      nextAvailableAt(now: number): number {
+        return position < records.length ? now : Infinity;
+      },
+      snapshotState(): unknown {
+        return { position };
+      },
+      restoreState(state: unknown): void {
+        position = (state as { position: number }).position;
+      },
+    };
+  }
+}
+
+const discard: Sink<unknown> = {
+  name: "discard",
+  createWriter() {
+    return { write() {} };
+  },
+};
+
+const countRecords: ProcessWindowFunction<StateRecord, number, number> =
+  function countRecords(_key, _context, elements, out) {
+    out(elements.length);
+  };
+
+/** The job whose window state is `records`, checkpointing to `storage`. */
+function stateJob(
+  jobName: string,
+  records: readonly StateRecord[],
+  storage: ActorStorage,
+): StreamEnvironment {
+  const env = new StreamEnvironment({
+    jobName,
+    clock: new ManualClock(),
+    autoWatermarkIntervalMs: 0,
+    checkpointStorage: storage,
+  });
+  env.fromSource(
+    new HeldOpenSource(records),
+    WatermarkStrategy.noWatermarks<StateRecord>().withTimestampAssigner((r) =>
+      r.ts
+    ),
+    "records",
+  )
+    .keyBy((r) => r.key)
+    .window(TumblingEventTimeWindows.of(STATE_WINDOW_MS))
+    .process(countRecords)
+    .sinkTo(discard);
+  return env;
+}
+
+/** A running state job, its window state read in, and its storage. */
+interface StateFixture {
+  readonly size: StateSize;
+  readonly jobName: string;
+  readonly records: readonly StateRecord[];
+  readonly runtime: LocalRuntime;
+  /** The superjson length of one checkpoint's subtask snapshots, in bytes. */
+  readonly snapshotBytes: number;
+}
+
+async function stateFixture(kv: Deno.Kv, size: StateSize) {
+  const jobName = `state-${size.records}`;
+  const records = stateRecords(size.records);
+  const env = stateJob(jobName, records, checkpointStorage(kv, jobName));
+  const runtime = env.createRuntime();
+  runtime.runUntilIdle();
+  // The first checkpoint also measures the state.
+  await checkpointOnce(runtime);
+  const checkpoint = runtime.latestCheckpoint!;
+  const snapshotBytes = new TextEncoder().encode(
+    superjson.stringify(checkpoint.subtasks),
+  ).length;
+  return { size, jobName, records, runtime, snapshotBytes };
+}
+
+function checkpointStorage(kv: Deno.Kv, jobName: string): KvStorage {
+  return new KvStorage(kv, ["weir", jobName, "checkpoints"]);
+}
+
+/** One checkpoint's time, split at the end of the snapshots. */
+interface CheckpointTiming {
+  readonly totalMs: number;
+  readonly snapshotMs: number;
+  readonly saveMs: number;
+}
+
+/**
+ * Takes one checkpoint: trigger, run until the barrier has passed every
+ * subtask (each snapshots and the runtime copies it), then save it.
+ */
+async function checkpointOnce(
+  runtime: LocalRuntime,
+): Promise<CheckpointTiming> {
+  const start = performance.now();
+  const id = runtime.triggerCheckpoint();
+  runtime.runUntilIdle();
+  const snapshotted = performance.now();
+  await runtime.flushCheckpoints();
+  const end = performance.now();
+  if (id === null || runtime.latestCheckpoint?.id !== id) {
+    throw new Error(
+      `Cannot measure a checkpoint as it must complete: triggered ${id}, latest saved is ${runtime.latestCheckpoint?.id}`,
+    );
+  }
+  return {
+    totalMs: end - start,
+    snapshotMs: snapshotted - start,
+    saveMs: end - snapshotted,
+  };
+}
+
+/** One restore's time: reading the checkpoint, then building the runtime. */
+interface RestoreTiming {
+  readonly totalMs: number;
+  readonly readMs: number;
+  readonly createMs: number;
+}
+
+/** Restores the fixture's job from its latest checkpoint, as a restart would. */
+async function restoreOnce(
+  kv: Deno.Kv,
+  fixture: StateFixture,
+): Promise<RestoreTiming> {
+  const env = stateJob(
+    fixture.jobName,
+    fixture.records,
+    checkpointStorage(kv, fixture.jobName),
+  );
+  const start = performance.now();
+  const checkpoint = await env.findCheckpoint();
+  const read = performance.now();
+  if (checkpoint === null) {
+    throw new Error(
+      `Cannot measure a restore as job '${fixture.jobName}' must have a checkpoint: current value is null`,
+    );
+  }
+  env.createRuntime(checkpoint);
+  const end = performance.now();
+  return { totalMs: end - start, readMs: read - start, createMs: end - read };
+}
+
+// ---------------------------------------------------------------------------
+// Throughput: runtime_bench.ts's keyed tumbling count job (its 1M events,
+// generator and aggregate), replayed PASSES times with event time shifted by
+// one pass per replay, because one pass runs in well under a second: a
+// checkpoint every second would never happen. Both arms store checkpoints in
+// the KV file; only the interval differs.
+
+type Event = { key: number; ts: number };
+
+const EVENTS = 1_000_000;
+const KEYS = 1_000;
+const WINDOW_MS = 1_000;
+const BOUND_MS = 500;
+const WATERMARK_EVERY = 1_000;
+const PASS_SPAN_MS = EVENTS / 10; // 10 events per millisecond of event time
+const PASSES = 15;
+const CHECKPOINT_INTERVAL_MS = 1_000;
+const THROUGHPUT_RUNS = 3;
+
+const events: Event[] = [];
+let seed = 5;
+for (let i = 0; i < EVENTS; i++) {
+  seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+  // 10 events per millisecond of event time, up to 500 ms out of order.
+  events.push({
+    key: seed % KEYS,
+    ts: 1_700_000_000_000 + Math.floor(i / 10) - (seed % BOUND_MS),
+  });
+}
+
+/** The events, PASSES times, each pass PASS_SPAN_MS later in event time. */
+class ReplaySource implements Source<Event> {
+  readonly name = "replay";
+
+  createReader(): SourceReader<Event> {
+    const total = EVENTS * PASSES;
+    let position = 0;
+    return {
+      partitions: ["replay-0"],
+      get finished() {
+        return position >= total;
+      },
+      poll(_now: number, maxRecords: number): SourceBatch<Event> | null {
+        if (position >= total) return null;
+        const from = position % EVENTS;
+        const shift = Math.floor(position / EVENTS) * PASS_SPAN_MS;
+        const count = Math.min(maxRecords, EVENTS - from);
+        const values = new Array<Event>(count);
+        for (let i = 0; i < count; i++) {
+          const e = events[from + i];
+          values[i] = { key: e.key, ts: e.ts + shift };
+        }
+        position += count;
+        return {
+          partition: 0,
+          values,
+          timestamps: new Array<number>(count).fill(-Infinity),
+        };
+      },
+      nextAvailableAt(now: number): number {
+        return position < total ? now : Infinity;
+      },
+      snapshotState(): unknown {
+        return { position };
+      },
+      restoreState(state: unknown): void {
+        position = (state as { position: number }).position;
+      },
+    };
+  }
+}
+
+let sink = 0;
+
+/** Emits `max - bound - 1` every WATERMARK_EVERY events, like a punctuated source. */
+function strategy(): WatermarkStrategy<Event> {
+  return WatermarkStrategy.forGenerator<Event>(() => {
+    let max = -Infinity;
+    let n = 0;
+    return {
+      onEvent(_event, ts, output) {
+        if (ts > max) max = ts;
+        if (++n % WATERMARK_EVERY === 0) {
+          output.emitWatermark(max - BOUND_MS - 1);
+        }
+      },
+      onPeriodicEmit() {},
+    };
+  }).withTimestampAssigner((e) => e.ts);
+}
+
+const countingSink: Sink<number> = {
+  name: "count",
+  createWriter() {
+    return {
+      write(values) {
+        for (const v of values) sink += v;
+      },
+    };
+  },
+};
+
+/** Counts the commits that made a checkpoint visible, and when each ended. */
+class CountingStorage implements ActorStorage {
+  readonly #inner: ActorStorage;
+  readonly #start = performance.now();
+  /** Milliseconds since creation at which each checkpoint commit ended. */
+  readonly saves: number[] = [];
+
+  constructor(inner: ActorStorage) {
+    this.#inner = inner;
+  }
+
+  get: ActorStorage["get"] = (key) => this.#inner.get(key);
+  getMany: ActorStorage["getMany"] = (keys) => this.#inner.getMany(keys);
+  put: ActorStorage["put"] = (key, value) => this.#inner.put(key, value);
+  delete: ActorStorage["delete"] = (key) => this.#inner.delete(key);
+  list: ActorStorage["list"] = (prefix, options) =>
+    this.#inner.list(prefix, options);
+
+  async atomic(
+    ...args: Parameters<ActorStorage["atomic"]>
+  ): Promise<void> {
+    await this.#inner.atomic(...args);
+    // The manifest commit writes the "latest" pointer.
+    if (args[0].some((op) => op.type === "put" && op.key[0] === "latest")) {
+      this.saves.push(performance.now() - this.#start);
+    }
+  }
+}
+
+let throughputRun = 0;
+
+/** Runs the job once to the end; returns the checkpoint commits' end times. */
+async function runThroughputJob(
+  kv: Deno.Kv,
+  checkpointIntervalMs: number,
+): Promise<number[]> {
+  // A fresh prefix per run: checkpoint ids start at 1 again.
+  const jobName = `throughput-${++throughputRun}`;
+  const storage = new CountingStorage(checkpointStorage(kv, jobName));
+  const env = new StreamEnvironment({
+    jobName,
+    clock: new SystemClock(),
+    autoWatermarkIntervalMs: 0,
+    checkpointIntervalMs,
+    checkpointStorage: storage,
+  });
+  env.fromSource(new ReplaySource(), strategy(), "events")
+    .keyBy((e) => e.key)
+    .window(TumblingEventTimeWindows.of(WINDOW_MS))
+    .aggregate({
+      createAccumulator: () => 0,
+      add: (_e, n) => n + 1,
+      getResult: (n) => n,
+      merge: (a, b) => a + b,
+    })
+    .sinkTo(countingSink);
+  await env.execute({ restore: "none" });
+  return storage.saves;
+}
+
+// ---------------------------------------------------------------------------
+// One KV file for everything, removed at exit.
+
+let kvFile: { path: string; kv: Deno.Kv } | null = null;
+
+async function openKvFile(): Promise<Deno.Kv> {
+  if (kvFile === null) {
+    const path = await Deno.makeTempFile({ suffix: ".sqlite" });
+    kvFile = { path, kv: await Deno.openKv(path) };
+  }
+  return kvFile.kv;
+}
+
+function removeKvFile(): void {
+  if (kvFile === null) return;
+  kvFile.kv.close();
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) {
+    try {
+      Deno.removeSync(kvFile.path + suffix);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
+  kvFile = null;
+}
+
+addEventListener("unload", () => {
+  removeKvFile();
+  if (sink === 42) console.log(sink);
+});
+
+// ---------------------------------------------------------------------------
+// `deno bench`: each fixture is built once, outside the timed part.
+
+const fixtures = new Map<string, Promise<StateFixture>>();
+
+function fixture(size: StateSize): Promise<StateFixture> {
+  let found = fixtures.get(size.label);
+  if (found === undefined) {
+    found = openKvFile().then((kv) => stateFixture(kv, size));
+    fixtures.set(size.label, found);
+  }
+  return found;
+}
+
+for (const size of STATE_SIZES) {
+  Deno.bench(`checkpoint ${size.label} state to the KV file`, {
+    group: `checkpoint ${size.label}`,
+    n: 20,
+    warmup: 2,
+  }, async (b) => {
+    const { runtime } = await fixture(size);
+    b.start();
+    await checkpointOnce(runtime);
+    b.end();
+  });
+  Deno.bench(`restore ${size.label} state from the KV file`, {
+    group: `restore ${size.label}`,
+    n: 5,
+    warmup: 1,
+  }, async (b) => {
+    const kv = await openKvFile();
+    const found = await fixture(size);
+    b.start();
+    await restoreOnce(kv, found);
+    b.end();
+  });
+}
+
+Deno.bench(`keyed tumbling count, ${PASSES}M events, no checkpoints`, {
+  group: "keyed tumbling count job with KV checkpoints",
+  baseline: true,
+  n: THROUGHPUT_RUNS,
+  warmup: 1,
+}, async () => {
+  await runThroughputJob(await openKvFile(), 0);
+});
+
+Deno.bench(
+  `keyed tumbling count, ${PASSES}M events, checkpoint every ${CHECKPOINT_INTERVAL_MS} ms`,
+  {
+    group: "keyed tumbling count job with KV checkpoints",
+    n: THROUGHPUT_RUNS,
+    warmup: 1,
+  },
+  async () => {
+    await runThroughputJob(await openKvFile(), CHECKPOINT_INTERVAL_MS);
+  },
+);
+
+// ---------------------------------------------------------------------------
+// `deno run`: the report.
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
+}
+
+function ms(value: number): string {
+  return value.toFixed(1);
+}
+
+async function report(): Promise<void> {
+  const kv = await openKvFile();
+  const checkpointRows: Record<string, Record<string, string>> = {};
+  const restoreRows: Record<string, Record<string, string>> = {};
+  for (const size of STATE_SIZES) {
+    const found = await fixture(size);
+    for (let i = 0; i < WARMUP_CHECKPOINTS; i++) {
+      await checkpointOnce(found.runtime);
+    }
+    const timings: CheckpointTiming[] = [];
+    for (let i = 0; i < CHECKPOINTS; i++) {
+      timings.push(await checkpointOnce(found.runtime));
+    }
+    const sorted = (pick: (t: CheckpointTiming) => number) =>
+      timings.map(pick).sort((a, b) => a - b);
+    const total = sorted((t) => t.totalMs);
+    const snapshot = sorted((t) => t.snapshotMs);
+    const save = sorted((t) => t.saveMs);
+    checkpointRows[size.label] = {
+      "records": String(size.records),
+      "snapshot MB": (found.snapshotBytes / 1e6).toFixed(2),
+      "p50 ms": ms(percentile(total, 0.5)),
+      "p99 ms": ms(percentile(total, 0.99)),
+      "max ms": ms(total.at(-1)!),
+      "snapshot p50 ms": ms(percentile(snapshot, 0.5)),
+      "save p50 ms": ms(percentile(save, 0.5)),
+    };
+    const restores: RestoreTiming[] = [];
+    for (let i = 0; i < RESTORES; i++) {
+      restores.push(await restoreOnce(kv, found));
+    }
+    const restoreTotal = restores.map((r) => r.totalMs).sort((a, b) => a - b);
+    restoreRows[size.label] = {
+      "p50 ms": ms(percentile(restoreTotal, 0.5)),
+      "max ms": ms(restoreTotal.at(-1)!),
+      "read p50 ms": ms(
+        percentile(restores.map((r) => r.readMs).sort((a, b) => a - b), 0.5),
+      ),
+      "create p50 ms": ms(
+        percentile(restores.map((r) => r.createMs).sort((a, b) => a - b), 0.5),
+      ),
+    };
+  }
+  console.log(
+    `Checkpoint: trigger to saved on the KV file, ${CHECKPOINTS} checkpoints per size`,
+  );
+  console.table(checkpointRows);
+  console.log(
+    `Restore: findCheckpoint() + createRuntime(), ${RESTORES} restores per size`,
+  );
+  console.table(restoreRows);
+
+  // Alternate the arms so drift in the machine affects both alike.
+  const without: number[] = [];
+  const withCheckpoints: number[] = [];
+  const saves: number[][] = [];
+  await runThroughputJob(kv, 0); // warm-up
+  for (let i = 0; i < THROUGHPUT_RUNS; i++) {
+    let start = performance.now();
+    await runThroughputJob(kv, 0);
+    without.push(performance.now() - start);
+    start = performance.now();
+    saves.push(await runThroughputJob(kv, CHECKPOINT_INTERVAL_MS));
+    withCheckpoints.push(performance.now() - start);
+  }
+  const rate = (runs: number[]) =>
+    EVENTS * PASSES / (Math.min(...runs) / 1_000);
+  const ratio = rate(withCheckpoints) / rate(without);
+  console.log(
+    `Throughput: keyed tumbling count job, ${PASSES}M events, SystemClock, best of ${THROUGHPUT_RUNS}`,
+  );
+  console.table({
+    "no checkpoints": {
+      "events/s": Math.round(rate(without)),
+      "runs ms": without.map(ms).join(" "),
+    },
+    [`every ${CHECKPOINT_INTERVAL_MS} ms`]: {
+      "events/s": Math.round(rate(withCheckpoints)),
+      "runs ms": withCheckpoints.map(ms).join(" "),
+    },
+  });
+  console.log(
+    `ratio with/without: ${
+      (ratio * 100).toFixed(1)
+    }%; checkpoint commits per run (ms after start): ${
+      saves.map((s) => `[${s.map((t) => t.toFixed(0)).join(", ")}]`).join(" ")
+    }`,
+  );
+}
+
+if (import.meta.main) {
+  try {
+    await report();
+  } finally {
+    removeKvFile();
+  }
+}
