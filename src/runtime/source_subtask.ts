@@ -168,6 +168,11 @@ export class SourceSubtask<T> {
       : Infinity;
   }
 
+  /** The names of the reader's partitions, in its order (one generator each). */
+  get partitions(): readonly string[] {
+    return this.#reader.partitions;
+  }
+
   /** The subtask's counters (records in count records read). */
   get metrics(): Subtask["metrics"] {
     return this.#subtask.metrics;

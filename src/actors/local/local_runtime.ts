@@ -19,6 +19,7 @@ import {
 } from "../../runtime/source_subtask.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import { snapshotsToRestore } from "../_restore_plan.ts";
 import type { StreamElement } from "../../runtime/stream_element.ts";
 import {
   Subtask,
@@ -50,7 +51,11 @@ export interface LocalRuntimeOptions {
   watermarkRecovery?: "persist" | "replay";
   /** Where completed checkpoints are saved; without it they are kept in memory only. */
   checkpointStore?: { save(checkpoint: CompletedCheckpoint): Promise<void> };
-  /** A completed checkpoint to restore every subtask from before running. */
+  /**
+   * A completed checkpoint to restore every subtask from before running; it
+   * may come from another parallelism (state is redistributed by key group
+   * and by partition).
+   */
   restoreFrom?: CompletedCheckpoint;
   /**
    * The highest checkpoint id already stored, so new ids continue above it.
@@ -318,15 +323,21 @@ export class LocalRuntime {
     if (options.restoreFrom !== undefined) this.#restore(options.restoreFrom);
   }
 
-  /** Restores every subtask from a checkpoint of the same job at the same parallelism. */
+  /**
+   * Restores every subtask from a checkpoint of the same job; a vertex whose
+   * parallelism (or inputs) changed gets its old snapshots redistributed.
+   */
   #restore(checkpoint: CompletedCheckpoint): void {
+    const snapshots = snapshotsToRestore(
+      this.#graph,
+      checkpoint,
+      (vertexId) =>
+        this.#actors.filter((a) => a.operator === vertexId).map((a) =>
+          a.source!.partitions
+        ),
+    );
     for (const actor of this.#actors) {
-      const snapshot = checkpoint.subtasks[actor.id];
-      if (snapshot === undefined) {
-        throw new RangeError(
-          `Cannot restore checkpoint ${checkpoint.id} of job '${this.#graph.jobName}' as it must hold a snapshot of every subtask: current value lacks '${actor.id}'`,
-        );
-      }
+      const snapshot = snapshots.get(actor.id);
       if (actor.source !== null) {
         actor.source.restore(snapshot as SourceSubtaskSnapshot);
       } else actor.subtask!.restore(snapshot as SubtaskSnapshot);
