@@ -207,7 +207,7 @@ export class SourceSubtask<T> {
    * @throws {RangeError} If an assigned timestamp is not a finite safe integer.
    */
   poll(now: number): boolean {
-    if (this.#ended) return false;
+    if (this.#ended || this.#subtask.backPressured) return false;
     // A source held by alignment still ends once its reader is exhausted.
     const batch = this.shouldWait
       ? null
@@ -362,6 +362,21 @@ export class SourceSubtask<T> {
   /** Waits for asynchronous work of the chained operators. */
   settle(): Promise<void> {
     return this.#subtask.settle();
+  }
+
+  /** Lets chained asynchronous operators emit what completed. */
+  processMail(): void {
+    this.#subtask.processMail();
+  }
+
+  /** Whether a chained operator is full, so the source must not read. */
+  get backPressured(): boolean {
+    return this.#subtask.backPressured;
+  }
+
+  /** Asynchronous calls in flight in the chained operators. */
+  get inFlight(): number {
+    return this.#subtask.inFlight;
   }
 
   /** Waits for the reader's background reads, if it has any. */

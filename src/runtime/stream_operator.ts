@@ -38,6 +38,12 @@ export interface OperatorContext {
   readonly parallelism: number;
   /** Where operators register gauges. */
   readonly metrics: MetricGroup;
+  /**
+   * Asks the runtime to call the operator's `processMail()` soon, from its
+   * mailbox: an asynchronous operator calls it when a call completes, so
+   * results enter the stream between elements, never concurrently.
+   */
+  readonly requestMail?: () => void;
 }
 
 /**
@@ -81,6 +87,15 @@ export interface StreamOperator<IN, OUT> {
    * after a restore from it): two-phase sinks commit here.
    */
   notifyCheckpointComplete?(checkpointId: number): void | Promise<void>;
+  /** Emits what completed asynchronously since the last call (see `requestMail`). */
+  processMail?(): void;
+  /**
+   * Whether the operator holds as much in flight as it may: the runtime
+   * stops giving it input (back-pressure) until this turns false.
+   */
+  isBackPressured?(): boolean;
+  /** How many asynchronous calls are in flight (the runtime waits for them at the end of input). */
+  inFlight?(): number;
 }
 
 /** How a snapshot is taken. */

@@ -221,7 +221,7 @@ export class Subtask {
       case "end":
         if (this.#ended[channel]) break;
         this.#ended[channel] = true;
-        if (++this.#numEnded === this.#ended.length) this.#finish();
+        if (++this.#numEnded === this.#ended.length) this.#finishIfDrained();
         else if (this.#aligning !== null) this.#completeAlignmentIfReady();
         break;
       case "barrier":
@@ -317,6 +317,28 @@ export class Subtask {
     );
   }
 
+  /** Lets operators emit what completed asynchronously (their mail). */
+  processMail(): void {
+    for (const operator of this.#operators) operator.processMail?.();
+    this.#flushSideOutputs();
+    this.#finishIfDrained();
+  }
+
+  /** Whether an operator is full: the runtime stops delivering input until it drains. */
+  get backPressured(): boolean {
+    for (const operator of this.#operators) {
+      if (operator.isBackPressured?.()) return true;
+    }
+    return false;
+  }
+
+  /** Asynchronous calls in flight in the operators. */
+  get inFlight(): number {
+    let count = 0;
+    for (const operator of this.#operators) count += operator.inFlight?.() ?? 0;
+    return count;
+  }
+
   /** Waits for asynchronous work started by the operators (e.g. a sink's final commit). */
   async settle(): Promise<void> {
     await Promise.all(this.#pending.splice(0));
@@ -345,6 +367,16 @@ export class Subtask {
   }
 
   /** Finishes the operators head to tail, then ends every output channel. */
+  /**
+   * Finishes once every input ended and no asynchronous call is in flight:
+   * Flink's `endInput` waits for the async queue to drain.
+   */
+  #finishIfDrained(): void {
+    if (this.#finished || this.#numEnded < this.#ended.length) return;
+    if (this.inFlight > 0) return;
+    this.#finish();
+  }
+
   #finish(): void {
     for (const operator of this.#operators) {
       const work = (operator.finish as () => unknown)();

@@ -123,6 +123,7 @@ interface Actor {
   targets: Target[][];
   paused: boolean;
   suspended: boolean;
+  mail: boolean;
   alignmentSource: string | null;
 }
 
@@ -168,6 +169,8 @@ export class LocalRuntime {
   /** The last checkpoint saved, for tests and the service. */
   #latestCompleted: CompletedCheckpoint | null = null;
   #recommit: number | null = null;
+  // Resolves the wait of `run()` when an asynchronous operator has mail.
+  #wake: (() => void) | null = null;
 
   /**
    * Instantiates every subtask of the job.
@@ -215,6 +218,10 @@ export class LocalRuntime {
           subtaskIndex: index,
           parallelism: vertex.parallelism,
           metrics,
+          requestMail: () => {
+            actor.mail = true;
+            this.#wake?.();
+          },
         };
         const subtaskEdges: SubtaskEdge[] = edges.map((edge) => ({
           partitioner: edge.partitioner(index),
@@ -236,6 +243,7 @@ export class LocalRuntime {
           targets: [],
           paused: false,
           suspended: false,
+          mail: false,
           alignmentSource: null,
         };
         const send = (
@@ -438,8 +446,16 @@ export class LocalRuntime {
         const actor = this.#actors[a];
         this.#updatePause(actor);
         if (actor.paused) continue;
+        if (actor.mail) {
+          actor.mail = false;
+          (actor.subtask ?? actor.source!).processMail();
+          progressed = true;
+        }
         if (actor.subtask !== null) {
-          while (actor.head < actor.mailbox.length && !this.#blocked(actor)) {
+          while (
+            actor.head < actor.mailbox.length && !this.#blocked(actor) &&
+            !actor.subtask.backPressured
+          ) {
             const message = actor.mailbox[actor.head];
             (actor.mailbox as (Message | undefined)[])[actor.head++] =
               undefined;
@@ -456,7 +472,9 @@ export class LocalRuntime {
           progressed = true;
         }
       }
-      if (!progressed) return steps;
+      // A completed checkpoint must be saved (by `run()`, asynchronously)
+      // before more work piles up behind it.
+      if (!progressed || this.#completed.length > 0) return steps;
     }
   }
 
@@ -474,8 +492,15 @@ export class LocalRuntime {
       const actor = this.#actors[a];
       this.#updatePause(actor);
       if (actor.paused) continue;
+      if (actor.mail) {
+        actor.mail = false;
+        (actor.subtask ?? actor.source!).processMail();
+        return true;
+      }
       if (actor.subtask !== null) {
-        if (actor.head === actor.mailbox.length) continue;
+        if (
+          actor.head === actor.mailbox.length || actor.subtask.backPressured
+        ) continue;
         const message = actor.mailbox[actor.head];
         (actor.mailbox as (Message | undefined)[])[actor.head++] = undefined;
         if (actor.head === actor.mailbox.length) {
@@ -510,6 +535,9 @@ export class LocalRuntime {
       // land before time moves on.
       await Promise.all(this.#actors.map((a) => a.source?.ready()));
       if (this.runUntilIdle() > 0) continue;
+      // Asynchronous calls in flight: wait for one to complete before time
+      // moves on (a simulated clock must not run ahead of them).
+      if (this.#inFlight() > 0 && await this.#waitForMail(1_000)) continue;
       const next = this.nextWakeup();
       if (next === Infinity) {
         throw new RangeError(
@@ -529,6 +557,29 @@ export class LocalRuntime {
         );
       }
     }
+  }
+
+  #inFlight(): number {
+    let count = 0;
+    for (const actor of this.#actors) {
+      count += (actor.subtask ?? actor.source!).inFlight;
+    }
+    return count;
+  }
+
+  /** Waits until an operator requests mail, or `ms` of real time; true if mail came. */
+  async #waitForMail(ms: number): Promise<boolean> {
+    if (this.#actors.some((a) => a.mail)) return true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const mail = await Promise.race([
+      new Promise<boolean>((resolve) => this.#wake = () => resolve(true)),
+      new Promise<boolean>((resolve) =>
+        timer = setTimeout(() => resolve(false), ms)
+      ),
+    ]);
+    clearTimeout(timer);
+    this.#wake = null;
+    return mail;
   }
 
   /** Stops `run()` after its current step. */
