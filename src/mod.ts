@@ -175,3 +175,11 @@ export {
   readTable,
   waitForSources,
 } from "./connectors/mod.ts";
+
+export {
+  type AsyncContext,
+  type AsyncFunction,
+  type AsyncWaitOptions,
+} from "./runtime/operators/async_wait.ts";
+
+export { SegmentedQueue, type SegmentedQueueSnapshot } from "./async/mod.ts";

@@ -7,6 +7,9 @@
 import type { WatermarkStrategy } from "../time/mod.ts";
 import type { OutputTag } from "../windows/mod.ts";
 import {
+  type AsyncFunction,
+  AsyncWaitOperator,
+  type AsyncWaitOptions,
   FilterOperator,
   FlatMapOperator,
   MapOperator,
@@ -123,6 +126,27 @@ export class DataStream<T> {
    */
   map<R>(fn: (value: T) => R): DataStream<R> {
     return this.#then("map", "Map", () => new MapOperator(fn));
+  }
+
+  /**
+   * Calls an asynchronous function per record without blocking the stream
+   * (Flink's `AsyncDataStream`). Results carry their input's timestamp, and
+   * a watermark waits until every record before it has its results out.
+   *
+   * @param fn The call; may return one result, several, or none.
+   * @param options `mode` (`"ordered"` or `"unordered"`; use
+   * `keyBy(...).mapAsync` for `"keyed"`), capacity, timeout, retries.
+   * @returns The stream of results.
+   */
+  mapAsync<R>(
+    fn: AsyncFunction<T, R>,
+    options: Omit<AsyncWaitOptions<T, R>, "keySelector"> = { mode: "ordered" },
+  ): DataStream<R> {
+    return this.#then(
+      "async",
+      `Async (${options.mode})`,
+      () => new AsyncWaitOperator<T, R>(fn, options),
+    );
   }
 
   /**

@@ -35,6 +35,8 @@ export class OperatorHarness<IN, OUT> {
   readonly batches: string[][] = [];
   /** The gauges the operator registered. */
   readonly gauges = new Map<string, () => number>();
+  /** How often the operator asked for its mail to be processed. */
+  mailRequests = 0;
   /** The processing-time clock. */
   readonly clock: ManualClock;
   /** The input-activity clock over `clock`; pause it for back-pressure. */
@@ -68,6 +70,9 @@ export class OperatorHarness<IN, OUT> {
           gauges.set(name, read);
         },
       },
+      requestMail: () => {
+        this.mailRequests++;
+      },
     };
     const { emitted, batches } = this;
     const render = this.#render;
@@ -87,6 +92,16 @@ export class OperatorHarness<IN, OUT> {
         emitted.push(`side:${tag} ${render(value)}@${timestamp}`);
       },
     });
+    return this;
+  }
+
+  /**
+   * Lets settled promises run their callbacks, then processes the operator's
+   * mail, as the runtime does between elements.
+   */
+  async mail(): Promise<this> {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    this.operator.processMail?.();
     return this;
   }
 

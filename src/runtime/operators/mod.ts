@@ -14,3 +14,4 @@ export * from "./flat_map.ts";
 export * from "./process.ts";
 export * from "./window.ts";
 export * from "./sink.ts";
+export * from "./async_wait.ts";

@@ -1,0 +1,407 @@
+/**
+ * Asynchronous calls inside a stream, with watermarks held back until the
+ * work they cover is done.
+ *
+ * @module
+ */
+
+import type { WatermarkStatus } from "../../time/mod.ts";
+import type {
+  OperatorContext,
+  OperatorOutput,
+  SnapshotOptions,
+  StreamOperator,
+} from "../stream_operator.ts";
+import { type AsyncOrderQueue, createOrderQueue } from "./_async_order.ts";
+
+/** What an asynchronous function may do besides returning its result. */
+export interface AsyncContext<OUT> {
+  /**
+   * Starts follow-up work that belongs to the same input: the input counts as
+   * done only when its call and every spawned piece have settled, and the
+   * outputs of all of them are its results.
+   */
+  spawn(work: Promise<OUT | OUT[] | void>): void;
+}
+
+/**
+ * An asynchronous call per record (an HTTP API, an LLM, a database).
+ *
+ * @param value The input record.
+ * @param context Lets the call spawn follow-up work for the same record.
+ * @returns The output record(s), or nothing.
+ */
+export type AsyncFunction<IN, OUT> = (
+  value: IN,
+  context: AsyncContext<OUT>,
+) => Promise<OUT | OUT[] | void>;
+
+/** Options of {@linkcode AsyncWaitOperator}. */
+export interface AsyncWaitOptions<IN, OUT> {
+  /**
+   * `"ordered"`: results leave in input order. `"unordered"`: results leave
+   * as they complete, but never across a watermark (Flink's `unorderedWait`).
+   * `"keyed"`: results of one key leave in input order, keys overtake each
+   * other, and a watermark waits only for the records that arrived before it
+   * (Flink Agents' SegmentedQueue).
+   */
+  mode: "ordered" | "unordered" | "keyed";
+  /** The key of a record; required in `"keyed"` mode. */
+  keySelector?: (value: IN) => unknown;
+  /**
+   * Records and watermarks in flight before the operator stops taking input.
+   * @default {100}
+   */
+  capacity?: number;
+  /**
+   * Processing time a call may take, in milliseconds; 0 waits forever.
+   * @default {0}
+   */
+  timeoutMs?: number;
+  /**
+   * Gives the results of a call that timed out; without it a timeout fails the job.
+   * @default {undefined}
+   */
+  onTimeout?: (value: IN) => OUT | OUT[] | void;
+  /**
+   * How often a failed call is tried again.
+   * @default {0}
+   */
+  retries?: number;
+  /**
+   * Processing time before the first retry, doubled for each further one.
+   * @default {100}
+   */
+  backoffMs?: number;
+}
+
+interface InFlight<IN, OUT> {
+  readonly id: number;
+  readonly value: IN;
+  readonly timestamp: number;
+  readonly key: unknown;
+  attempt: number;
+  generation: number;
+  pending: number;
+  results: OUT[];
+  done: boolean;
+  deadline: number;
+  retryAt: number;
+}
+
+/** An operator's pending input, in arrival order, as plain data. */
+export interface AsyncWaitSnapshot<IN> {
+  /** Records not yet emitted, and (in persist mode) watermarks not yet forwarded. */
+  pending: Array<{ value: IN; timestamp: number } | { watermark: number }>;
+}
+
+/**
+ * Runs an {@linkcode AsyncFunction} per record without blocking the stream
+ * (Flink's `AsyncWaitOperator`, and Flink Agents' held-back watermarks in
+ * `"keyed"` mode, reference §7).
+ *
+ * Results carry the input record's timestamp. A watermark is forwarded only
+ * after every record that arrived before it has been emitted (all modes), so
+ * a window downstream receives every result before the watermark that closes
+ * it, however long the calls take (seed 002). Completions arrive between
+ * elements through the subtask's mailbox (`requestMail` / `processMail`).
+ *
+ * Checkpoints never wait for calls: a snapshot holds the records still in
+ * flight (they are called again after a restore) and, in persist mode, the
+ * held watermarks in their places; in replay mode the watermarks are rebuilt
+ * from the replayed input.
+ *
+ * Cost: one promise per record (the call itself); bookkeeping O(1) per record
+ * and O(log n) per watermark. Not thread safe.
+ */
+export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
+  readonly #fn: AsyncFunction<IN, OUT>;
+  readonly #options: AsyncWaitOptions<IN, OUT>;
+  readonly #capacity: number;
+  #output: OperatorOutput<OUT> | null = null;
+  #context: OperatorContext | null = null;
+  #queue: AsyncOrderQueue<OUT> | null = null;
+  readonly #inFlight = new Map<number, InFlight<IN, OUT>>();
+  readonly #completed: number[] = [];
+  #failure: Error | null = null;
+  #nextId = 0;
+
+  /**
+   * Creates the operator.
+   *
+   * @param fn The asynchronous call.
+   * @param options Mode, capacity, timeout and retries.
+   * @throws {TypeError} If `fn` is not a function, or `"keyed"` mode lacks a key selector.
+   * @throws {RangeError} If a number is out of range or the mode is unknown.
+   */
+  constructor(fn: AsyncFunction<IN, OUT>, options: AsyncWaitOptions<IN, OUT>) {
+    const action = "create AsyncWaitOperator";
+    if (typeof fn !== "function") {
+      throw new TypeError(
+        `Cannot ${action} as 'fn' must be a function: current value is ${
+          String(fn)
+        }`,
+      );
+    }
+    if (!["ordered", "unordered", "keyed"].includes(options.mode)) {
+      throw new RangeError(
+        `Cannot ${action} as 'mode' must be "ordered", "unordered" or "keyed": current value is ${
+          JSON.stringify(options.mode)
+        }`,
+      );
+    }
+    if (options.mode === "keyed" && typeof options.keySelector !== "function") {
+      throw new TypeError(
+        `Cannot ${action} as 'keySelector' must be a function in "keyed" mode: current value is ${
+          String(options.keySelector)
+        }`,
+      );
+    }
+    for (
+      const [param, value, min] of [
+        ["capacity", options.capacity ?? 100, 1],
+        ["timeoutMs", options.timeoutMs ?? 0, 0],
+        ["retries", options.retries ?? 0, 0],
+        ["backoffMs", options.backoffMs ?? 100, 0],
+      ] as const
+    ) {
+      if (!Number.isSafeInteger(value) || value < min) {
+        throw new RangeError(
+          `Cannot ${action} as '${param}' must be a safe integer of at least ${min}: current value is ${value}`,
+        );
+      }
+    }
+    this.#fn = fn;
+    this.#options = options;
+    this.#capacity = options.capacity ?? 100;
+  }
+
+  /** Keeps the output and creates the queue of the mode. */
+  open(context: OperatorContext, output: OperatorOutput<OUT>): void {
+    this.#context = context;
+    this.#output = output;
+    this.#queue ??= createOrderQueue<OUT>(this.#options.mode);
+    context.metrics.gauge("asyncInFlight", () => this.#inFlight.size);
+    context.metrics.gauge("heldWatermarks", () => this.#queue!.heldWatermarks);
+    context.metrics.gauge("oldestHeldWatermarkAgeMs", () => {
+      const oldest = this.#queue!.oldestHeldWatermark();
+      return oldest === null ? 0 : context.clock.now() - oldest;
+    });
+  }
+
+  /** Starts one call per record. */
+  processBatch(values: readonly IN[], timestamps: readonly number[]): void {
+    for (let i = 0; i < values.length; i++) {
+      this.#start(values[i], timestamps[i]);
+    }
+  }
+
+  /** Holds the watermark until everything before it is emitted. */
+  processWatermark(watermark: number): void {
+    this.#queue!.addWatermark(watermark);
+    this.#emitReady();
+  }
+
+  /** Forwards the status. */
+  processWatermarkStatus(status: WatermarkStatus): void {
+    this.#output!.emitWatermarkStatus(status);
+  }
+
+  /** Emits what completed since the last call. */
+  processMail(): void {
+    if (this.#failure !== null) throw this.#failure;
+    for (const id of this.#completed.splice(0)) {
+      const entry = this.#inFlight.get(id);
+      if (entry !== undefined) {
+        this.#queue!.complete(id, entry.key, entry.results);
+      }
+    }
+    this.#emitReady();
+  }
+
+  /** Whether records and held watermarks fill the capacity. */
+  isBackPressured(): boolean {
+    return this.#inFlight.size + this.#queue!.heldWatermarks >= this.#capacity;
+  }
+
+  /** Calls in flight. */
+  inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /** Times out and retries calls whose time has come. */
+  onProcessingTime(now: number): void {
+    for (const entry of this.#inFlight.values()) {
+      if (entry.done) continue;
+      if (entry.retryAt <= now) {
+        entry.retryAt = Infinity;
+        this.#call(entry);
+      } else if (entry.deadline <= now) {
+        this.#timeOut(entry);
+      }
+    }
+    this.processMail();
+  }
+
+  /** The earliest timeout or retry, or `Infinity`. */
+  nextProcessingTime(): number {
+    let next = Infinity;
+    for (const entry of this.#inFlight.values()) {
+      if (entry.done) continue;
+      if (entry.retryAt < next) next = entry.retryAt;
+      if (entry.deadline < next) next = entry.deadline;
+    }
+    return next;
+  }
+
+  /** Nothing: the subtask waits for the calls in flight before finishing. */
+  finish(): void {}
+
+  /** The records in flight and, in persist mode, the held watermarks, in arrival order. */
+  snapshotState(
+    _checkpointId?: number,
+    options?: SnapshotOptions,
+  ): AsyncWaitSnapshot<IN> {
+    const watermarks = options?.watermarks !== false;
+    const pending: AsyncWaitSnapshot<IN>["pending"] = [];
+    for (const item of this.#queue!.pendingInOrder()) {
+      if ("watermark" in item) {
+        if (watermarks) pending.push({ watermark: item.watermark });
+      } else {
+        const entry = this.#inFlight.get(item.id)!;
+        pending.push({ value: entry.value, timestamp: entry.timestamp });
+      }
+    }
+    return { pending };
+  }
+
+  /** Calls the snapshot's records again and holds its watermarks in place. */
+  restoreState(state: unknown): void {
+    this.#queue ??= createOrderQueue<OUT>(this.#options.mode);
+    for (const item of (state as AsyncWaitSnapshot<IN>).pending) {
+      if ("watermark" in item) this.#queue.addWatermark(item.watermark);
+      else this.#start(item.value, item.timestamp);
+    }
+  }
+
+  #start(value: IN, timestamp: number): void {
+    const id = this.#nextId++;
+    const key = this.#options.mode === "keyed"
+      ? this.#options.keySelector!(value)
+      : null;
+    const entry: InFlight<IN, OUT> = {
+      id,
+      value,
+      timestamp,
+      key,
+      attempt: 0,
+      generation: 0,
+      pending: 0,
+      results: [],
+      done: false,
+      deadline: Infinity,
+      retryAt: Infinity,
+    };
+    this.#inFlight.set(id, entry);
+    this.#queue!.addRecord(id, key, timestamp);
+    this.#call(entry);
+  }
+
+  #call(entry: InFlight<IN, OUT>): void {
+    const generation = ++entry.generation;
+    entry.pending = 0;
+    entry.results = [];
+    const timeout = this.#options.timeoutMs ?? 0;
+    entry.deadline = timeout > 0
+      ? this.#context!.clock.now() + timeout
+      : Infinity;
+    const track = (work: Promise<OUT | OUT[] | void>) => {
+      entry.pending++;
+      work.then(
+        (result) => {
+          if (entry.generation !== generation || entry.done) return;
+          if (Array.isArray(result)) entry.results.push(...result);
+          else if (result !== undefined) entry.results.push(result as OUT);
+          if (--entry.pending === 0) this.#complete(entry);
+        },
+        (error) => {
+          if (entry.generation !== generation || entry.done) return;
+          this.#fail(entry, error);
+        },
+      );
+    };
+    let call: Promise<OUT | OUT[] | void>;
+    try {
+      call = this.#fn(entry.value, { spawn: track });
+    } catch (error) {
+      call = Promise.reject(error);
+    }
+    track(call);
+  }
+
+  #complete(entry: InFlight<IN, OUT>): void {
+    entry.done = true;
+    this.#completed.push(entry.id);
+    this.#context!.requestMail?.();
+  }
+
+  #fail(entry: InFlight<IN, OUT>, error: unknown): void {
+    const retries = this.#options.retries ?? 0;
+    if (entry.attempt < retries) {
+      entry.generation++; // results of the failed attempt's spawned work are ignored
+      entry.retryAt = this.#context!.clock.now() +
+        (this.#options.backoffMs ?? 100) * 2 ** entry.attempt++;
+      entry.deadline = Infinity;
+      this.#context!.requestMail?.();
+      return;
+    }
+    entry.done = true;
+    this.#failure = new Error(
+      `Cannot complete the asynchronous call for the record at ${entry.timestamp} after ${
+        entry.attempt + 1
+      } attempt(s): ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+    this.#context!.requestMail?.();
+  }
+
+  #timeOut(entry: InFlight<IN, OUT>): void {
+    const onTimeout = this.#options.onTimeout;
+    if (onTimeout === undefined) {
+      this.#fail(
+        entry,
+        new Error(`timed out after ${this.#options.timeoutMs} ms`),
+      );
+      return;
+    }
+    entry.generation++; // a late result is ignored (reference §7.1 rule 10)
+    const result = onTimeout(entry.value);
+    entry.results = Array.isArray(result)
+      ? result
+      : result === undefined
+      ? []
+      : [result as OUT];
+    this.#complete(entry);
+  }
+
+  /** Emits every result and watermark the queue releases, results batched per record. */
+  #emitReady(): void {
+    const output = this.#output!;
+    for (;;) {
+      const next = this.#queue!.poll();
+      if (next === null) return;
+      if (next.kind === "watermark") {
+        output.emitWatermark(next.watermark);
+        continue;
+      }
+      const entry = this.#inFlight.get(next.id)!;
+      this.#inFlight.delete(next.id);
+      if (entry.results.length > 0) {
+        output.emitBatch(
+          entry.results,
+          new Array(entry.results.length).fill(entry.timestamp),
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,236 @@
+import assert from "node:assert/strict";
+import { AsyncWaitOperator } from "../../../src/runtime/operators/async_wait.ts";
+import { OperatorHarness } from "../../_support/operator_harness.ts";
+
+/** A promise resolved by hand, so tests decide the completion order. */
+function deferred<T>(): {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+} {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+type Call = { key: string; n: number };
+
+function calls() {
+  const pending = new Map<string, ReturnType<typeof deferred<string>>>();
+  const fn = (call: Call) => {
+    const d = deferred<string>();
+    pending.set(`${call.key}${call.n}`, d);
+    return d.promise;
+  };
+  const finish = (name: string) => pending.get(name)!.resolve(`${name}!`);
+  return { fn, finish, pending };
+}
+
+Deno.test("AsyncWaitOperator (keyed) holds W1 until A1's slow result is out, and A2 after W1 does not hold it (seed 002)", async () => {
+  const { fn, finish } = calls();
+  const h = new OperatorHarness<Call, string>(
+    new AsyncWaitOperator<Call, string>(fn, {
+      mode: "keyed",
+      keySelector: (c) => c.key,
+    }),
+  ).open();
+  h.element({ key: "A", n: 1 }, 100); // A1: takes 10 s
+  h.element({ key: "B", n: 1 }, 110); // B1: at once
+  finish("B1");
+  await h.mail();
+  assert.deepEqual(h.take(), ["R(B1!)@110"]);
+  h.watermark(150); // W1
+  h.element({ key: "A", n: 2 }, 200); // A2 arrives after W1
+  finish("A2");
+  await h.mail();
+  assert.deepEqual(
+    h.take(),
+    [],
+    "A2 waits behind A1 (same key), W1 waits for A1",
+  );
+  h.clock.advance(10_000);
+  finish("A1");
+  await h.mail();
+  // W1 right after A1's result; A2 (after W1, timestamp 200) follows it.
+  assert.deepEqual(h.take(), ["R(A1!)@100", "W150", "R(A2!)@200"]);
+});
+
+Deno.test("AsyncWaitOperator (keyed) emits W1 right after A1's result, before A2's if A2 is still running (seed 002)", async () => {
+  const { fn, finish } = calls();
+  const h = new OperatorHarness<Call, string>(
+    new AsyncWaitOperator<Call, string>(fn, {
+      mode: "keyed",
+      keySelector: (c) => c.key,
+    }),
+  ).open();
+  h.element({ key: "A", n: 1 }, 100);
+  h.watermark(150);
+  h.element({ key: "A", n: 2 }, 200);
+  finish("A1");
+  await h.mail();
+  assert.deepEqual(h.take(), ["R(A1!)@100", "W150"]);
+  finish("A2");
+  await h.mail();
+  assert.deepEqual(h.take(), ["R(A2!)@200"]);
+});
+
+Deno.test("AsyncWaitOperator passes a watermark straight through when nothing is in flight", () => {
+  const h = new OperatorHarness<Call, string>(
+    new AsyncWaitOperator<Call, string>(() => Promise.resolve("x"), {
+      mode: "keyed",
+      keySelector: (c) => c.key,
+    }),
+  ).open();
+  h.watermark(5);
+  assert.deepEqual(h.take(), ["W5"]);
+});
+
+Deno.test("AsyncWaitOperator (ordered) emits results in input order and watermarks in place (reference §7.1 rule 6)", async () => {
+  const { fn, finish } = calls();
+  const h = new OperatorHarness<Call, string>(
+    new AsyncWaitOperator<Call, string>(fn, { mode: "ordered" }),
+  ).open();
+  h.element({ key: "r", n: 1 }, 0).element({ key: "r", n: 2 }, 1).watermark(2)
+    .element({ key: "r", n: 3 }, 3);
+  finish("r2");
+  finish("r3");
+  await h.mail();
+  assert.deepEqual(h.take(), []);
+  finish("r1");
+  await h.mail();
+  assert.deepEqual(h.take(), ["R(r1!)@0", "R(r2!)@1", "W2", "R(r3!)@3"]);
+});
+
+Deno.test("AsyncWaitOperator (unordered) lets results overtake within a segment but never cross a watermark (reference §7.1 rules 7-9)", async () => {
+  const { fn, finish } = calls();
+  const h = new OperatorHarness<Call, string>(
+    new AsyncWaitOperator<Call, string>(fn, { mode: "unordered" }),
+  ).open();
+  h.element({ key: "r", n: 1 }, 0).element({ key: "r", n: 2 }, 1).watermark(2)
+    .element({ key: "r", n: 3 }, 3);
+  finish("r3");
+  finish("r2");
+  await h.mail();
+  assert.deepEqual(h.take(), ["R(r2!)@1"]);
+  finish("r1");
+  await h.mail();
+  assert.deepEqual(h.take(), ["R(r1!)@0", "W2", "R(r3!)@3"]);
+});
+
+Deno.test("AsyncWaitOperator counts spawned follow-up work toward its input", async () => {
+  const follow = deferred<string>();
+  const h = new OperatorHarness<string, string>(
+    new AsyncWaitOperator<string, string>((v, ctx) => {
+      ctx.spawn(follow.promise);
+      return Promise.resolve(`${v}-main`);
+    }, { mode: "keyed", keySelector: () => "k" }),
+  ).open();
+  h.element("a", 7).watermark(8);
+  await h.mail();
+  assert.deepEqual(h.take(), []);
+  follow.resolve("a-follow");
+  await h.mail();
+  assert.deepEqual(h.take(), ["R(a-main)@7", "R(a-follow)@7", "W8"]);
+});
+
+Deno.test("AsyncWaitOperator applies back-pressure at capacity and reports its gauges", async () => {
+  const { fn, finish } = calls();
+  const h = new OperatorHarness<Call, string>(
+    new AsyncWaitOperator<Call, string>(fn, { mode: "ordered", capacity: 2 }),
+  ).open();
+  h.element({ key: "r", n: 1 }, 0);
+  assert.equal(h.operator.isBackPressured!(), false);
+  h.element({ key: "r", n: 2 }, 1);
+  assert.equal(h.operator.isBackPressured!(), true);
+  assert.equal(h.gauges.get("asyncInFlight")!(), 2);
+  finish("r1");
+  await h.mail();
+  assert.equal(h.operator.isBackPressured!(), false);
+});
+
+Deno.test("AsyncWaitOperator times out a slow call with the timeout handler and ignores its late result", async () => {
+  const { fn, finish } = calls();
+  const h = new OperatorHarness<Call, string>(
+    new AsyncWaitOperator<Call, string>(fn, {
+      mode: "ordered",
+      timeoutMs: 1_000,
+      onTimeout: (c) => `${c.key}${c.n}-timeout`,
+    }),
+  ).open();
+  h.element({ key: "r", n: 1 }, 0);
+  assert.equal(h.operator.nextProcessingTime(), 1_000);
+  h.clock.set(1_000);
+  h.operator.onProcessingTime(1_000);
+  assert.deepEqual(h.take(), ["R(r1-timeout)@0"]);
+  finish("r1");
+  await h.mail();
+  assert.deepEqual(h.take(), []);
+});
+
+Deno.test("AsyncWaitOperator retries a failed call with exponential backoff, then fails with a clear error", async () => {
+  let attempts = 0;
+  const h = new OperatorHarness<string, string>(
+    new AsyncWaitOperator<string, string>(() => {
+      attempts++;
+      return Promise.reject(new Error("service down"));
+    }, { mode: "ordered", retries: 2, backoffMs: 100 }),
+  ).open();
+  h.element("a", 5);
+  await h.mail();
+  assert.equal(h.operator.nextProcessingTime(), 100);
+  h.clock.set(100);
+  h.operator.onProcessingTime(100);
+  await h.mail();
+  assert.equal(h.operator.nextProcessingTime(), 300);
+  h.clock.set(300);
+  h.operator.onProcessingTime(300);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.throws(() => h.operator.processMail!(), {
+    message: /record at 5 after 3 attempt\(s\): service down/,
+  });
+  assert.equal(attempts, 3);
+});
+
+Deno.test("AsyncWaitOperator snapshots in-flight records and held watermarks, and re-runs them after a restore", async () => {
+  const first = calls();
+  const h = new OperatorHarness<Call, string>(
+    new AsyncWaitOperator<Call, string>(first.fn, {
+      mode: "keyed",
+      keySelector: (c) => c.key,
+    }),
+  ).open();
+  h.element({ key: "A", n: 1 }, 100).element({ key: "B", n: 1 }, 110).watermark(
+    150,
+  );
+  first.finish("B1");
+  await h.mail();
+  assert.deepEqual(h.take(), ["R(B1!)@110"]);
+  const snapshot = structuredClone(
+    h.operator.snapshotState(1, { watermarks: true }),
+  );
+  assert.deepEqual(snapshot, {
+    pending: [{ value: { key: "A", n: 1 }, timestamp: 100 }, {
+      watermark: 150,
+    }],
+  });
+  const second = calls();
+  const restored = new OperatorHarness<Call, string>(
+    new AsyncWaitOperator<Call, string>(second.fn, {
+      mode: "keyed",
+      keySelector: (c) => c.key,
+    }),
+  );
+  restored.operator.restoreState(snapshot);
+  restored.open();
+  assert.deepEqual([...second.pending.keys()], ["A1"], "A1 is called again");
+  second.finish("A1");
+  await restored.mail();
+  assert.deepEqual(restored.take(), ["R(A1!)@100", "W150"]);
+  assert.deepEqual(h.operator.snapshotState(1, { watermarks: false }), {
+    pending: [{ value: { key: "A", n: 1 }, timestamp: 100 }],
+  });
+});
