@@ -93,8 +93,13 @@ export {
 } from "./windows/mod.ts";
 
 export {
+  createJobContext,
   DataStream,
+  type DeclaredStream,
   type ExecuteOptions,
+  type IngestOptions,
+  type JobContext,
+  type JobDefinition,
   KeyedStream,
   StreamEnvironment,
   type StreamEnvironmentOptions,
@@ -105,6 +110,7 @@ export {
   type ChannelSend,
   CheckpointMismatchError,
   fingerprintOf,
+  type InputChannelStatus,
   type JobEdge,
   type JobFingerprint,
   type JobGraph,
@@ -137,6 +143,8 @@ export {
   CollectSink,
   ConsoleSink,
   type ConsoleSinkOptions,
+  GeneratorSource,
+  type GeneratorSourceOptions,
   ScriptedSource,
   type ScriptedSourceOptions,
   type ScriptStep,

@@ -22,3 +22,4 @@ export * from "./stream_environment.ts";
 export * from "./data_stream.ts";
 export * from "./keyed_stream.ts";
 export * from "./windowed_stream.ts";
+export * from "./job_context.ts";

@@ -35,5 +35,6 @@
 
 export * from "./key_segment.ts";
 export * from "./segmented_queue.ts";
+export * from "./stream_element_queue.ts";
 export * from "./ordered_queue.ts";
 export * from "./unordered_queue.ts";

@@ -1,103 +1,22 @@
 /**
  * The element queue of an ordered async operator (Flink's
- * `OrderedStreamElementQueue`), and the entry, output and snapshot types
- * that both async element queues share.
+ * `OrderedStreamElementQueue`).
  *
  * @module
  */
 
-/**
- * A record waiting for the result of its asynchronous call.
- *
- * @typeParam IN The input value type; the queue never looks inside it.
- */
-export interface QueuedRecord<IN> {
-  /** The caller's handle, unique among the queued records; `complete` takes it. */
-  id: number;
-  /** The input record's timestamp in milliseconds (`-Infinity` for none); its outputs carry it (§7.1 rule 4). */
-  timestamp: number;
-  /** The input value, kept so that a restored job can run the call again. */
-  value: IN;
-}
-
-/**
- * An entry of a {@linkcode StreamElementQueue}: a record, or a watermark
- * (which counts against the capacity too, §7.1 rule 1).
- *
- * @typeParam IN The input value type.
- */
-export type QueueEntry<IN> = QueuedRecord<IN> | { watermark: number };
-
-/**
- * One element leaving a {@linkcode StreamElementQueue}: the results of one
- * input record, stamped with its timestamp, or a watermark.
- *
- * `values` holds what was passed to `complete`, possibly nothing (an input
- * may yield 0..n outputs, §7.1 rule 4); the entry leaves the queue either way.
- *
- * @typeParam OUT The result value type.
- */
-export type EmittedElement<OUT> =
-  | { kind: "records"; id: number; values: OUT[]; timestamp: number }
-  | { kind: "watermark"; watermark: number };
-
-/**
- * The pending entries of a {@linkcode StreamElementQueue} as plain data, in
- * queue order, for checkpoints (§7.1 rule 5).
- *
- * Results are not kept: as in Flink, every record in a snapshot, completed
- * or not, is run again after a restore.
- *
- * @typeParam IN The input value type.
- */
-export interface QueueSnapshot<IN> {
-  /** Records (with their input values) and watermarks, oldest first. */
-  entries: QueueEntry<IN>[];
-}
-
-/**
- * The queue between an async operator's input and its output (Flink's
- * `StreamElementQueue`): entries go in as they arrive, results come back in
- * any order through `complete`, and `pollEmittable` hands out what may leave
- * now. {@linkcode OrderedQueue} and {@linkcode UnorderedQueue} implement it.
- *
- * The queue is pure bookkeeping: it makes no calls and holds no Promises.
- * The operator starts the call for a record it `put`, calls `complete` with
- * the results, and then polls until `null` (§7.1 rules 2–3).
- *
- * @typeParam IN The input value type.
- * @typeParam OUT The result value type.
- */
-export interface StreamElementQueue<IN, OUT> {
-  /** The most entries (records and watermarks) the queue holds. */
-  readonly capacity: number;
-  /** The number of entries in the queue. */
-  readonly size: number;
-  /** Whether `put` would refuse an entry now. */
-  readonly isFull: boolean;
-  /** Whether the queue holds no entry. */
-  readonly isEmpty: boolean;
-  /** The number of watermarks in the queue, for metrics. */
-  readonly heldWatermarks: number;
-  /** Returns the oldest watermark in the queue, or `null`; for metrics. */
-  oldestHeldWatermark(): number | null;
-  /**
-   * Appends an entry unless the queue is full (§7.1 rule 1); a watermark is
-   * completed on insertion (rule 2).
-   */
-  put(entry: QueueEntry<IN>): boolean;
-  /**
-   * Stores the results of a queued record; returns `false` and changes
-   * nothing if the id is unknown or already completed (§7.1 rule 10).
-   */
-  complete(id: number, results: OUT[]): boolean;
-  /** Removes and returns one element that may leave now, or `null` (§7.1 rule 3). */
-  pollEmittable(): EmittedElement<OUT> | null;
-  /** Returns the pending entries in queue order, detached from the queue. */
-  snapshot(): QueueSnapshot<IN>;
-  /** Replaces the entries with a snapshot's; every record is pending again. */
-  restore(snapshot: QueueSnapshot<IN>): void;
-}
+import type {
+  EmittedElement,
+  QueueEntry,
+  QueueSnapshot,
+  StreamElementQueue,
+} from "./stream_element_queue.ts";
+import {
+  checkSnapshot,
+  requireCapacity,
+  requireUnqueued,
+} from "./_queue_checks.ts";
+import { copyEntry, toEmitted } from "./_queue_entries.ts";
 
 /** An entry in the queue, with its completion. */
 interface Slot<IN, OUT> {
@@ -107,41 +26,6 @@ interface Slot<IN, OUT> {
 }
 
 const NO_RESULTS: never[] = [];
-
-function show(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (Array.isArray(value)) return `an array of length ${value.length}`;
-  return String(value);
-}
-
-function fail(
-  ErrorClass: typeof RangeError | typeof TypeError,
-  action: string,
-  param: string,
-  rule: string,
-  value: unknown,
-): never {
-  throw new ErrorClass(
-    `Cannot ${action} as '${param}' must be ${rule}: current value is ${
-      show(value)
-    }`,
-  );
-}
-
-function requireTime(value: unknown, action: string, param: string): void {
-  if (typeof value !== "number") {
-    fail(TypeError, action, param, "a number", value);
-  }
-  if (!Number.isSafeInteger(value) && Math.abs(value) !== Infinity) {
-    fail(
-      RangeError,
-      action,
-      param,
-      "a safe integer, -Infinity or Infinity",
-      value,
-    );
-  }
-}
 
 /**
  * Runs the element queue of `AsyncDataStream.orderedWait`: records and
@@ -192,14 +76,7 @@ export class OrderedQueue<IN, OUT = IN> implements StreamElementQueue<IN, OUT> {
    * @throws {TypeError} If `capacity` is not a number.
    */
   constructor(capacity: number) {
-    const create = "create OrderedQueue";
-    if (typeof capacity !== "number") {
-      fail(TypeError, create, "capacity", "a number", capacity);
-    }
-    if (!Number.isSafeInteger(capacity) || capacity < 1) {
-      fail(RangeError, create, "capacity", "a positive safe integer", capacity);
-    }
-    this.capacity = capacity;
+    this.capacity = requireCapacity(capacity, "OrderedQueue");
   }
 
   /** The number of entries in the queue. */
@@ -276,17 +153,9 @@ export class OrderedQueue<IN, OUT = IN> implements StreamElementQueue<IN, OUT> {
     if (head === undefined || !head.done) return null;
     this.#slots.shift();
     const entry = head.entry;
-    if ("watermark" in entry) {
-      this.#watermarks.shift();
-      return { kind: "watermark", watermark: entry.watermark };
-    }
-    this.#records.delete(entry.id);
-    return {
-      kind: "records",
-      id: entry.id,
-      values: head.results,
-      timestamp: entry.timestamp,
-    };
+    if ("watermark" in entry) this.#watermarks.shift();
+    else this.#records.delete(entry.id);
+    return toEmitted(entry, head.results);
   }
 
   /**
@@ -312,11 +181,12 @@ export class OrderedQueue<IN, OUT = IN> implements StreamElementQueue<IN, OUT> {
    * @throws {TypeError} If `snapshot` or an entry has the wrong type.
    */
   restore(snapshot: QueueSnapshot<IN>): void {
-    const entries = checkSnapshot(snapshot, "restore OrderedQueue");
+    const action = "restore OrderedQueue";
+    const entries = checkSnapshot(snapshot, action);
     this.#slots = [];
     this.#records = new Map();
     this.#watermarks = [];
-    for (const entry of entries) this.#insert(entry, "restore OrderedQueue");
+    for (const entry of entries) this.#insert(entry, action);
   }
 
   #insert(entry: QueueEntry<IN>, action: string): void {
@@ -325,63 +195,9 @@ export class OrderedQueue<IN, OUT = IN> implements StreamElementQueue<IN, OUT> {
       this.#watermarks.push(entry.watermark);
       return;
     }
-    if (this.#records.has(entry.id)) {
-      fail(
-        RangeError,
-        action,
-        "entry.id",
-        "unique among queued records",
-        entry.id,
-      );
-    }
+    requireUnqueued(this.#records, entry.id, action);
     const slot: Slot<IN, OUT> = { entry, done: false, results: NO_RESULTS };
     this.#records.set(entry.id, slot);
     this.#slots.push(slot);
   }
-}
-
-function copyEntry<IN>(entry: QueueEntry<IN>): QueueEntry<IN> {
-  return "watermark" in entry
-    ? { watermark: entry.watermark }
-    : { id: entry.id, timestamp: entry.timestamp, value: entry.value };
-}
-
-/**
- * Checks a queue snapshot's shape and values, and that record ids are
- * unique; returns fresh copies of its entries.
- */
-function checkSnapshot<IN>(
-  snapshot: QueueSnapshot<IN>,
-  action: string,
-): QueueEntry<IN>[] {
-  if (typeof snapshot !== "object" || snapshot === null) {
-    fail(TypeError, action, "snapshot", "an object", snapshot);
-  }
-  const { entries } = snapshot;
-  if (!Array.isArray(entries)) {
-    fail(TypeError, action, "snapshot.entries", "an array", entries);
-  }
-  const ids = new Set<number>();
-  return entries.map((entry, i) => {
-    const param = `snapshot.entries[${i}]`;
-    if (typeof entry !== "object" || entry === null) {
-      fail(TypeError, action, param, "an object", entry);
-    }
-    if ("watermark" in entry) {
-      requireTime(entry.watermark, action, `${param}.watermark`);
-    } else {
-      if (typeof entry.id !== "number") {
-        fail(TypeError, action, `${param}.id`, "a number", entry.id);
-      }
-      if (!Number.isSafeInteger(entry.id)) {
-        fail(RangeError, action, `${param}.id`, "a safe integer", entry.id);
-      }
-      if (ids.has(entry.id)) {
-        fail(RangeError, action, `${param}.id`, "unique", entry.id);
-      }
-      ids.add(entry.id);
-      requireTime(entry.timestamp, action, `${param}.timestamp`);
-    }
-    return copyEntry(entry);
-  });
 }

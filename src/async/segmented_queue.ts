@@ -6,6 +6,7 @@
  */
 
 import { KeySegment } from "./key_segment.ts";
+import { fail, requireTime } from "./_queue_checks.ts";
 
 /**
  * The state of a {@linkcode SegmentedQueue} as plain data, for checkpoints
@@ -25,25 +26,6 @@ export interface SegmentedQueueSnapshot<K> {
 }
 
 const RESTORE = "restore SegmentedQueue";
-
-function show(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (Array.isArray(value)) return `an array of length ${value.length}`;
-  return String(value);
-}
-
-function reject(
-  ErrorClass: typeof RangeError | typeof TypeError,
-  param: string,
-  rule: string,
-  value: unknown,
-): never {
-  throw new ErrorClass(
-    `Cannot ${RESTORE} as '${param}' must be ${rule}: current value is ${
-      show(value)
-    }`,
-  );
-}
 
 /**
  * Holds each watermark back until every input record that arrived before it
@@ -250,35 +232,26 @@ export class SegmentedQueue<K> {
    */
   restore(snapshot: SegmentedQueueSnapshot<K>): void {
     if (typeof snapshot !== "object" || snapshot === null) {
-      reject(TypeError, "snapshot", "an object", snapshot);
+      fail(TypeError, RESTORE, "snapshot", "an object", snapshot);
     }
     const { segments, watermarks } = snapshot;
     if (!Array.isArray(segments)) {
-      reject(TypeError, "snapshot.segments", "an array", segments);
+      fail(TypeError, RESTORE, "snapshot.segments", "an array", segments);
     }
     if (!Array.isArray(watermarks)) {
-      reject(TypeError, "snapshot.watermarks", "an array", watermarks);
+      fail(TypeError, RESTORE, "snapshot.watermarks", "an array", watermarks);
     }
     watermarks.forEach((w, i) => {
-      if (typeof w !== "number") {
-        reject(TypeError, `snapshot.watermarks[${i}]`, "a number", w);
-      }
-      if (!Number.isSafeInteger(w) && Math.abs(w) !== Infinity) {
-        reject(
-          RangeError,
-          `snapshot.watermarks[${i}]`,
-          "a safe integer, -Infinity or Infinity",
-          w,
-        );
-      }
+      requireTime(w, RESTORE, `snapshot.watermarks[${i}]`);
     });
     const expected = watermarks.length === 0 ? "0 or 1" : watermarks.length + 1;
     if (
       segments.length !== watermarks.length + 1 &&
       !(segments.length === 0 && watermarks.length === 0)
     ) {
-      reject(
+      fail(
         RangeError,
+        RESTORE,
         "snapshot.segments.length",
         `${expected} (held watermarks + 1)`,
         segments.length,
@@ -286,19 +259,25 @@ export class SegmentedQueue<K> {
     }
     segments.forEach((pairs, i) => {
       if (!Array.isArray(pairs)) {
-        reject(TypeError, `snapshot.segments[${i}]`, "an array", pairs);
+        fail(TypeError, RESTORE, `snapshot.segments[${i}]`, "an array", pairs);
       }
       pairs.forEach((pair, j) => {
         const param = `snapshot.segments[${i}][${j}]`;
         if (!Array.isArray(pair) || pair.length !== 2) {
-          reject(TypeError, param, "a [key, count] pair", pair);
+          fail(TypeError, RESTORE, param, "a [key, count] pair", pair);
         }
         const count = pair[1];
         if (typeof count !== "number") {
-          reject(TypeError, `${param}[1]`, "a number", count);
+          fail(TypeError, RESTORE, `${param}[1]`, "a number", count);
         }
         if (!Number.isSafeInteger(count) || count < 1) {
-          reject(RangeError, `${param}[1]`, "a positive safe integer", count);
+          fail(
+            RangeError,
+            RESTORE,
+            `${param}[1]`,
+            "a positive safe integer",
+            count,
+          );
         }
       });
     });

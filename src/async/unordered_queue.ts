@@ -10,7 +10,13 @@ import type {
   QueueEntry,
   QueueSnapshot,
   StreamElementQueue,
-} from "./ordered_queue.ts";
+} from "./stream_element_queue.ts";
+import {
+  checkSnapshot,
+  requireCapacity,
+  requireUnqueued,
+} from "./_queue_checks.ts";
+import { copyEntry, toEmitted } from "./_queue_entries.ts";
 
 /** An entry in the queue, with its completion and its segment. */
 interface Slot<IN, OUT> {
@@ -30,41 +36,6 @@ interface Segment<IN, OUT> {
 }
 
 const NO_RESULTS: never[] = [];
-
-function show(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (Array.isArray(value)) return `an array of length ${value.length}`;
-  return String(value);
-}
-
-function fail(
-  ErrorClass: typeof RangeError | typeof TypeError,
-  action: string,
-  param: string,
-  rule: string,
-  value: unknown,
-): never {
-  throw new ErrorClass(
-    `Cannot ${action} as '${param}' must be ${rule}: current value is ${
-      show(value)
-    }`,
-  );
-}
-
-function requireTime(value: unknown, action: string, param: string): void {
-  if (typeof value !== "number") {
-    fail(TypeError, action, param, "a number", value);
-  }
-  if (!Number.isSafeInteger(value) && Math.abs(value) !== Infinity) {
-    fail(
-      RangeError,
-      action,
-      param,
-      "a safe integer, -Infinity or Infinity",
-      value,
-    );
-  }
-}
 
 /**
  * Runs the element queue of `AsyncDataStream.unorderedWait`: records leave
@@ -121,14 +92,7 @@ export class UnorderedQueue<IN, OUT = IN>
    * @throws {TypeError} If `capacity` is not a number.
    */
   constructor(capacity: number) {
-    const create = "create UnorderedQueue";
-    if (typeof capacity !== "number") {
-      fail(TypeError, create, "capacity", "a number", capacity);
-    }
-    if (!Number.isSafeInteger(capacity) || capacity < 1) {
-      fail(RangeError, create, "capacity", "a positive safe integer", capacity);
-    }
-    this.capacity = capacity;
+    this.capacity = requireCapacity(capacity, "UnorderedQueue");
   }
 
   /** The number of entries in the queue. */
@@ -215,17 +179,9 @@ export class UnorderedQueue<IN, OUT = IN>
     this.#size--;
     if (first.slots.size === 0 && segments.length > 1) segments.shift();
     const entry = slot.entry;
-    if ("watermark" in entry) {
-      this.#watermarks.shift();
-      return { kind: "watermark", watermark: entry.watermark };
-    }
-    this.#records.delete(entry.id);
-    return {
-      kind: "records",
-      id: entry.id,
-      values: slot.results,
-      timestamp: entry.timestamp,
-    };
+    if ("watermark" in entry) this.#watermarks.shift();
+    else this.#records.delete(entry.id);
+    return toEmitted(entry, slot.results);
   }
 
   /**
@@ -268,93 +224,32 @@ export class UnorderedQueue<IN, OUT = IN>
   }
 
   #insert(entry: QueueEntry<IN>, action: string): void {
+    if (!("watermark" in entry)) {
+      requireUnqueued(this.#records, entry.id, action);
+    }
     const segments = this.#segments;
     let last = segments[segments.length - 1];
+    // Rule 7: a record joins the last segment, created if there is none.
+    // Rule 8: a watermark reuses a drained last segment, else gets a new one;
+    // either way a fresh segment follows it.
+    if (last === undefined || ("watermark" in entry && last.slots.size > 0)) {
+      last = { slots: new Set(), completed: [] };
+      segments.push(last);
+    }
+    const slot: Slot<IN, OUT> = {
+      entry,
+      segment: last,
+      done: "watermark" in entry,
+      results: NO_RESULTS,
+    };
+    last.slots.add(slot);
     if ("watermark" in entry) {
-      // Rule 8: reuse a drained last segment, else a new one; the watermark
-      // then always gets a fresh segment after it.
-      if (last === undefined || last.slots.size > 0) {
-        last = { slots: new Set(), completed: [] };
-        segments.push(last);
-      }
-      const slot: Slot<IN, OUT> = {
-        entry,
-        segment: last,
-        done: true,
-        results: NO_RESULTS,
-      };
-      last.slots.add(slot);
       last.completed.push(slot);
       segments.push({ slots: new Set(), completed: [] });
       this.#watermarks.push(entry.watermark);
     } else {
-      if (this.#records.has(entry.id)) {
-        fail(
-          RangeError,
-          action,
-          "entry.id",
-          "unique among queued records",
-          entry.id,
-        );
-      }
-      // Rule 7: records join the last segment, created if there is none.
-      if (last === undefined) {
-        last = { slots: new Set(), completed: [] };
-        segments.push(last);
-      }
-      const slot: Slot<IN, OUT> = {
-        entry,
-        segment: last,
-        done: false,
-        results: NO_RESULTS,
-      };
-      last.slots.add(slot);
       this.#records.set(entry.id, slot);
     }
     this.#size++;
   }
-}
-
-function copyEntry<IN>(entry: QueueEntry<IN>): QueueEntry<IN> {
-  return "watermark" in entry
-    ? { watermark: entry.watermark }
-    : { id: entry.id, timestamp: entry.timestamp, value: entry.value };
-}
-
-// The same checks as OrderedQueue's restore; kept apart so that each
-// message names its own class.
-function checkSnapshot<IN>(
-  snapshot: QueueSnapshot<IN>,
-  action: string,
-): QueueEntry<IN>[] {
-  if (typeof snapshot !== "object" || snapshot === null) {
-    fail(TypeError, action, "snapshot", "an object", snapshot);
-  }
-  const { entries } = snapshot;
-  if (!Array.isArray(entries)) {
-    fail(TypeError, action, "snapshot.entries", "an array", entries);
-  }
-  const ids = new Set<number>();
-  return entries.map((entry, i) => {
-    const param = `snapshot.entries[${i}]`;
-    if (typeof entry !== "object" || entry === null) {
-      fail(TypeError, action, param, "an object", entry);
-    }
-    if ("watermark" in entry) {
-      requireTime(entry.watermark, action, `${param}.watermark`);
-    } else {
-      if (typeof entry.id !== "number") {
-        fail(TypeError, action, `${param}.id`, "a number", entry.id);
-      }
-      if (!Number.isSafeInteger(entry.id)) {
-        fail(RangeError, action, `${param}.id`, "a safe integer", entry.id);
-      }
-      if (ids.has(entry.id)) {
-        fail(RangeError, action, `${param}.id`, "unique", entry.id);
-      }
-      ids.add(entry.id);
-      requireTime(entry.timestamp, action, `${param}.timestamp`);
-    }
-    return copyEntry(entry);
-  });
 }

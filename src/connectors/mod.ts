@@ -26,6 +26,7 @@
  */
 
 export * from "./sources/collection.ts";
+export * from "./sources/generator.ts";
 export * from "./sources/scripted.ts";
 export * from "./sources/kv_log.ts";
 export * from "./sources/kv_log_source.ts";

@@ -80,6 +80,20 @@ export interface SubtaskSnapshot {
   readonly ended: boolean[];
 }
 
+/** One input channel of a subtask, for diagnosis. */
+export interface InputChannelStatus {
+  /** The channel's last watermark. */
+  watermark: number;
+  /** Whether the channel is idle. */
+  idle: boolean;
+  /** Whether it takes part in the minimum (see `StatusWatermarkValve`). */
+  aligned: boolean;
+  /** Whether the channel has ended. */
+  ended: boolean;
+  /** Whether it is held by checkpoint barrier alignment. */
+  blocked: boolean;
+}
+
 /** Counters and gauges of a subtask, read by the runtime's metrics. */
 export interface SubtaskMetrics {
   /** Records received. */
@@ -322,6 +336,25 @@ export class Subtask {
     for (const operator of this.#operators) operator.processMail?.();
     this.#flushSideOutputs();
     this.#finishIfDrained();
+  }
+
+  /**
+   * Each input channel as the valve sees it, for diagnostics (the service's
+   * `explain`): its last watermark (`-Infinity` before the first), whether
+   * it is idle, whether it counts towards the merged watermark (`aligned`),
+   * whether it ended, and whether it is blocked by checkpoint barrier
+   * alignment. Read-only; a scan of the channels per call.
+   *
+   * @returns One entry per channel, in channel order.
+   */
+  inputChannels(): InputChannelStatus[] {
+    return this.#ended.map((ended, c) => ({
+      watermark: this.#valve.channelWatermark(c),
+      idle: this.#valve.channelStatus(c) === "idle",
+      aligned: this.#valve.channelAligned(c),
+      ended,
+      blocked: this.#barrierSeen[c],
+    }));
   }
 
   /** Whether an operator is full: the runtime stops delivering input until it drains. */

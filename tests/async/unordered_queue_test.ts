@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import {
-  type EmittedElement,
-  OrderedQueue,
-  type QueueSnapshot,
-} from "../../src/async/ordered_queue.ts";
+import { OrderedQueue } from "../../src/async/ordered_queue.ts";
+import type {
+  EmittedElement,
+  QueueSnapshot,
+} from "../../src/async/stream_element_queue.ts";
 import { UnorderedQueue } from "../../src/async/unordered_queue.ts";
 
 /** Polls until `null`, as the operator's follow-up mails do (§7.1 rule 3). */

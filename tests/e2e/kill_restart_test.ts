@@ -46,7 +46,7 @@ function worker(path: string): Deno.ChildProcess {
 function* delays(seed: number): Generator<number> {
   for (;;) {
     seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-    yield 120 + (seed % 330);
+    yield 80 + (seed % 220);
   }
 }
 

@@ -22,6 +22,7 @@ import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
 import type { StreamElement } from "../../runtime/stream_element.ts";
 import {
+  type InputChannelStatus,
   Subtask,
   type SubtaskEdge,
   type SubtaskSnapshot,
@@ -169,6 +170,10 @@ export class LocalRuntime {
   /** The last checkpoint saved, for tests and the service. */
   #latestCompleted: CompletedCheckpoint | null = null;
   #recommit: number | null = null;
+  // Processing time each checkpoint was triggered at, until it is saved;
+  // then how long trigger-to-saved took (the last few, for the service).
+  readonly #triggeredAt = new Map<number, number>();
+  readonly #durations = new Map<number, number>();
   // Resolves the wait of `run()` when an asynchronous operator has mail.
   #wake: (() => void) | null = null;
 
@@ -377,6 +382,7 @@ export class LocalRuntime {
     }
     const id = ++this.#lastCheckpointId;
     this.#pendingCheckpoint = { id, acks: new Map() };
+    this.#triggeredAt.set(id, this.#clock.now());
     for (const actor of this.#actors) actor.source?.triggerCheckpoint(id);
     return id;
   }
@@ -411,8 +417,32 @@ export class LocalRuntime {
       const checkpoint = this.#completed.shift()!;
       await this.#store?.save(checkpoint);
       this.#latestCompleted = checkpoint;
+      this.#recordDuration(checkpoint.id);
       await this.#notifyAll(checkpoint.id);
     }
+  }
+
+  #recordDuration(id: number): void {
+    const triggeredAt = this.#triggeredAt.get(id);
+    if (triggeredAt === undefined) return;
+    this.#triggeredAt.delete(id);
+    this.#durations.set(id, this.#clock.now() - triggeredAt);
+    // Bounded: only recent checkpoints are listed by the service.
+    if (this.#durations.size > 64) {
+      this.#durations.delete(this.#durations.keys().next().value!);
+    }
+  }
+
+  /**
+   * How long a checkpoint took from trigger to saved, in milliseconds of
+   * processing time; known for the last 64 checkpoints saved by this
+   * runtime.
+   *
+   * @param id The checkpoint id.
+   * @returns The duration, or `undefined` if unknown.
+   */
+  checkpointDurationMs(id: number): number | undefined {
+    return this.#durations.get(id);
   }
 
   async #notifyAll(checkpointId: number): Promise<void> {
@@ -630,6 +660,31 @@ export class LocalRuntime {
         gauges,
       };
     });
+  }
+
+  /**
+   * Each input channel of an actor as its valve sees it (see
+   * `Subtask.inputChannels`); channels are numbered edge by edge, in the
+   * order of the graph's edges into the vertex, then by upstream subtask.
+   * A source actor has none.
+   *
+   * @param actorId The actor id, `job/operator/subtask`.
+   * @returns One entry per input channel.
+   * @throws {RangeError} If no actor has that id.
+   */
+  inputChannels(actorId: string): InputChannelStatus[] {
+    return this.#actor(actorId).subtask?.inputChannels() ?? [];
+  }
+
+  /**
+   * The names of the partitions a source actor reads; none for other actors.
+   *
+   * @param actorId The actor id, `job/operator/subtask`.
+   * @returns The partition names, in the reader's order.
+   * @throws {RangeError} If no actor has that id.
+   */
+  sourcePartitions(actorId: string): readonly string[] {
+    return this.#actor(actorId).source?.partitions ?? [];
   }
 
   /**

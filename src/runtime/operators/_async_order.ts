@@ -14,6 +14,9 @@ export type Released = { kind: "record"; id: number } | {
   watermark: number;
 };
 
+/** A record (by id) or a watermark not yet released, for snapshots. */
+export type Pending = { id: number } | { watermark: number };
+
 /** The ordering policy of an asynchronous operator. */
 export interface AsyncOrderQueue<OUT> {
   /** A record arrived (its call starts now). */
@@ -25,53 +28,11 @@ export interface AsyncOrderQueue<OUT> {
   /** The next releasable element, or `null`. */
   poll(): Released | null;
   /** Records and watermarks not yet released, in arrival order. */
-  pendingInOrder(): Array<{ id: number } | { watermark: number }>;
+  pendingInOrder(): Pending[];
   /** Watermarks held back. */
   readonly heldWatermarks: number;
   /** The oldest held watermark, or `null`. */
   oldestHeldWatermark(): number | null;
-}
-
-/** Tracks arrival order for snapshots; shared by every mode. */
-class Arrivals {
-  readonly #items = new Map<number, { id: number } | { watermark: number }>();
-  readonly #watermarkSeqs: number[] = [];
-  readonly #recordSeq = new Map<number, number>();
-  #seq = 0;
-
-  record(id: number): void {
-    this.#recordSeq.set(id, this.#seq);
-    this.#items.set(this.#seq++, { id });
-  }
-
-  watermark(watermark: number): void {
-    this.#watermarkSeqs.push(this.#seq);
-    this.#items.set(this.#seq++, { watermark });
-  }
-
-  releaseRecord(id: number): void {
-    this.#items.delete(this.#recordSeq.get(id)!);
-    this.#recordSeq.delete(id);
-  }
-
-  /** Watermarks are always released oldest first. */
-  releaseWatermark(): void {
-    this.#items.delete(this.#watermarkSeqs.shift()!);
-  }
-
-  get heldWatermarks(): number {
-    return this.#watermarkSeqs.length;
-  }
-
-  oldestWatermark(): number | null {
-    if (this.#watermarkSeqs.length === 0) return null;
-    return (this.#items.get(this.#watermarkSeqs[0]) as { watermark: number })
-      .watermark;
-  }
-
-  inOrder(): Array<{ id: number } | { watermark: number }> {
-    return [...this.#items.values()];
-  }
 }
 
 /**
@@ -84,19 +45,26 @@ class KeyedOrder<OUT> implements AsyncOrderQueue<OUT> {
   readonly #perKey = new Map<unknown, number[]>();
   readonly #done = new Set<number>();
   readonly #ready: Released[] = [];
-  readonly #arrivals = new Arrivals();
+  // What is not yet released, in arrival order, for snapshots: the segmented
+  // queue counts keys, not records. Records are keyed by id, watermarks by
+  // their own item (values may repeat), and the held ones are listed oldest
+  // first, the order in which they leave.
+  readonly #pending = new Map<number | Pending, Pending>();
+  readonly #heldItems: Pending[] = [];
 
   addRecord(id: number, key: unknown): void {
     this.#segments.addKeyToLastSegment(key);
     const fifo = this.#perKey.get(key);
     if (fifo === undefined) this.#perKey.set(key, [id]);
     else fifo.push(id);
-    this.#arrivals.record(id);
+    this.#pending.set(id, { id });
   }
 
   addWatermark(watermark: number): void {
     this.#segments.addWatermark(watermark);
-    this.#arrivals.watermark(watermark);
+    const item = { watermark };
+    this.#pending.set(item, item);
+    this.#heldItems.push(item);
     this.#drainWatermarks();
   }
 
@@ -109,7 +77,7 @@ class KeyedOrder<OUT> implements AsyncOrderQueue<OUT> {
       const next = fifo.shift()!;
       this.#done.delete(next);
       this.#ready.push({ kind: "record", id: next });
-      this.#arrivals.releaseRecord(next);
+      this.#pending.delete(next);
       this.#segments.removeKey(key);
       // A watermark leaves as soon as the records before it are out.
       this.#drainWatermarks();
@@ -122,7 +90,7 @@ class KeyedOrder<OUT> implements AsyncOrderQueue<OUT> {
       const watermark = this.#segments.popOldestWatermark();
       if (watermark === null) return;
       this.#ready.push({ kind: "watermark", watermark });
-      this.#arrivals.releaseWatermark();
+      this.#pending.delete(this.#heldItems.shift()!);
     }
   }
 
@@ -130,16 +98,16 @@ class KeyedOrder<OUT> implements AsyncOrderQueue<OUT> {
     return this.#ready.shift() ?? null;
   }
 
-  pendingInOrder(): Array<{ id: number } | { watermark: number }> {
-    return this.#arrivals.inOrder();
+  pendingInOrder(): Pending[] {
+    return [...this.#pending.values()];
   }
 
   get heldWatermarks(): number {
-    return this.#arrivals.heldWatermarks;
+    return this.#segments.heldWatermarks;
   }
 
   oldestHeldWatermark(): number | null {
-    return this.#arrivals.oldestWatermark();
+    return this.#segments.oldestHeldWatermark();
   }
 }
 
@@ -151,7 +119,6 @@ class KeyedOrder<OUT> implements AsyncOrderQueue<OUT> {
  */
 class ElementOrder<OUT> implements AsyncOrderQueue<OUT> {
   readonly #queue: StreamElementQueue<null, OUT>;
-  readonly #arrivals = new Arrivals();
 
   constructor(mode: "ordered" | "unordered") {
     this.#queue = mode === "ordered"
@@ -161,12 +128,10 @@ class ElementOrder<OUT> implements AsyncOrderQueue<OUT> {
 
   addRecord(id: number, _key: unknown, timestamp: number): void {
     this.#queue.put({ id, timestamp, value: null });
-    this.#arrivals.record(id);
   }
 
   addWatermark(watermark: number): void {
     this.#queue.put({ watermark });
-    this.#arrivals.watermark(watermark);
   }
 
   complete(id: number, _key: unknown, results: OUT[]): void {
@@ -175,25 +140,21 @@ class ElementOrder<OUT> implements AsyncOrderQueue<OUT> {
 
   poll(): Released | null {
     const next = this.#queue.pollEmittable();
-    if (next === null) return null;
-    if (next.kind === "watermark") {
-      this.#arrivals.releaseWatermark();
-      return next;
-    }
-    this.#arrivals.releaseRecord(next.id);
+    if (next === null || next.kind === "watermark") return next;
     return { kind: "record", id: next.id };
   }
 
-  pendingInOrder(): Array<{ id: number } | { watermark: number }> {
-    return this.#arrivals.inOrder();
+  /** The queue's snapshot: entries not yet polled, completed or not, in arrival order. */
+  pendingInOrder(): Pending[] {
+    return this.#queue.snapshot().entries;
   }
 
   get heldWatermarks(): number {
-    return this.#arrivals.heldWatermarks;
+    return this.#queue.heldWatermarks;
   }
 
   oldestHeldWatermark(): number | null {
-    return this.#arrivals.oldestWatermark();
+    return this.#queue.oldestHeldWatermark();
   }
 }
 

@@ -13,6 +13,7 @@ import type {
   StreamOperator,
 } from "../stream_operator.ts";
 import { type AsyncOrderQueue, createOrderQueue } from "./_async_order.ts";
+import { requireFunction } from "./_validate.ts";
 
 /** What an asynchronous function may do besides returning its result. */
 export interface AsyncContext<OUT> {
@@ -136,13 +137,7 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
    */
   constructor(fn: AsyncFunction<IN, OUT>, options: AsyncWaitOptions<IN, OUT>) {
     const action = "create AsyncWaitOperator";
-    if (typeof fn !== "function") {
-      throw new TypeError(
-        `Cannot ${action} as 'fn' must be a function: current value is ${
-          String(fn)
-        }`,
-      );
-    }
+    requireFunction(fn, { action, param: "fn" });
     if (!["ordered", "unordered", "keyed"].includes(options.mode)) {
       throw new RangeError(
         `Cannot ${action} as 'mode' must be "ordered", "unordered" or "keyed": current value is ${
@@ -320,8 +315,7 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
       work.then(
         (result) => {
           if (entry.generation !== generation || entry.done) return;
-          if (Array.isArray(result)) entry.results.push(...result);
-          else if (result !== undefined) entry.results.push(result as OUT);
+          entry.results.push(...toResults(result));
           if (--entry.pending === 0) this.#complete(entry);
         },
         (error) => {
@@ -375,12 +369,7 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
       return;
     }
     entry.generation++; // a late result is ignored (reference §7.1 rule 10)
-    const result = onTimeout(entry.value);
-    entry.results = Array.isArray(result)
-      ? result
-      : result === undefined
-      ? []
-      : [result as OUT];
+    entry.results = toResults(onTimeout(entry.value));
     this.#complete(entry);
   }
 
@@ -404,4 +393,10 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
       }
     }
   }
+}
+
+/** The outputs of a call or of `onTimeout`: one, several or none. */
+function toResults<OUT>(result: OUT | OUT[] | void): OUT[] {
+  if (Array.isArray(result)) return result;
+  return result === undefined ? [] : [result as OUT];
 }

@@ -1,0 +1,473 @@
+/**
+ * Why a window has not fired: the diagnosis behind `GET /jobs/:job/explain`
+ * (seed 000 §5.1, seed 004 §3–4). Internal to the http layer.
+ *
+ * @module
+ */
+
+import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import type { JobGraph, JobVertex } from "../runtime/job_graph.ts";
+import { keyGroupOf, subtaskForKeyGroup } from "../runtime/key_groups.ts";
+import type { JobHandle } from "./service.ts";
+
+/** What to explain. */
+export interface ExplainQuery {
+  /** The operator (vertex id) whose window it is. */
+  readonly operator: string;
+  /** The window's start, epoch milliseconds. */
+  readonly windowStart: number;
+  /** The window's end (exclusive), or `null` if unknown. */
+  readonly windowEnd: number | null;
+  /** The key whose subtask to look at; `undefined` for every subtask. */
+  readonly key?: string | number | boolean;
+  /** How long a channel must stand still to be called stalled, in ms. */
+  readonly stallMs: number;
+  /** The current processing time. */
+  readonly now: number;
+}
+
+/** One input channel of an explained subtask. */
+export interface ExplainedChannel {
+  /** The channel number. */
+  readonly channel: number;
+  /** The upstream subtask feeding it. */
+  readonly upstream: string;
+  /** Its last watermark. */
+  readonly watermark: number;
+  /** Whether it is idle (left out of the minimum). */
+  readonly idle: boolean;
+  /** When its watermark last moved, or `null` if never seen moving. */
+  readonly lastMovedAt: number | null;
+  /** How long it has stood still, as far as the samples tell; `null` if unknown. */
+  readonly stalledForMs: number | null;
+}
+
+/** The diagnosis of one subtask of the window operator. */
+export interface ExplainedSubtask {
+  /** The actor id. */
+  readonly id: string;
+  /** The subtask index. */
+  readonly subtask: number;
+  /** The merged input watermark. */
+  readonly inputWatermark: number;
+  /** `window.maxTimestamp - inputWatermark`, or `null` if the end is unknown. */
+  readonly behindMs: number | null;
+  /** Whether the watermark passed the window's maxTimestamp; `null` if unknown. */
+  readonly fired: boolean | null;
+  /** Whether every input channel is idle. */
+  readonly idle: boolean;
+  /** Whether the subtask is paused by back-pressure or alignment. */
+  readonly paused: boolean;
+  /** Elements waiting in its mailbox. */
+  readonly mailboxDepth: number;
+  /** Records dropped as late by the window operator. */
+  readonly lateRecordsDropped: number;
+  /** Its input channels. */
+  readonly channels: readonly ExplainedChannel[];
+  /** The active channel with the lowest watermark, which holds event time. */
+  readonly minimum: ExplainedChannel | null;
+  /** The subtasks upstream of the minimum, nearest first, to the source. */
+  readonly heldBy: readonly string[];
+  /** What would let the watermark advance, in plain language. */
+  readonly advice: readonly string[];
+}
+
+/** The answer of `explain`. */
+export interface ExplainReport {
+  /** The job. */
+  readonly job: string;
+  /** The operator. */
+  readonly operator: string;
+  /** The window, with `maxTimestamp = end - 1`. */
+  readonly window: {
+    readonly start: number;
+    readonly end: number | null;
+    readonly maxTimestamp: number | null;
+  };
+  /** The key asked for, or `null`. */
+  readonly key: string | number | boolean | null;
+  /** The key's key group, or `null`. */
+  readonly keyGroup: number | null;
+  /** Whether every explained subtask's watermark passed maxTimestamp; `null` if unknown. */
+  readonly fired: boolean | null;
+  /** The subtasks looked at: the key's, or all. */
+  readonly subtasks: readonly ExplainedSubtask[];
+  /** Every subtask's advice, without repeats. */
+  readonly advice: readonly string[];
+}
+
+/**
+ * A job as `explain` reads it: a {@linkcode JobHandle} that may also name
+ * the partitions a source subtask reads (`LocalJobHandle` does).
+ */
+export interface ExplainableJob extends JobHandle {
+  /** The partitions a source subtask reads; none for other subtasks. */
+  sourcePartitions?(actorId: string): readonly string[];
+}
+
+// Watermarks between 1970-01-02 and 1973-03-03: epoch seconds of the years
+// 1973 to 5138 read as milliseconds (seed 000 §5.1, third cause).
+const SECONDS_LOW = 1e8;
+const SECONDS_HIGH = 1e11;
+
+/**
+ * Explains why a window of an operator has not fired: per subtask (the one
+ * owning `key`, or all), its input watermark against the window's
+ * maxTimestamp, the channel holding the minimum and the subtasks upstream of
+ * it, and advice naming what would let event time advance.
+ *
+ * @param handle The job.
+ * @param query The operator, window, key and thresholds; the operator must
+ * be a vertex of the job.
+ * @returns The report.
+ */
+export function explainWindow(
+  handle: ExplainableJob,
+  query: ExplainQuery,
+): ExplainReport {
+  const graph = handle.graph;
+  const vertex = graph.vertices.find((v) => v.id === query.operator)!;
+  const statuses = new Map(handle.status().map((s) => [s.id, s]));
+  const end = query.windowEnd;
+  const maxTimestamp = end === null ? null : end - 1;
+  let keyGroup: number | null = null;
+  let mine = [...statuses.values()].filter((s) => s.operator === vertex.id);
+  if (query.key !== undefined) {
+    keyGroup = keyGroupOf(query.key, graph.maxParallelism);
+    const index = subtaskForKeyGroup(
+      keyGroup,
+      graph.maxParallelism,
+      vertex.parallelism,
+    );
+    mine = mine.filter((s) => s.subtask === index);
+  }
+  const since = handle.history()[0]?.at ?? null;
+  const context: Context = { handle, graph, statuses, query, since };
+  const subtasks = mine.map((s) =>
+    explainSubtask(context, vertex, s, maxTimestamp)
+  );
+  const fired = maxTimestamp === null
+    ? null
+    : subtasks.every((s) => s.fired === true);
+  return {
+    job: handle.name,
+    operator: vertex.id,
+    window: { start: query.windowStart, end, maxTimestamp },
+    key: query.key ?? null,
+    keyGroup,
+    fired,
+    subtasks,
+    advice: [...new Set(subtasks.flatMap((s) => s.advice))],
+  };
+}
+
+interface Context {
+  readonly handle: ExplainableJob;
+  readonly graph: JobGraph;
+  readonly statuses: ReadonlyMap<string, SubtaskStatus>;
+  readonly query: ExplainQuery;
+  readonly since: number | null;
+}
+
+function explainSubtask(
+  context: Context,
+  vertex: JobVertex,
+  status: SubtaskStatus,
+  maxTimestamp: number | null,
+): ExplainedSubtask {
+  const { handle, graph, query } = context;
+  const channels: ExplainedChannel[] = handle.inputChannels(status.id).map((
+    c,
+  ) => ({
+    ...c,
+    upstream: upstreamActor(graph, vertex.id, c.channel),
+    stalledForMs: stalledFor(context, c.lastMovedAt),
+  }));
+  const active = channels.filter((c) => !c.idle);
+  const minimum = lowest(active);
+  const heldBy = minimum === null
+    ? []
+    : [minimum.upstream, ...traceMinimum(context, minimum.upstream)];
+  const watermark = status.inputWatermark;
+  const fired = maxTimestamp === null ? null : watermark >= maxTimestamp;
+  const late = status.gauges.numLateRecordsDropped ?? 0;
+  const advice: string[] = [];
+  if (fired === true) {
+    advice.push(
+      `${status.id}: the input watermark ${
+        time(watermark)
+      } has passed the window's maxTimestamp ${
+        time(maxTimestamp!)
+      }, so the window has fired, or no record of it reached this subtask; records that came after it were late (numLateRecordsDropped = ${late})`,
+    );
+  } else {
+    if (channels.length > 0 && active.length === 0) {
+      advice.push(
+        `every input channel of ${status.id} is idle: event time stands still until a source reads records again (or its input ends)`,
+      );
+    }
+    const root = heldBy.length > 0 ? heldBy[heldBy.length - 1] : status.id;
+    // A paused subtask on the path reads no input, so its watermark (and
+    // every one downstream) stands still whatever the partitions do: that
+    // is the cause to name (seed 000 §5.1, second cause).
+    const paused = [status.id, ...heldBy].filter((id) =>
+      context.statuses.get(id)?.paused
+    );
+    for (const id of paused) adviseOnBackPressure(context, id, advice);
+    if (paused.length === 0 && minimum !== null) {
+      adviseOnMinimum(context, minimum, active, root, advice);
+    } else if (paused.length === 0 && vertex.source !== undefined) {
+      adviseOnSource(context, status.id, watermark, advice);
+    }
+    adviseOnSeconds(context, [
+      watermark,
+      minimum?.watermark,
+      context.statuses.get(root)?.outputWatermark,
+    ], advice);
+    if (advice.length === 0) {
+      adviseOnProgress(query, watermark, maxTimestamp, minimum, advice);
+    }
+  }
+  return {
+    id: status.id,
+    subtask: status.subtask,
+    inputWatermark: watermark,
+    behindMs: maxTimestamp === null ? null : maxTimestamp - watermark,
+    fired,
+    idle: channels.length > 0 && active.length === 0,
+    paused: status.paused,
+    mailboxDepth: status.mailboxDepth,
+    lateRecordsDropped: late,
+    channels,
+    minimum,
+    heldBy,
+    advice,
+  };
+}
+
+/** The minimum channel is silent or stalled: name it and its source. */
+function adviseOnMinimum(
+  context: Context,
+  minimum: ExplainedChannel,
+  active: readonly ExplainedChannel[],
+  root: string,
+  advice: string[],
+): void {
+  const ahead = active.find((c) => c.watermark > minimum.watermark);
+  const others = ahead === undefined
+    ? ""
+    : ` while channel ${ahead.channel} is at ${time(ahead.watermark)}`;
+  const name = `channel ${minimum.channel} (${minimum.upstream})`;
+  const source = describeSource(context, root);
+  const stalled = minimum.stalledForMs;
+  if (minimum.watermark === -Infinity) {
+    const watched = stalled === null
+      ? ""
+      : ` in the ${duration(stalled)} observed`;
+    advice.push(
+      `${name} has never advanced (watermark -Infinity)${watched}${others}: ${source} — add withIdleness(timeoutMs) to the WatermarkStrategy (a timeout of 3–5 × the usual gap between a partition's records) so that a silent partition stops holding event time back`,
+    );
+    if (context.graph.autoWatermarkIntervalMs === 0) {
+      advice.push(
+        "periodic watermarks are disabled (autoWatermarkIntervalMs is 0): periodic generators such as forBoundedOutOfOrderness never emit — set autoWatermarkIntervalMs, e.g. 200",
+      );
+    }
+  } else if (stalled !== null && stalled >= context.query.stallMs) {
+    advice.push(
+      `${name} has not advanced for ${duration(stalled)} (held at ${
+        time(minimum.watermark)
+      })${others}: its partition may be silent — add withIdleness(timeoutMs) to the WatermarkStrategy; if ${root} still reads records, their timestamps stopped increasing (a fixed or default timestamp?)`,
+    );
+  }
+}
+
+/** Advice for a source subtask explained directly. */
+function adviseOnSource(
+  context: Context,
+  id: string,
+  watermark: number,
+  advice: string[],
+): void {
+  if (watermark !== -Infinity) return;
+  advice.push(
+    `${id} has not emitted a watermark: ${
+      describeSource(context, id)
+    } — add withIdleness(timeoutMs) to the WatermarkStrategy`,
+  );
+}
+
+/** What the source subtask at the root of a stall reads, in words. */
+function describeSource(context: Context, id: string): string {
+  const status = context.statuses.get(id);
+  const vertex = context.graph.vertices.find((v) => v.id === status?.operator);
+  if (status === undefined || vertex?.source === undefined) {
+    return `the minimum comes from ${id}, whose own inputs hold it back`;
+  }
+  const partitions = context.handle.sourcePartitions?.(id) ?? [];
+  const reads = partitions.length === 0
+    ? ""
+    : ` (partition${partitions.length > 1 ? "s" : ""} ${
+      partitions.join(", ")
+    })`;
+  if (status.recordsIn === 0) {
+    return `source subtask ${id}${reads} has read no records, so its partitions may be silent`;
+  }
+  const records = status.recordsIn === 1
+    ? "1 record"
+    : `${status.recordsIn} records`;
+  return `source subtask ${id}${reads} has read ${records}, but a source emits the minimum over its partitions, so one of them may be silent`;
+}
+
+/** Watermarks that look like epoch seconds (seed 000 §5.1, third cause). */
+function adviseOnSeconds(
+  context: Context,
+  watermarks: ReadonlyArray<number | undefined>,
+  advice: string[],
+): void {
+  const seconds = watermarks.find((w) =>
+    w !== undefined && w >= SECONDS_LOW && w < SECONDS_HIGH
+  );
+  if (seconds === undefined) return;
+  const start = context.query.windowStart;
+  const scale = start >= SECONDS_HIGH
+    ? `, while the window starts at ${time(start)}`
+    : "";
+  advice.push(
+    `watermark is in 1970 (${
+      time(seconds)
+    })${scale}: timestamps look like seconds — multiply by 1000 in the timestamp assigner (weir's timestamps are epoch milliseconds)`,
+  );
+}
+
+/** A paused subtask on the path: name the downstream subtask it waits for. */
+function adviseOnBackPressure(
+  context: Context,
+  id: string,
+  advice: string[],
+): void {
+  const status = context.statuses.get(id)!;
+  const downstream = context.graph.edges
+    .filter((e) => e.from === status.operator)
+    .map((e) => e.to);
+  let fullest: SubtaskStatus | null = null;
+  for (const s of context.statuses.values()) {
+    if (!downstream.includes(s.operator)) continue;
+    if (fullest === null || s.mailboxDepth > fullest.mailboxDepth) fullest = s;
+  }
+  if (fullest === null || fullest.mailboxDepth === 0) {
+    const source = context.graph.vertices.find((v) => v.id === status.operator)
+      ?.source;
+    advice.push(
+      source !== undefined
+        ? `${id} is paused without a full downstream mailbox: watermark alignment holds it, as its watermark is ahead of its alignment group's by more than maxDriftMs — the slowest source of the group must catch up`
+        : `${id} is paused and takes no input (${status.mailboxDepth} elements wait in its mailbox, the watermark may be among them): it is suspended, e.g. waiting on slow I/O`,
+    );
+    return;
+  }
+  advice.push(
+    `${id} is back-pressured by ${fullest.id} (${fullest.mailboxDepth} elements wait in its mailbox): watermarks queue behind records, so look at why ${fullest.id} is slow rather than at the watermark generator`,
+  );
+}
+
+/** Nothing is stuck: say how far event time has to go. */
+function adviseOnProgress(
+  query: ExplainQuery,
+  watermark: number,
+  maxTimestamp: number | null,
+  minimum: ExplainedChannel | null,
+  advice: string[],
+): void {
+  if (maxTimestamp === null) {
+    advice.push(
+      `the input watermark is ${
+        time(watermark)
+      }; pass 'size' or 'end' to compare it with the window's end`,
+    );
+    return;
+  }
+  const moved = minimum?.lastMovedAt ?? null;
+  const last = moved === null
+    ? ""
+    : ` (it last moved ${duration(query.now - moved)} ago)`;
+  advice.push(
+    `the watermark is advancing${last}: the window fires when it reaches ${
+      time(maxTimestamp)
+    }, ${
+      duration(maxTimestamp - watermark)
+    } of event time from now; event time trails the newest timestamps by the strategy's out-of-orderness bound`,
+  );
+}
+
+/** The actor ids upstream of `actorId`'s minimum channel, to the source. */
+function traceMinimum(context: Context, actorId: string): string[] {
+  const path: string[] = [];
+  let current = actorId;
+  for (let depth = 0; depth < context.graph.vertices.length; depth++) {
+    const operator = context.statuses.get(current)?.operator;
+    const vertex = context.graph.vertices.find((v) => v.id === operator);
+    if (vertex === undefined || vertex.source !== undefined) break;
+    const minimum = lowest(
+      context.handle.inputChannels(current).filter((c) => !c.idle),
+    );
+    if (minimum === null) break;
+    current = upstreamActor(context.graph, vertex.id, minimum.channel);
+    path.push(current);
+  }
+  return path;
+}
+
+/**
+ * The actor feeding a channel: channels are numbered edge by edge in the
+ * graph's order, then by upstream subtask (as the local runtime wires them).
+ */
+function upstreamActor(
+  graph: JobGraph,
+  vertexId: string,
+  channel: number,
+): string {
+  let offset = 0;
+  for (const edge of graph.edges) {
+    if (edge.to !== vertexId) continue;
+    const from = graph.vertices.find((v) => v.id === edge.from)!;
+    if (channel < offset + from.parallelism) {
+      return `${graph.jobName}/${from.id}/${channel - offset}`;
+    }
+    offset += from.parallelism;
+  }
+  return `${graph.jobName}/?/${channel}`;
+}
+
+function lowest<C extends { watermark: number }>(
+  channels: readonly C[],
+): C | null {
+  let min: C | null = null;
+  for (const c of channels) {
+    if (min === null || c.watermark < min.watermark) min = c;
+  }
+  return min;
+}
+
+function stalledFor(
+  context: Context,
+  lastMovedAt: number | null,
+): number | null {
+  const from = lastMovedAt ?? context.since;
+  return from === null ? null : Math.max(0, context.query.now - from);
+}
+
+/** A watermark for people: the number and, when finite, its UTC time. */
+function time(watermark: number): string {
+  if (watermark === -Infinity) return "-Infinity";
+  if (watermark === Infinity) return "+Infinity";
+  const date = new Date(watermark);
+  return Number.isNaN(date.getTime())
+    ? String(watermark)
+    : `${watermark} (${date.toISOString()})`;
+}
+
+/** A duration for people: "250 ms", "40 s", "1.5 s". */
+function duration(ms: number): string {
+  if (ms === Infinity) return "forever";
+  if (Math.abs(ms) < 1_000) return `${ms} ms`;
+  return `${Math.round(ms / 100) / 10} s`;
+}

@@ -1,0 +1,275 @@
+/**
+ * {@linkcode LocalJobHandle}: the service's view of a job running in a
+ * {@linkcode LocalRuntime}, with a bounded history of watermark samples and
+ * the processing time each input channel's watermark last moved.
+ *
+ * @module
+ */
+
+import type { CheckpointInfo } from "../actors/checkpoint_store.ts";
+import type {
+  LocalRuntime,
+  SubtaskStatus,
+} from "../actors/local/local_runtime.ts";
+import type { JobGraph } from "../runtime/job_graph.ts";
+import type { Clock } from "../time/mod.ts";
+import type {
+  CheckpointRecord,
+  JobHandle,
+  WatermarkSample,
+} from "./service.ts";
+
+/** Options of a {@linkcode LocalJobHandle}. */
+export interface LocalJobHandleOptions {
+  /** The running job. */
+  readonly runtime: LocalRuntime;
+  /** The job's plan, as the runtime was built from. */
+  readonly graph: JobGraph;
+  /** Processing time: when samples are taken and channels moved. */
+  readonly clock: Clock;
+  /**
+   * Where the job's checkpoints are stored; without it only the checkpoints
+   * seen completing while this handle looked are listed.
+   * @default {undefined}
+   */
+  readonly store?: { list(): Promise<CheckpointInfo[]> };
+  /**
+   * The job's name in URLs.
+   * @default {graph.jobName}
+   */
+  readonly name?: string;
+  /**
+   * How many watermark samples to keep: a positive safe integer. At one
+   * sample every 500 ms, 600 samples cover five minutes.
+   * @default {600}
+   */
+  readonly historySize?: number;
+}
+
+/** What the handle remembers of one input channel between observations. */
+interface ChannelTrack {
+  watermark: number;
+  lastMovedAt: number | null;
+}
+
+/**
+ * A {@linkcode JobHandle} over a {@linkcode LocalRuntime}.
+ *
+ * `sample()` reads every subtask's watermarks into the history (the oldest
+ * sample is dropped beyond `historySize`) and compares each input channel's
+ * watermark with the previous observation, so that `inputChannels()` can say
+ * when it last moved. The service calls `sample()` every ~500 ms of
+ * processing time through {@linkcode LocalJobHandle.startSampling}, or the
+ * caller drives it (tests do, with a `ManualClock`).
+ *
+ * `lastMovedAt` is as precise as the observations: a move is dated at the
+ * first observation that sees it. A channel first seen at `-Infinity` has
+ * `lastMovedAt: null` (it never moved); one first seen at a finite
+ * watermark is dated at that first observation, which may be later than
+ * the move itself.
+ *
+ * Cost: a sample reads every subtask's status and every input channel of
+ * every non-source subtask; the history holds `historySize` samples of one
+ * entry per subtask.
+ *
+ * @example Sampling a job driven by hand
+ * ```ts ignore
+ * const handle = new LocalJobHandle({ runtime, graph, clock });
+ * runtime.runUntilIdle();
+ * handle.sample();
+ * assert.equal(handle.history().length, 1);
+ * ```
+ */
+export class LocalJobHandle implements JobHandle {
+  /** The job's name in URLs. */
+  readonly name: string;
+  /** The job's plan. */
+  readonly graph: JobGraph;
+  readonly #runtime: LocalRuntime;
+  readonly #clock: Clock;
+  readonly #store: LocalJobHandleOptions["store"];
+  readonly #historySize: number;
+  readonly #history: WatermarkSample[] = [];
+  readonly #channels = new Map<string, ChannelTrack[]>();
+  // Without a store: the checkpoints seen completing, by id (bounded).
+  readonly #seen = new Map<number, CheckpointInfo>();
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  /**
+   * Wraps a runtime; takes no sample yet.
+   *
+   * @param options The runtime, its plan, the clock, the checkpoint store.
+   * @throws {RangeError} If `historySize` is not a positive safe integer.
+   */
+  constructor(options: LocalJobHandleOptions) {
+    const size = options.historySize ?? 600;
+    if (!Number.isSafeInteger(size) || size < 1) {
+      throw new RangeError(
+        `Cannot create LocalJobHandle as 'historySize' must be a positive safe integer: current value is ${size}`,
+      );
+    }
+    this.#runtime = options.runtime;
+    this.graph = options.graph;
+    this.name = options.name ?? options.graph.jobName;
+    this.#clock = options.clock;
+    this.#store = options.store;
+    this.#historySize = size;
+  }
+
+  /** Every subtask's current status, from the runtime. */
+  status(): SubtaskStatus[] {
+    return this.#runtime.status();
+  }
+
+  /** The kept watermark samples, oldest first (a copy). */
+  history(): readonly WatermarkSample[] {
+    return this.#history.slice();
+  }
+
+  /**
+   * Records every subtask's input and output watermark and idleness at the
+   * current processing time, and notes which input channels moved.
+   *
+   * @returns The new sample (also the last of `history()`).
+   */
+  sample(): WatermarkSample {
+    const at = this.#clock.now();
+    const subtasks: Record<string, WatermarkSample["subtasks"][string]> = {};
+    for (const s of this.#runtime.status()) {
+      subtasks[s.id] = {
+        inputWatermark: s.inputWatermark,
+        outputWatermark: s.outputWatermark,
+        idle: s.idle,
+      };
+      this.#observe(s.id, at);
+    }
+    this.#noteLatestCheckpoint();
+    const sample: WatermarkSample = { at, subtasks };
+    this.#history.push(sample);
+    if (this.#history.length > this.#historySize) this.#history.shift();
+    return sample;
+  }
+
+  /**
+   * Calls `sample()` every `intervalMs` of real time until `stop()`; a
+   * second call replaces the first timer. Only for a running service: tests
+   * call `sample()` themselves.
+   *
+   * @param intervalMs Milliseconds between samples, a positive safe integer.
+   * @throws {RangeError} If `intervalMs` is not a positive safe integer.
+   */
+  startSampling(intervalMs = 500): void {
+    if (!Number.isSafeInteger(intervalMs) || intervalMs < 1) {
+      throw new RangeError(
+        `Cannot start sampling as 'intervalMs' must be a positive safe integer: current value is ${intervalMs}`,
+      );
+    }
+    this.stop();
+    this.#timer = setInterval(() => this.sample(), intervalMs);
+  }
+
+  /** Stops the sampling started by `startSampling()`, if any. */
+  stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /**
+   * The completed checkpoints, oldest first, with how long each took from
+   * trigger to saved when the runtime knows it. With a store, those it
+   * lists; without one, those this handle saw completing (at samples and
+   * at calls to this method), up to 64.
+   *
+   * @returns The checkpoints.
+   */
+  async checkpoints(): Promise<CheckpointRecord[]> {
+    this.#noteLatestCheckpoint();
+    const infos = this.#store !== undefined
+      ? await this.#store.list()
+      : [...this.#seen.values()];
+    return infos.map((info) => {
+      const durationMs = this.#runtime.checkpointDurationMs(info.id);
+      return durationMs === undefined
+        ? { id: info.id, createdAt: info.createdAt }
+        : { id: info.id, createdAt: info.createdAt, durationMs };
+    });
+  }
+
+  /**
+   * Starts a checkpoint now (see `LocalRuntime.triggerCheckpoint`).
+   *
+   * @returns Its id, or `null` if one is running or the job finished.
+   */
+  triggerCheckpoint(): number | null {
+    return this.#runtime.triggerCheckpoint();
+  }
+
+  /**
+   * Each input channel of a subtask: its watermark, whether it is idle, and
+   * the processing time its watermark last moved (see the class doc). A
+   * source subtask has none.
+   *
+   * @param actorId The actor id, `job/operator/subtask`.
+   * @returns One entry per channel, in channel order.
+   * @throws {RangeError} If no subtask has that id.
+   */
+  inputChannels(actorId: string): Array<{
+    channel: number;
+    watermark: number;
+    idle: boolean;
+    lastMovedAt: number | null;
+  }> {
+    const channels = this.#observe(actorId, this.#clock.now());
+    return channels.map((c, channel) => ({
+      channel,
+      watermark: c.watermark,
+      idle: c.idle,
+      lastMovedAt: this.#channels.get(actorId)![channel].lastMovedAt,
+    }));
+  }
+
+  /**
+   * The partitions a source subtask reads, for diagnostics; none for other
+   * subtasks.
+   *
+   * @param actorId The actor id, `job/operator/subtask`.
+   * @returns The partition names.
+   * @throws {RangeError} If no subtask has that id.
+   */
+  sourcePartitions(actorId: string): readonly string[] {
+    return this.#runtime.sourcePartitions(actorId);
+  }
+
+  /** Reads a subtask's channels and dates the watermarks that moved. */
+  #observe(
+    actorId: string,
+    now: number,
+  ): ReturnType<LocalRuntime["inputChannels"]> {
+    const channels = this.#runtime.inputChannels(actorId);
+    let tracks = this.#channels.get(actorId);
+    if (tracks === undefined) {
+      tracks = channels.map((c) => ({
+        watermark: c.watermark,
+        lastMovedAt: c.watermark === -Infinity ? null : now,
+      }));
+      this.#channels.set(actorId, tracks);
+      return channels;
+    }
+    channels.forEach((c, i) => {
+      if (c.watermark !== tracks[i].watermark) {
+        tracks[i].watermark = c.watermark;
+        tracks[i].lastMovedAt = now;
+      }
+    });
+    return channels;
+  }
+
+  #noteLatestCheckpoint(): void {
+    const latest = this.#runtime.latestCheckpoint;
+    if (latest === null || this.#seen.has(latest.id)) return;
+    this.#seen.set(latest.id, { id: latest.id, createdAt: latest.createdAt });
+    if (this.#seen.size > 64) {
+      this.#seen.delete(this.#seen.keys().next().value!);
+    }
+  }
+}

@@ -1,0 +1,359 @@
+/**
+ * `/jobs`: running jobs, their subtasks' watermarks, watermark history,
+ * checkpoints, a live event stream, and why a window has not fired.
+ *
+ * JSON has no infinities, so every `-Infinity`, `Infinity` (and `NaN`) in
+ * a response body is sent as the string `"-Infinity"`, `"Infinity"` (or
+ * `"NaN"`): a watermark of `"-Infinity"` means no watermark yet.
+ *
+ * @module
+ */
+
+import { type Context, Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import { requireToken } from "./auth.ts";
+import { HttpError } from "./errors.ts";
+import { type ExplainQuery, explainWindow } from "./_explain.ts";
+import type { JobHandle, ServiceOptions } from "./service.ts";
+
+/**
+ * The routes under `/jobs`, to mount with `app.route("/jobs", jobRoutes(options))`
+ * on an app whose `onError` answers {@linkcode HttpError} (`errors.ts`).
+ *
+ * - `GET /jobs`: `{ jobs: [summary] }`, one summary per job: `name`,
+ *   `numOperators`, `numSubtasks`, `watermark` (the lowest input watermark
+ *   of the subtasks that are not idle), `maxWatermarkLagMs`, `recordsIn`
+ *   (records read by sources), `lateRecordsDropped`, `idleSubtasks`,
+ *   `pausedSubtasks`, `lastSampleAt`.
+ * - `GET /jobs/:job`: the summary, plus `maxParallelism`,
+ *   `autoWatermarkIntervalMs` and `operators`: each vertex with its `id`,
+ *   `name`, `parallelism`, `source`, `inputs`, `outputs` and `subtasks`
+ *   (input and output watermark, idle, lag, records in and out, late
+ *   records dropped, mailbox depth, paused, gauges).
+ * - `GET /jobs/:job/watermarks?since=<ms>`: `{ job, samples }`, the
+ *   watermark history oldest first (only samples after `since`).
+ * - `GET /jobs/:job/checkpoints`: `{ job, checkpoints }`, oldest first.
+ * - `POST /jobs/:job/checkpoints`: starts one; 202 `{ id }`, or 409
+ *   `CONFLICT` while one is running or once the job finished. Requires
+ *   `Authorization: Bearer <token>` when `options.token` is set (401).
+ * - `GET /jobs/:job/explain?operator=<id>&window=<start ms>&size=<ms>&key=<k>`:
+ *   why that window has not fired (see below). `end=<ms>` may replace
+ *   `size`; `operator` may be left out when the job has one window
+ *   operator; `key` is read as JSON when it parses (`3` is a number,
+ *   `"3"` a string) and as a string otherwise; `stallMs` (default 10000)
+ *   is how long a channel must stand still to be called stalled.
+ * - `GET /jobs/:job/events?interval=<ms>&once=1`: server-sent events: a
+ *   `status` event (the summary, with the latest watermark `sample`) at
+ *   once, every `interval` ms (default 1000) and whenever the history
+ *   gets a new sample, until the client disconnects; `once=1` sends one
+ *   event and ends the stream.
+ *
+ * The explain report gives, for the subtask owning the key (or every
+ * subtask of the operator): the window's end and maxTimestamp, the input
+ * watermark and how far it is behind maxTimestamp, each input channel
+ * with its watermark, idleness and when it last moved, the active channel
+ * holding the minimum and the subtasks upstream of it to the source, and
+ * `advice`: what would let the watermark advance (a silent partition and
+ * `withIdleness`, timestamps in seconds, back-pressure, periodic
+ * watermarks disabled), following seed 000 §5.1 and seed 004 §3.
+ *
+ * An unknown job is 404 `NOT_FOUND`; a malformed query is 400
+ * `BAD_REQUEST`.
+ *
+ * @param options The jobs, the token and the clock.
+ * @returns The sub-app.
+ *
+ * @example Asking why a window has not fired
+ * ```ts ignore
+ * const app = new Hono().route("/jobs", jobRoutes(options));
+ * app.onError(onError);
+ * const res = await app.request("/jobs/clicks/explain?window=1700000000000&size=10000&key=3");
+ * console.log((await res.json()).advice);
+ * ```
+ */
+export function jobRoutes(options: ServiceOptions): Hono {
+  const routes = new Hono();
+
+  routes.get("/", function listJobs() {
+    return json({ jobs: [...options.jobs.values()].map(summarize) });
+  });
+
+  routes.get("/:job", function getJob(c) {
+    return json(describe(jobOf(options, c)));
+  });
+
+  routes.get("/:job/watermarks", function getWatermarks(c) {
+    const handle = jobOf(options, c);
+    const since = optionalInteger(c, "since");
+    const samples = handle.history().filter((s) =>
+      since === undefined || s.at > since
+    );
+    return json({ job: handle.name, samples });
+  });
+
+  routes.get("/:job/checkpoints", async function getCheckpoints(c) {
+    const handle = jobOf(options, c);
+    return json({ job: handle.name, checkpoints: await handle.checkpoints() });
+  });
+
+  routes.post(
+    "/:job/checkpoints",
+    requireToken(options.token),
+    function postCheckpoint(c) {
+      const handle = jobOf(options, c);
+      const id = handle.triggerCheckpoint();
+      if (id === null) {
+        throw new HttpError(
+          "CONFLICT",
+          `Cannot trigger a checkpoint of job '${handle.name}' as no checkpoint may be in progress and the job must be running: one is in progress or the job has finished; retry once it completes`,
+        );
+      }
+      return json({ id }, 202);
+    },
+  );
+
+  routes.get("/:job/explain", function explain(c) {
+    const handle = jobOf(options, c);
+    return json(explainWindow(handle, explainQuery(c, handle, options)));
+  });
+
+  routes.get("/:job/events", function events(c) {
+    const handle = jobOf(options, c);
+    const once = ["1", "true"].includes(c.req.query("once") ?? "");
+    const interval = optionalInteger(c, "interval") ?? 1_000;
+    if (interval < 50) {
+      throw new HttpError(
+        "BAD_REQUEST",
+        `Cannot stream events as 'interval' must be at least 50 ms: current value is ${interval}`,
+      );
+    }
+    return streamSSE(c, async function sendStatus(stream) {
+      let wake: (() => void) | null = null;
+      stream.onAbort(() => wake?.());
+      c.req.raw.signal.addEventListener("abort", () => stream.abort());
+      let id = 0;
+      let lastAt = handle.history().at(-1)?.at ?? null;
+      const send = () =>
+        stream.writeSSE({
+          event: "status",
+          id: String(id++),
+          data: stringify({
+            ...summarize(handle),
+            sample: handle.history().at(-1) ?? null,
+          }),
+        });
+      await send();
+      if (once) return;
+      const tick = Math.min(interval, 250);
+      let waited = 0;
+      while (!stream.aborted) {
+        // A sleep that the client's disconnect ends at once, leaving no timer.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, tick);
+          function done() {
+            clearTimeout(timer);
+            wake = null;
+            resolve();
+          }
+          wake = done;
+        });
+        if (stream.aborted) break;
+        waited += tick;
+        const at = handle.history().at(-1)?.at ?? null;
+        if (waited >= interval || at !== lastAt) {
+          lastAt = at;
+          waited = 0;
+          await send();
+        }
+      }
+    });
+  });
+
+  return routes;
+}
+
+/** The handle of the job named in the path, or a 404. */
+function jobOf(options: ServiceOptions, c: Context): JobHandle {
+  const name = c.req.param("job") ?? "";
+  const handle = options.jobs.get(name);
+  if (handle === undefined) {
+    const known = [...options.jobs.keys()].map((n) => `'${n}'`).join(", ");
+    throw new HttpError(
+      "NOT_FOUND",
+      `Cannot find job '${name}' as it must be one of the running jobs: ${
+        known || "none is running"
+      }`,
+    );
+  }
+  return handle;
+}
+
+/** The job summary of `GET /jobs`. */
+function summarize(handle: JobHandle) {
+  const statuses = handle.status();
+  const sources = new Set(
+    handle.graph.vertices.filter((v) => v.source !== undefined).map((v) =>
+      v.id
+    ),
+  );
+  const active = statuses.filter((s) => !s.idle);
+  return {
+    name: handle.name,
+    numOperators: handle.graph.vertices.length,
+    numSubtasks: statuses.length,
+    watermark: Math.min(
+      ...(active.length > 0 ? active : statuses).map((s) => s.inputWatermark),
+    ),
+    maxWatermarkLagMs: statuses.length === 0
+      ? 0
+      : Math.max(...statuses.map((s) => s.watermarkLagMs)),
+    recordsIn: sum(
+      statuses.filter((s) => sources.has(s.operator)).map((s) => s.recordsIn),
+    ),
+    lateRecordsDropped: sum(statuses.map(lateOf)),
+    idleSubtasks: statuses.length - active.length,
+    pausedSubtasks: statuses.filter((s) => s.paused).length,
+    lastSampleAt: handle.history().at(-1)?.at ?? null,
+  };
+}
+
+/** The job's plan with every subtask's status, for `GET /jobs/:job`. */
+function describe(handle: JobHandle) {
+  const { graph } = handle;
+  const statuses = handle.status();
+  return {
+    ...summarize(handle),
+    maxParallelism: graph.maxParallelism,
+    autoWatermarkIntervalMs: graph.autoWatermarkIntervalMs,
+    operators: graph.vertices.map((v) => ({
+      id: v.id,
+      name: v.name,
+      parallelism: v.parallelism,
+      source: v.source !== undefined,
+      inputs: graph.edges.filter((e) => e.to === v.id).map((e) => e.from),
+      outputs: graph.edges.filter((e) => e.from === v.id).map((e) => e.to),
+      subtasks: statuses.filter((s) => s.operator === v.id).map((s) => ({
+        id: s.id,
+        subtask: s.subtask,
+        inputWatermark: s.inputWatermark,
+        outputWatermark: s.outputWatermark,
+        idle: s.idle,
+        watermarkLagMs: s.watermarkLagMs,
+        recordsIn: s.recordsIn,
+        recordsOut: s.recordsOut,
+        lateRecordsDropped: lateOf(s),
+        mailboxDepth: s.mailboxDepth,
+        paused: s.paused,
+        gauges: s.gauges,
+      })),
+    })),
+  };
+}
+
+/** Reads and checks the explain query. */
+function explainQuery(
+  c: Context,
+  handle: JobHandle,
+  options: ServiceOptions,
+): ExplainQuery {
+  const ids = handle.graph.vertices.map((v) => v.id);
+  let operator = c.req.query("operator");
+  if (operator === undefined) {
+    const windows = ids.filter((id) => id.startsWith("window"));
+    if (windows.length !== 1) {
+      throw new HttpError(
+        "BAD_REQUEST",
+        `Cannot explain as 'operator' must name the window operator, one of ${
+          ids.join(", ")
+        }: current value is missing`,
+      );
+    }
+    operator = windows[0];
+  } else if (!ids.includes(operator)) {
+    throw new HttpError(
+      "NOT_FOUND",
+      `Cannot explain as 'operator' must name an operator of job '${handle.name}', one of ${
+        ids.join(", ")
+      }: current value is "${operator}"`,
+    );
+  }
+  const windowStart = optionalInteger(c, "window");
+  if (windowStart === undefined) {
+    throw new HttpError(
+      "BAD_REQUEST",
+      "Cannot explain as 'window' must be the window's start in epoch milliseconds: current value is missing",
+    );
+  }
+  const size = optionalInteger(c, "size");
+  let windowEnd = optionalInteger(c, "end") ?? null;
+  if (size !== undefined) windowEnd = windowStart + size;
+  if (windowEnd !== null && windowEnd <= windowStart) {
+    throw new HttpError(
+      "BAD_REQUEST",
+      `Cannot explain as the window's end must be after its start ${windowStart}: current value is ${windowEnd}`,
+    );
+  }
+  const stallMs = optionalInteger(c, "stallMs") ?? 10_000;
+  const raw = c.req.query("key");
+  return {
+    operator,
+    windowStart,
+    windowEnd,
+    key: raw === undefined ? undefined : parseKey(raw),
+    stallMs: Math.max(0, stallMs),
+    now: options.clock.now(),
+  };
+}
+
+/** A key from the query: JSON when it is a JSON number, string or boolean. */
+function parseKey(raw: string): string | number | boolean {
+  try {
+    const value: unknown = JSON.parse(raw);
+    if (
+      typeof value === "string" || typeof value === "boolean" ||
+      (typeof value === "number" && Number.isFinite(value))
+    ) return value;
+  } catch {
+    // Not JSON: the key is the text itself.
+  }
+  return raw;
+}
+
+/** A query parameter that must be a safe integer when present. */
+function optionalInteger(c: Context, name: string): number | undefined {
+  const raw = c.req.query(name);
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (raw.trim() === "" || !Number.isSafeInteger(value)) {
+    throw new HttpError(
+      "BAD_REQUEST",
+      `Cannot read the query as '${name}' must be an integer: current value is "${raw}"`,
+    );
+  }
+  return value;
+}
+
+function lateOf(status: SubtaskStatus): number {
+  return status.gauges.numLateRecordsDropped ?? 0;
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
+/** JSON with `±Infinity` and `NaN` as strings (JSON would make them `null`). */
+function stringify(body: unknown): string {
+  return JSON.stringify(body, function infinities(_key, value) {
+    return typeof value === "number" && !Number.isFinite(value)
+      ? String(value)
+      : value;
+  });
+}
+
+function json(body: unknown, status = 200): Response {
+  return new Response(stringify(body), {
+    status,
+    headers: { "Content-Type": "application/json" },
+  });
+}

@@ -1,0 +1,221 @@
+/**
+ * `/metrics`: every job's subtasks in the Prometheus text exposition format.
+ *
+ * @module
+ */
+
+import { Hono } from "hono";
+import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import type { JobHandle, ServiceOptions } from "./service.ts";
+
+/** One metric family: its help, its type and its samples. */
+interface Family {
+  readonly name: string;
+  readonly help: string;
+  readonly type: "gauge" | "counter";
+  readonly samples: Array<[labels: Record<string, string>, value: number]>;
+}
+
+/** A per-subtask family read from each subtask's status. */
+interface SubtaskFamily {
+  readonly name: string;
+  readonly help: string;
+  readonly type: "gauge" | "counter";
+  /** The value, or `undefined` when the subtask has none. */
+  read(status: SubtaskStatus): number | undefined;
+}
+
+const SUBTASK_FAMILIES: readonly SubtaskFamily[] = [
+  {
+    name: "weir_subtask_input_watermark_ms",
+    help:
+      "Merged input watermark of the subtask (for sources: the emitted watermark), epoch milliseconds; -Inf before the first",
+    type: "gauge",
+    read: (s) => s.inputWatermark,
+  },
+  {
+    name: "weir_subtask_output_watermark_ms",
+    help: "Last watermark the subtask sent downstream, epoch milliseconds",
+    type: "gauge",
+    read: (s) => s.outputWatermark,
+  },
+  {
+    name: "weir_subtask_watermark_lag_ms",
+    help: "Processing time minus the output watermark, milliseconds",
+    type: "gauge",
+    read: (s) => s.watermarkLagMs,
+  },
+  {
+    name: "weir_subtask_idle",
+    help: "Whether the subtask's output is idle (1) or active (0)",
+    type: "gauge",
+    read: (s) => s.idle ? 1 : 0,
+  },
+  {
+    name: "weir_subtask_paused",
+    help: "Whether the subtask is paused by back-pressure or alignment (1)",
+    type: "gauge",
+    read: (s) => s.paused ? 1 : 0,
+  },
+  {
+    name: "weir_subtask_records_in_total",
+    help: "Records received (for sources: read) by the subtask",
+    type: "counter",
+    read: (s) => s.recordsIn,
+  },
+  {
+    name: "weir_subtask_records_out_total",
+    help: "Records the subtask sent downstream",
+    type: "counter",
+    read: (s) => s.recordsOut,
+  },
+  {
+    name: "weir_subtask_late_records_dropped_total",
+    help: "Records a window operator dropped as late",
+    type: "counter",
+    read: (s) => s.gauges.numLateRecordsDropped,
+  },
+  {
+    name: "weir_subtask_mailbox_depth",
+    help: "Elements waiting in the subtask's mailbox",
+    type: "gauge",
+    read: (s) => s.mailboxDepth,
+  },
+];
+
+/**
+ * The route `/metrics`, to mount with `app.route("/metrics",
+ * metricsRoutes(options))`: `GET /metrics` answers every job in the
+ * Prometheus text exposition format (version 0.0.4).
+ *
+ * Per subtask, labelled `job`, `operator` and `subtask`: input and output
+ * watermark (`weir_subtask_input_watermark_ms`, `..._output_watermark_ms`),
+ * `weir_subtask_watermark_lag_ms`, `weir_subtask_idle` and
+ * `weir_subtask_paused` (0 or 1), `weir_subtask_records_in_total`,
+ * `..._records_out_total`, `weir_subtask_late_records_dropped_total` (window
+ * subtasks only) and `weir_subtask_mailbox_depth`; per job,
+ * `weir_checkpoint_duration_ms` of the last checkpoint whose duration is
+ * known and `weir_checkpoints_completed` (those listed); and every gauge a
+ * subtask registered as `weir_gauge{job,operator,subtask,name}`.
+ *
+ * Watermarks of `-Infinity` and `Infinity` are written `-Inf` and `+Inf`,
+ * which Prometheus reads as floats. Label values escape `\`, `"` and line
+ * feeds. The route is read-only and needs no token.
+ *
+ * @param options The jobs.
+ * @returns The sub-app.
+ *
+ * @example Scraping
+ * ```ts ignore
+ * const app = new Hono().route("/metrics", metricsRoutes(options));
+ * const text = await (await app.request("/metrics")).text();
+ * ```
+ */
+export function metricsRoutes(options: ServiceOptions): Hono {
+  const routes = new Hono();
+  routes.get("/", async function scrape() {
+    const jobs = [...options.jobs.values()];
+    const families = SUBTASK_FAMILIES.map((f): Family => ({
+      name: f.name,
+      help: f.help,
+      type: f.type,
+      samples: [],
+    }));
+    const gauges: Family = {
+      name: "weir_gauge",
+      help: "A gauge registered by a subtask's operators or generators",
+      type: "gauge",
+      samples: [],
+    };
+    const durations: Family = {
+      name: "weir_checkpoint_duration_ms",
+      help: "Trigger-to-saved duration of the job's last checkpoint, ms",
+      type: "gauge",
+      samples: [],
+    };
+    const completed: Family = {
+      name: "weir_checkpoints_completed",
+      help: "Completed checkpoints the job lists",
+      type: "gauge",
+      samples: [],
+    };
+    for (const handle of jobs) {
+      for (const status of handle.status()) {
+        const labels = {
+          job: handle.name,
+          operator: status.operator,
+          subtask: String(status.subtask),
+        };
+        SUBTASK_FAMILIES.forEach((f, i) => {
+          const value = f.read(status);
+          if (value !== undefined) families[i].samples.push([labels, value]);
+        });
+        for (const [name, value] of Object.entries(status.gauges)) {
+          gauges.samples.push([{ ...labels, name }, value]);
+        }
+      }
+      const checkpoints = await checkpointsOf(handle);
+      completed.samples.push([{ job: handle.name }, checkpoints.length]);
+      const last = checkpoints.findLast((c) => c.durationMs !== undefined);
+      if (last !== undefined) {
+        durations.samples.push([{ job: handle.name }, last.durationMs!]);
+      }
+    }
+    const text = [...families, gauges, durations, completed]
+      .filter((f) => f.samples.length > 0)
+      .map(render)
+      .join("");
+    return new Response(text, {
+      headers: { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" },
+    });
+  });
+  return routes;
+}
+
+/** A job's checkpoints; a store that fails leaves them out of one scrape. */
+async function checkpointsOf(
+  handle: JobHandle,
+): Promise<Awaited<ReturnType<JobHandle["checkpoints"]>>> {
+  try {
+    return await handle.checkpoints();
+  } catch (error) {
+    console.error(
+      `weir http: metrics could not list the checkpoints of job '${handle.name}':`,
+      error,
+    );
+    return [];
+  }
+}
+
+function render(family: Family): string {
+  const lines = [
+    `# HELP ${family.name} ${escapeHelp(family.help)}`,
+    `# TYPE ${family.name} ${family.type}`,
+  ];
+  for (const [labels, value] of family.samples) {
+    const pairs = Object.entries(labels).map(([k, v]) =>
+      `${k}="${escapeLabel(v)}"`
+    );
+    lines.push(`${family.name}{${pairs.join(",")}} ${formatValue(value)}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** Prometheus floats: `+Inf`, `-Inf`, `NaN`, or the number. */
+function formatValue(value: number): string {
+  if (value === Infinity) return "+Inf";
+  if (value === -Infinity) return "-Inf";
+  if (Number.isNaN(value)) return "NaN";
+  return String(value);
+}
+
+function escapeLabel(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(
+    /\n/g,
+    "\\n",
+  );
+}
+
+function escapeHelp(text: string): string {
+  return text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+}

@@ -1,0 +1,89 @@
+/**
+ * What the HTTP app serves: running jobs and ingest streams.
+ *
+ * @module
+ */
+
+import type { CheckpointInfo } from "../actors/checkpoint_store.ts";
+import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import type { KvLog } from "../connectors/sources/kv_log.ts";
+import type { JobGraph } from "../runtime/job_graph.ts";
+import type { Clock } from "../time/mod.ts";
+
+/** One sample of every subtask's watermarks, for history and the timeline. */
+export interface WatermarkSample {
+  /** Processing time of the sample, epoch milliseconds. */
+  readonly at: number;
+  /** Per actor id: input and output watermark, idleness. */
+  readonly subtasks: Readonly<
+    Record<
+      string,
+      { inputWatermark: number; outputWatermark: number; idle: boolean }
+    >
+  >;
+}
+
+/** A completed checkpoint as the service shows it. */
+export interface CheckpointRecord extends CheckpointInfo {
+  /** How long it took from trigger to saved, in milliseconds, if known. */
+  readonly durationMs?: number;
+  /** Its serialized size in bytes, if known. */
+  readonly sizeBytes?: number;
+}
+
+/** The service's view of one running job. */
+export interface JobHandle {
+  /** The job's name. */
+  readonly name: string;
+  /** The job's plan. */
+  readonly graph: JobGraph;
+  /** Every subtask's current status. */
+  status(): SubtaskStatus[];
+  /** Recent watermark samples, oldest first. */
+  history(): readonly WatermarkSample[];
+  /** Completed checkpoints, oldest first. */
+  checkpoints(): Promise<CheckpointRecord[]>;
+  /** Starts a checkpoint now; `null` if one is running or the job finished. */
+  triggerCheckpoint(): number | null;
+  /**
+   * Per actor id, each input channel of the subtask: its watermark, status,
+   * and the processing time its watermark last moved.
+   */
+  inputChannels(actorId: string): Array<{
+    channel: number;
+    watermark: number;
+    idle: boolean;
+    lastMovedAt: number | null;
+  }>;
+}
+
+/** A stream that `POST /ingest/:stream` appends to. */
+export interface IngestStream {
+  /** The stream's name, as in the URL. */
+  readonly name: string;
+  /** The durable log the records are appended to. */
+  readonly log: KvLog<Record<string, unknown>>;
+  /** The field of each record that holds its event timestamp (epoch ms). */
+  readonly timestampField: string;
+}
+
+/** Everything the HTTP app needs. */
+export interface ServiceOptions {
+  /** Running jobs by name. */
+  readonly jobs: ReadonlyMap<string, JobHandle>;
+  /** Ingest streams by name. */
+  readonly streams: ReadonlyMap<string, IngestStream>;
+  /**
+   * When set, ingest and every write or admin endpoint require
+   * `Authorization: Bearer <token>`.
+   * @default {undefined}
+   */
+  readonly token?: string;
+  /**
+   * The largest request body accepted, in bytes (413 above).
+   * @default {1048576}
+   */
+  readonly maxBodyBytes?: number;
+  /** Processing time. */
+  readonly clock: Clock;
+}

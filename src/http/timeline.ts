@@ -1,0 +1,370 @@
+/**
+ * The timeline chart of seed 004 §5.3 as an SVG string: processing time
+ * across, event time up, records as points, each subtask's watermark as a
+ * line, fired windows as rectangles and window ends as dashed lines.
+ *
+ * @module
+ */
+
+import type { WatermarkSample } from "./service.ts";
+
+/** What {@linkcode renderTimelineSvg} draws. */
+export interface TimelineInput {
+  /** Watermark samples, in any order; each subtask's output watermark becomes a line. */
+  readonly samples: readonly WatermarkSample[];
+  /**
+   * Fired windows: event-time range `[start, end)` and the processing time
+   * it fired at, all epoch milliseconds.
+   * @default {[]}
+   */
+  readonly windows?: ReadonlyArray<
+    { start: number; end: number; firedAt: number }
+  >;
+  /**
+   * Records: processing time `at` they arrived and their event `timestamp`,
+   * epoch milliseconds.
+   * @default {[]}
+   */
+  readonly records?: ReadonlyArray<{ at: number; timestamp: number }>;
+  /**
+   * Width of the image in pixels, from 200 to 10000.
+   * @default {800}
+   */
+  readonly width?: number;
+  /**
+   * Height of the image in pixels, from 150 to 10000.
+   * @default {400}
+   */
+  readonly height?: number;
+}
+
+const MARGIN = { top: 24, right: 200, bottom: 48, left: 96 };
+// Distinguishable line colours, taken in the order of sorted subtask ids;
+// blue (records), green (windows) and amber (window ends) are left out.
+const PALETTE = [
+  "#d62728",
+  "#9467bd",
+  "#8c564b",
+  "#e377c2",
+  "#17becf",
+  "#637939",
+  "#7f7f7f",
+  "#ff7f0e",
+  "#393b79",
+  "#843c39",
+];
+
+/**
+ * Draws the timeline of a job as a self-contained SVG document.
+ *
+ * The x axis is processing time and the y axis event time, both labelled as
+ * UTC clock times (`HH:MM:SS.mmm`), with the date of the lowest value in the
+ * axis title. Each subtask of the samples gets one `<polyline
+ * class="watermark">` of its output watermark, drawn as a step (a watermark
+ * holds until the next sample) and a legend entry; `-Infinity` (no watermark
+ * yet) and `Infinity` (end of input) samples are skipped, so a subtask with
+ * no finite sample has a legend entry but no line. Records are
+ * `<circle class="record">`, fired windows `<rect class="window">` spanning
+ * their event-time range from the left edge to the processing time they
+ * fired, and each distinct window end a dashed `<line class="window-end">`.
+ * Records and windows with non-finite times are skipped.
+ *
+ * Output is deterministic: the same input gives the same string (subtasks
+ * are sorted by id, windows by end, start and firing time; coordinates are
+ * rounded to 0.1 px), so it can be compared with a snapshot. Subtask ids are
+ * escaped. The cost is linear in the number of samples times subtasks, plus
+ * records and windows; callers bound the history they pass.
+ *
+ * @param input Samples, windows, records and size.
+ * @returns An SVG document (`image/svg+xml`).
+ * @throws {RangeError} If `width` or `height` is not an integer in range.
+ *
+ * @example One subtask's watermark
+ * ```ts
+ * import { renderTimelineSvg } from "./timeline.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const svg = renderTimelineSvg({
+ *   samples: [
+ *     { at: 0, subtasks: { "job/src/0": { inputWatermark: 0, outputWatermark: 1_000, idle: false } } },
+ *     { at: 1_000, subtasks: { "job/src/0": { inputWatermark: 0, outputWatermark: 2_000, idle: false } } },
+ *   ],
+ * });
+ * assert.equal(svg.match(/<polyline /g)?.length, 1);
+ * ```
+ */
+export function renderTimelineSvg(input: TimelineInput): string {
+  const width = checkSize(input.width ?? 800, 200, "width");
+  const height = checkSize(input.height ?? 400, 150, "height");
+  const plot = {
+    left: MARGIN.left,
+    top: MARGIN.top,
+    right: width - MARGIN.right,
+    bottom: height - MARGIN.bottom,
+  };
+
+  const samples = [...input.samples].sort((a, b) => a.at - b.at);
+  const ids = [...new Set(samples.flatMap((s) => Object.keys(s.subtasks)))]
+    .sort();
+  const records = (input.records ?? []).filter((r) =>
+    Number.isFinite(r.at) && Number.isFinite(r.timestamp)
+  );
+  const windows = (input.windows ?? [])
+    .filter((w) =>
+      Number.isFinite(w.start) && Number.isFinite(w.end) &&
+      Number.isFinite(w.firedAt)
+    )
+    .sort((a, b) =>
+      a.end - b.end || a.start - b.start || a.firedAt - b.firedAt
+    );
+
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (const sample of samples) {
+    if (Number.isFinite(sample.at)) xs.push(sample.at);
+    for (const id of ids) {
+      const wm = sample.subtasks[id]?.outputWatermark;
+      if (wm !== undefined && Number.isFinite(wm)) ys.push(wm);
+    }
+  }
+  for (const r of records) {
+    xs.push(r.at);
+    ys.push(r.timestamp);
+  }
+  for (const w of windows) {
+    xs.push(w.firedAt);
+    ys.push(w.start, w.end);
+  }
+
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
+    `<rect class="background" x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
+  ];
+  if (xs.length === 0 || ys.length === 0) {
+    out.push(
+      `<rect class="plot" x="${plot.left}" y="${plot.top}" width="${
+        plot.right - plot.left
+      }" height="${plot.bottom - plot.top}" fill="none" stroke="#999"/>`,
+      `<text class="empty" x="${(plot.left + plot.right) / 2}" y="${
+        (plot.top + plot.bottom) / 2
+      }" text-anchor="middle" fill="#666">No watermark yet</text>`,
+    );
+    legend(out, ids, plot);
+    out.push("</svg>");
+    return out.join("\n");
+  }
+
+  const xDomain = domain(xs);
+  const yDomain = domain(ys);
+  const x = scale(xDomain, plot.left, plot.right);
+  const y = scale(yDomain, plot.bottom, plot.top);
+
+  axes(out, plot, xDomain, yDomain, x, y);
+
+  out.push(`<g class="windows">`);
+  for (const w of windows) {
+    const top = y(w.end);
+    const bottom = y(w.start);
+    out.push(
+      `<rect class="window" x="${plot.left}" y="${px(top)}" width="${
+        px(Math.max(0, x(w.firedAt) - plot.left))
+      }" height="${
+        px(Math.max(0, bottom - top))
+      }" fill="#2ca02c" fill-opacity="0.12" stroke="#2ca02c" stroke-width="1"/>`,
+    );
+  }
+  for (const end of [...new Set(windows.map((w) => w.end))]) {
+    out.push(
+      `<line class="window-end" x1="${plot.left}" x2="${plot.right}" y1="${
+        px(y(end))
+      }" y2="${
+        px(y(end))
+      }" stroke="#e6a700" stroke-width="1" stroke-dasharray="6 4"/>`,
+    );
+  }
+  out.push(`</g>`, `<g class="records">`);
+  for (const r of records) {
+    out.push(
+      `<circle class="record" cx="${px(x(r.at))}" cy="${
+        px(y(r.timestamp))
+      }" r="2.5" fill="#1f77b4"/>`,
+    );
+  }
+  out.push(`</g>`, `<g class="watermarks">`);
+  ids.forEach((id, i) => {
+    const points: string[] = [];
+    let previous: number | null = null;
+    for (const sample of samples) {
+      const wm = sample.subtasks[id]?.outputWatermark;
+      if (wm === undefined || !Number.isFinite(wm)) continue;
+      // A watermark holds until the next sample: draw a step.
+      if (previous !== null) {
+        points.push(`${px(x(sample.at))},${px(y(previous))}`);
+      }
+      points.push(`${px(x(sample.at))},${px(y(wm))}`);
+      previous = wm;
+    }
+    if (points.length === 0) return;
+    // A single sample is drawn as a dot-sized segment so that it shows.
+    if (points.length === 1) points.push(points[0]);
+    out.push(
+      `<polyline class="watermark" data-subtask="${escapeXml(id)}" points="${
+        points.join(" ")
+      }" fill="none" stroke="${
+        color(i)
+      }" stroke-width="2" stroke-linecap="round"><title>${
+        escapeXml(id)
+      } output watermark</title></polyline>`,
+    );
+  });
+  out.push(`</g>`);
+  legend(out, ids, plot);
+  out.push("</svg>");
+  return out.join("\n");
+}
+
+function checkSize(value: number, min: number, param: string): number {
+  if (!Number.isInteger(value) || value < min || value > 10_000) {
+    throw new RangeError(
+      `Cannot render the timeline as '${param}' must be an integer from ${min} to 10000: current value is ${value}`,
+    );
+  }
+  return value;
+}
+
+function domain(values: number[]): [number, number] {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of values) {
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  // A single value gets a one-second range around it; otherwise 3% on each
+  // side keeps points off the frame.
+  if (lo === hi) return [lo - 500, hi + 500];
+  const pad = (hi - lo) * 0.03;
+  return [lo - pad, hi + pad];
+}
+
+function scale(
+  [lo, hi]: [number, number],
+  from: number,
+  to: number,
+): (v: number) => number {
+  return function toPixels(v: number): number {
+    return from + (v - lo) / (hi - lo) * (to - from);
+  };
+}
+
+function axes(
+  out: string[],
+  plot: { left: number; top: number; right: number; bottom: number },
+  xDomain: [number, number],
+  yDomain: [number, number],
+  x: (v: number) => number,
+  y: (v: number) => number,
+): void {
+  out.push(
+    `<g class="axes" stroke="#333" fill="#333">`,
+    `<line class="x-axis" x1="${plot.left}" x2="${plot.right}" y1="${plot.bottom}" y2="${plot.bottom}"/>`,
+    `<line class="y-axis" x1="${plot.left}" x2="${plot.left}" y1="${plot.top}" y2="${plot.bottom}"/>`,
+  );
+  const xStep = tickStep(xDomain);
+  for (const t of ticks(xDomain, xStep)) {
+    const at = px(x(t));
+    out.push(
+      `<line x1="${at}" x2="${at}" y1="${plot.bottom}" y2="${
+        plot.bottom + 4
+      }"/>`,
+      `<text x="${at}" y="${
+        plot.bottom + 16
+      }" text-anchor="middle" stroke="none">${clockTime(t, xStep)}</text>`,
+    );
+  }
+  const yStep = tickStep(yDomain);
+  for (const t of ticks(yDomain, yStep)) {
+    const at = px(y(t));
+    out.push(
+      `<line x1="${plot.left - 4}" x2="${plot.left}" y1="${at}" y2="${at}"/>`,
+      `<line x1="${plot.left}" x2="${plot.right}" y1="${at}" y2="${at}" stroke="#eee"/>`,
+      `<text x="${plot.left - 6}" y="${
+        px(at + 4)
+      }" text-anchor="end" stroke="none">${clockTime(t, yStep)}</text>`,
+    );
+  }
+  out.push(
+    `<text class="x-label" x="${(plot.left + plot.right) / 2}" y="${
+      plot.bottom + 36
+    }" text-anchor="middle" stroke="none">processing time (UTC, ${
+      date(xDomain[0])
+    })</text>`,
+    `<text class="y-label" transform="translate(14 ${
+      (plot.top + plot.bottom) / 2
+    }) rotate(-90)" text-anchor="middle" stroke="none">event time (UTC, ${
+      date(yDomain[0])
+    })</text>`,
+    `</g>`,
+  );
+}
+
+function legend(
+  out: string[],
+  ids: string[],
+  plot: { top: number; right: number },
+): void {
+  out.push(`<g class="legend">`);
+  ids.forEach((id, i) => {
+    const top = plot.top + i * 16;
+    out.push(
+      `<line x1="${plot.right + 12}" x2="${plot.right + 32}" y1="${
+        top + 6
+      }" y2="${top + 6}" stroke="${color(i)}" stroke-width="2"/>`,
+      `<text x="${plot.right + 38}" y="${top + 10}">${escapeXml(id)}</text>`,
+    );
+  });
+  out.push(`</g>`);
+}
+
+// A tick spacing of 1, 2 or 5 times a power of ten giving at most 6 ticks.
+function tickStep([lo, hi]: [number, number]): number {
+  const raw = (hi - lo) / 6;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  for (const m of [1, 2, 5, 10]) {
+    if (m * power >= raw) return Math.max(1, m * power);
+  }
+  return Math.max(1, 10 * power);
+}
+
+function ticks([lo, hi]: [number, number], step: number): number[] {
+  const result: number[] = [];
+  for (let t = Math.ceil(lo / step) * step; t <= hi; t += step) result.push(t);
+  return result;
+}
+
+function clockTime(ms: number, step: number): string {
+  const iso = safeIso(ms);
+  if (iso === null) return String(ms);
+  // Milliseconds only when the ticks are closer than a second.
+  return step < 1_000 ? iso.slice(11, 23) : iso.slice(11, 19);
+}
+
+function date(ms: number): string {
+  return safeIso(Math.round(ms))?.slice(0, 10) ?? String(ms);
+}
+
+function safeIso(ms: number): string | null {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+function px(v: number): number {
+  return Math.round(v * 10) / 10;
+}
+
+function color(i: number): string {
+  return PALETTE[i % PALETTE.length];
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

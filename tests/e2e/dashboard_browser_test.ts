@@ -1,0 +1,213 @@
+// The dashboard as a person sees it: the service's app on a real server
+// around a running job, loaded twice in headless Chromium with the job
+// advanced in between, then a screenshot. Skipped, with the reason in its name, where Chromium is not
+// installed (`apt-get install -y chromium`).
+
+import assert from "node:assert/strict";
+import { createApp } from "../../src/http/app.ts";
+import { LocalJobHandle } from "../../src/http/job_handle.ts";
+import type { ServiceOptions } from "../../src/http/service.ts";
+import { StreamEnvironment } from "../../src/api/stream_environment.ts";
+import { ScriptedSource } from "../../src/connectors/sources/scripted.ts";
+import { ManualClock } from "../../src/time/clock.ts";
+import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
+import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
+import { type TimedRecord, timedSink } from "../_support/timed_sink.ts";
+
+const T0 = 1_700_000_000_000;
+
+function findChromium(): string | null {
+  const candidates = ["/usr/bin/chromium"];
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    if (dir !== "") candidates.push(`${dir}/chromium`);
+  }
+  for (const path of candidates) {
+    try {
+      if (Deno.statSync(path).isFile) return path;
+    } catch {
+      // Not there: try the next one.
+    }
+  }
+  return null;
+}
+
+/** A two-partition click stream counted in 10 s windows, on a ManualClock. */
+function demoJob() {
+  const clock = new ManualClock(T0);
+  const env = new StreamEnvironment({
+    jobName: "clicks",
+    parallelism: 2,
+    clock,
+  });
+  type Click = { user: number; ts: number };
+  // A record every 100 ms for a minute, up to 1.5 s out of order.
+  const items = Array.from({ length: 600 }, (_, i) => ({
+    value: { user: i % 5, ts: T0 + i * 100 - (i % 4) * 500 },
+    timestamp: T0 + i * 100 - (i % 4) * 500,
+    partition: i % 2,
+  }));
+  const fired: TimedRecord<number>[] = [];
+  env.fromSource(
+    new ScriptedSource(ScriptedSource.everyMs(T0, 100, items), {
+      partitions: 2,
+    }),
+    WatermarkStrategy.forBoundedOutOfOrderness<Click>(2_000)
+      .withTimestampAssigner((c) => c.ts),
+    "clicks",
+  )
+    .keyBy((c) => c.user)
+    .window(TumblingEventTimeWindows.of(10_000))
+    .aggregate({
+      createAccumulator: () => 0,
+      add: (_c, n) => n + 1,
+      getResult: (n) => n,
+      merge: (a, b) => a + b,
+    })
+    .sinkTo(timedSink(clock, fired));
+  const graph = env.getJobGraph();
+  const runtime = env.createRuntime();
+  const handle = new LocalJobHandle({ runtime, graph, clock });
+  return {
+    clock,
+    handle,
+    fired,
+    /** Runs the job in 100 ms steps up to `until`, sampling every 500 ms. */
+    advance(until: number): void {
+      for (let t = clock.now(); t <= until; t += 100) {
+        clock.set(t);
+        runtime.runUntilIdle();
+        if ((t - T0) % 500 === 0) handle.sample();
+      }
+    },
+    /** Takes a checkpoint and saves it, so the page lists one. */
+    async checkpoint(): Promise<void> {
+      assert.notEqual(handle.triggerCheckpoint(), null);
+      clock.advance(100);
+      runtime.runUntilIdle();
+      await runtime.flushCheckpoints();
+    },
+  };
+}
+
+async function chromium(
+  binary: string,
+  profile: string,
+  args: string[],
+): Promise<string> {
+  const output = await new Deno.Command(binary, {
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      `--user-data-dir=${profile}`,
+      "--virtual-time-budget=3000",
+      ...args,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(60_000),
+  }).output();
+  const stdout = new TextDecoder().decode(output.stdout);
+  assert.ok(
+    output.success,
+    `chromium exited with ${output.code}: ${
+      new TextDecoder().decode(output.stderr).slice(-2_000)
+    }`,
+  );
+  return stdout;
+}
+
+/** Output watermark per subtask, from the dumped DOM. */
+function outputWatermarks(dom: string): Map<string, string> {
+  const result = new Map<string, string>();
+  for (
+    const row of dom.matchAll(
+      /<tr [^>]*data-subtask="([^"]+)"[^>]*>([\s\S]*?)<\/tr>/g,
+    )
+  ) {
+    const cell = /<td [^>]*data-testid="output-watermark"[^>]*>/.exec(row[2]);
+    const value = cell && /data-value="([^"]*)"/.exec(cell[0]);
+    if (value) result.set(row[1], value[1]);
+  }
+  return result;
+}
+
+const CHROMIUM = findChromium();
+
+Deno.test({
+  name: CHROMIUM === null
+    ? "The dashboard shows watermarks moving in a real browser (ignored: chromium is not installed, apt-get install -y chromium)"
+    : "The dashboard shows watermarks moving in a real browser, with the timeline and a screenshot",
+  ignore: CHROMIUM === null,
+  async fn() {
+    const job = demoJob();
+    const options: ServiceOptions = {
+      jobs: new Map([[job.handle.name, job.handle]]),
+      streams: new Map(),
+      clock: job.clock,
+    };
+    const tmp = await Deno.makeTempDir({ prefix: "weir_dashboard_" });
+    const server = Deno.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      onListen() {},
+    }, createApp(options).fetch);
+    try {
+      const url = `http://127.0.0.1:${server.addr.port}/?job=clicks`;
+      job.advance(T0 + 15_000);
+      await job.checkpoint();
+      const first = await chromium(CHROMIUM!, `${tmp}/profile-1`, [
+        "--dump-dom",
+        url,
+      ]);
+      job.advance(T0 + 35_000);
+      const second = await chromium(CHROMIUM!, `${tmp}/profile-2`, [
+        "--dump-dom",
+        url,
+      ]);
+
+      for (const dom of [first, second]) {
+        // The script ran: it polled the JSON API and redrew the table.
+        const polls = /<main [^>]*data-polls="(\d+)"/.exec(dom);
+        assert.ok(polls && Number(polls[1]) >= 1, "the page polled the job");
+        assert.match(dom, /<img [^>]*data-testid="timeline"/);
+        assert.match(
+          dom,
+          /<img [^>]*data-frame="\d+"/,
+          "a reloaded timeline was decoded as an image",
+        );
+        assert.match(dom, /data-testid="checkpoint-row"/);
+      }
+      const before = outputWatermarks(first);
+      const after = outputWatermarks(second);
+      // Two source subtasks and two window subtasks (the sink is chained).
+      assert.equal(before.size, 4, [...before.keys()].join(", "));
+      assert.deepEqual([...after.keys()], [...before.keys()]);
+      for (const [id, value] of before) {
+        assert.ok(
+          Number(after.get(id)) > Number(value),
+          `${id}: the output watermark went from ${value} to ${after.get(id)}`,
+        );
+      }
+
+      const png = `${tmp}/dashboard.png`;
+      await chromium(CHROMIUM!, `${tmp}/profile-3`, [
+        `--screenshot=${png}`,
+        "--window-size=1280,900",
+        "--hide-scrollbars",
+        url,
+      ]);
+      const size = (await Deno.stat(png)).size;
+      assert.ok(size > 10_000, `screenshot is ${size} bytes`);
+      assert.ok(job.fired.length > 0, "windows fired while the page watched");
+    } finally {
+      await server.shutdown();
+      await Deno.remove(tmp, { recursive: true });
+    }
+  },
+});

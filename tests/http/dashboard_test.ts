@@ -1,0 +1,214 @@
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { dashboardRoutes, timelineRoute } from "../../src/http/dashboard.ts";
+import { onError } from "../../src/http/errors.ts";
+import type {
+  CheckpointRecord,
+  JobHandle,
+  ServiceOptions,
+  WatermarkSample,
+} from "../../src/http/service.ts";
+import type { SubtaskStatus } from "../../src/actors/local/local_runtime.ts";
+import { ManualClock } from "../../src/time/clock.ts";
+
+const T0 = 1_700_000_000_000;
+
+function status(
+  operator: string,
+  subtask: number,
+  outputWatermark: number,
+  gauges: Record<string, number> = {},
+): SubtaskStatus {
+  return {
+    id: `clicks/${operator}/${subtask}`,
+    operator,
+    subtask,
+    inputWatermark: outputWatermark,
+    outputWatermark,
+    idle: subtask === 1,
+    recordsIn: 10 + subtask,
+    recordsOut: 20 + subtask,
+    mailboxDepth: 3,
+    watermarkLagMs: T0 + 5_000 - outputWatermark,
+    paused: false,
+    gauges,
+  };
+}
+
+/** A hand-written job handle with fixed answers. */
+function fakeJob(
+  name: string,
+  statuses: SubtaskStatus[],
+  checkpoints: CheckpointRecord[] = [],
+): JobHandle {
+  const history: WatermarkSample[] = [0, 1, 2].map((i) => ({
+    at: T0 + i * 1_000,
+    subtasks: Object.fromEntries(
+      statuses.map((s) => [s.id, {
+        inputWatermark: i === 0 ? -Infinity : s.inputWatermark - 1_000 * i,
+        outputWatermark: i === 0 ? -Infinity : s.outputWatermark - 1_000 * i,
+        idle: s.idle,
+      }]),
+    ),
+  }));
+  return {
+    name,
+    graph: {
+      jobName: name,
+      vertices: [],
+      edges: [],
+      maxParallelism: 128,
+      autoWatermarkIntervalMs: 200,
+    },
+    status: () => statuses,
+    history: () => history,
+    checkpoints: () => Promise.resolve(checkpoints),
+    triggerCheckpoint: () => null,
+    inputChannels: () => [],
+  };
+}
+
+function app(jobs: JobHandle[]): Hono {
+  const options: ServiceOptions = {
+    jobs: new Map(jobs.map((job) => [job.name, job])),
+    streams: new Map(),
+    clock: new ManualClock(T0 + 5_000),
+  };
+  // As the service's app mounts them.
+  const app = new Hono();
+  app.route("/", dashboardRoutes(options));
+  app.route("/", timelineRoute(options));
+  app.onError(onError);
+  return app;
+}
+
+const clicks = fakeJob("clicks", [
+  status("source", 0, T0 - 2_000),
+  status("source", 1, -Infinity),
+  status("window", 0, T0 - 3_000, { numLateRecordsDropped: 7 }),
+], [
+  { id: 1, createdAt: T0, durationMs: 12, sizeBytes: 2_048 },
+  { id: 2, createdAt: T0 + 1_000 },
+]);
+const other = fakeJob("other <b>&", [status("map", 0, T0)]);
+
+Deno.test("GET / serves one self-contained page with the first job's subtasks, timeline and checkpoints", async () => {
+  const response = await app([clicks, other]).request("/");
+  assert.equal(response.status, 200);
+  assert.match(response.headers.get("Content-Type")!, /^text\/html/);
+  const html = await response.text();
+  assert.match(html, /^<!doctype html>/);
+  // No external resources: everything is inline.
+  assert.doesNotMatch(html, /<link |<script src|https?:\/\//);
+  assert.match(html, /<style>/);
+  assert.match(html, /<script>/);
+  // Both jobs listed, the first shown.
+  assert.match(
+    html,
+    /<a href="\/\?job=clicks" aria-current="page">clicks<\/a>/,
+  );
+  assert.match(html, /data-job="clicks"/);
+  // One table per operator, one row per subtask.
+  assert.equal(html.match(/data-testid="operator-table"/g)?.length, 2);
+  assert.equal(html.match(/data-testid="subtask-row"/g)?.length, 3);
+  assert.match(html, /data-subtask="clicks\/window\/0"/);
+  assert.equal(html.match(/data-testid="output-watermark"/g)?.length, 3);
+  assert.equal(html.match(/data-testid="input-watermark"/g)?.length, 3);
+  // Watermarks as ISO time and epoch milliseconds; none yet as words.
+  assert.match(
+    html,
+    /data-testid="output-watermark" data-value="1699999998000">2023-11-14T22:13:18\.000Z<small>1699999998000<\/small>/,
+  );
+  assert.match(
+    html,
+    /data-testid="output-watermark" data-value="-Infinity"><span class="none">none yet<\/span>/,
+  );
+  assert.match(html, /<td data-testid="subtask-status">idle<\/td>/);
+  assert.match(html, /<td data-testid="lag">7\.000 s<\/td>/);
+  assert.match(html, /<td class="n">7<\/td>/, "late records of the window");
+  // The timeline image and the checkpoint history, newest first.
+  assert.match(
+    html,
+    /<img id="timeline" data-testid="timeline" src="\/jobs\/clicks\/timeline\.svg"/,
+  );
+  const rows = [
+    ...html.matchAll(/data-testid="checkpoint-row"><td class="n">(\d+)/g),
+  ]
+    .map((m) => m[1]);
+  assert.deepEqual(rows, ["2", "1"]);
+  assert.match(html, /2\.0 KiB/);
+});
+
+Deno.test("GET /?job= shows the named job and escapes its name", async () => {
+  const service = app([clicks, other]);
+  const response = await service.request(
+    `/?job=${encodeURIComponent("other <b>&")}`,
+  );
+  assert.equal(response.status, 200);
+  const html = await response.text();
+  assert.doesNotMatch(html, /<b>&/);
+  assert.match(html, /data-job="other &#60;b&#62;&#38;"/);
+  assert.match(
+    html,
+    /src="\/jobs\/other%20%3Cb%3E%26\/timeline\.svg"/,
+  );
+  assert.equal(html.match(/data-testid="subtask-row"/g)?.length, 1);
+  // The image URL the page uses finds the job.
+  const svg = await service.request("/jobs/other%20%3Cb%3E%26/timeline.svg");
+  assert.equal(svg.status, 200);
+  assert.match(await svg.text(), /data-subtask="clicks\/map\/0"/);
+});
+
+Deno.test("GET /?job= answers 404 with the job list for an unknown job", async () => {
+  const response = await app([clicks]).request("/?job=nope");
+  assert.equal(response.status, 404);
+  const html = await response.text();
+  assert.match(html, /data-testid="error">No job named &#8220;nope&#8221;/);
+  assert.match(html, /href="\/\?job=clicks"/);
+});
+
+Deno.test("GET / says so when no job is running", async () => {
+  const response = await app([]).request("/");
+  assert.equal(response.status, 200);
+  assert.match(await response.text(), /data-testid="no-jobs"/);
+});
+
+Deno.test("GET / shows that checkpoints are unavailable when listing them fails", async () => {
+  const broken: JobHandle = {
+    ...clicks,
+    checkpoints: () => Promise.reject(new Error("KV is closed")),
+  };
+  const html = await (await app([broken]).request("/")).text();
+  assert.match(html, /Checkpoints are unavailable/);
+  assert.doesNotMatch(html, /KV is closed/);
+});
+
+Deno.test("GET /jobs/:job/timeline.svg draws one polyline with points per subtask", async () => {
+  const response = await app([clicks]).request("/jobs/clicks/timeline.svg");
+  assert.equal(response.status, 200);
+  assert.equal(
+    response.headers.get("Content-Type"),
+    "image/svg+xml; charset=utf-8",
+  );
+  const svg = await response.text();
+  assert.match(svg, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  const lines = [
+    ...svg.matchAll(/<polyline [^>]*data-subtask="([^"]*)" points="([^"]+)"/g),
+  ];
+  // source/1 never has a watermark, so it gets no line.
+  assert.deepEqual(lines.map((m) => m[1]), [
+    "clicks/source/0",
+    "clicks/window/0",
+  ]);
+  for (const [, , points] of lines) {
+    assert.match(points, /^\d+(\.\d)?,\d+(\.\d)?( \d+(\.\d)?,\d+(\.\d)?)+$/);
+  }
+});
+
+Deno.test("GET /jobs/:job/timeline.svg answers 404 NOT_FOUND for an unknown job", async () => {
+  const response = await app([clicks]).request("/jobs/nope/timeline.svg");
+  assert.equal(response.status, 404);
+  const body = await response.json();
+  assert.equal(body.error.code, "NOT_FOUND");
+  assert.match(body.error.message, /'nope'/);
+});

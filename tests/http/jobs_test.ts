@@ -1,0 +1,379 @@
+// /jobs through app.request() (STYLE rule 32): the job list and detail,
+// watermark history, checkpoints (trigger, conflict, token) and the
+// server-sent event stream; LocalJobHandle's history and channels.
+
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { ManualClock } from "../../src/time/clock.ts";
+import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
+import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
+import {
+  ScriptedSource,
+  type ScriptStep,
+} from "../../src/connectors/sources/scripted.ts";
+import { StreamEnvironment } from "../../src/api/stream_environment.ts";
+import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
+import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
+import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
+import { LocalJobHandle } from "../../src/http/job_handle.ts";
+import { jobRoutes } from "../../src/http/jobs.ts";
+import { onError } from "../../src/http/errors.ts";
+import { timedSink } from "../_support/timed_sink.ts";
+
+const T0 = 1_700_000_000_000;
+const TOKEN = "s3cret";
+type Click = { ts: number; partition: number };
+
+/** Two partitions with a record per second for a minute, a 10 s window per partition. */
+function build(options: { token?: string; historySize?: number } = {}) {
+  const steps: ScriptStep<Click>[] = [];
+  for (let s = 0; s <= 60; s++) {
+    for (const partition of [0, 1]) {
+      steps.push({
+        at: s * 1_000,
+        partition,
+        value: { ts: T0 + s * 1_000, partition },
+      });
+    }
+  }
+  const clock = new ManualClock(0);
+  const env = new StreamEnvironment({
+    jobName: "clicks",
+    parallelism: 2,
+    clock,
+  });
+  env.fromSource(
+    new ScriptedSource(steps, { partitions: 2 }),
+    WatermarkStrategy.forBoundedOutOfOrderness<Click>(2_000)
+      .withTimestampAssigner((c) => c.ts),
+    "clicks",
+  )
+    .keyBy((c) => c.partition)
+    .window(TumblingEventTimeWindows.of(10_000))
+    .aggregate({
+      createAccumulator: () => 0,
+      add: (_c, n) => n + 1,
+      getResult: (n) => n,
+      merge: (a, b) => a + b,
+    })
+    .sinkTo(timedSink(clock, []));
+  const graph = env.getJobGraph();
+  const store = new CheckpointStore(new MemoryStorage());
+  const runtime = new LocalRuntime(graph, { clock, checkpointStore: store });
+  const handle = new LocalJobHandle({
+    runtime,
+    graph,
+    clock,
+    store,
+    historySize: options.historySize,
+  });
+  const app = new Hono().route(
+    "/jobs",
+    jobRoutes({
+      jobs: new Map([["clicks", handle]]),
+      streams: new Map(),
+      token: options.token,
+      clock,
+    }),
+  );
+  app.onError(onError);
+  function advance(until: number): void {
+    for (let t = clock.now(); t <= until; t += 100) {
+      clock.set(t);
+      runtime.runUntilIdle();
+    }
+  }
+  return { clock, runtime, handle, app, advance };
+}
+
+async function get(app: Hono, path: string) {
+  const res = await app.request(path);
+  return { status: res.status, body: await res.json() };
+}
+
+Deno.test("GET /jobs lists every job with its summary", async () => {
+  const { app, advance } = build();
+  const before = await get(app, "/jobs");
+  assert.equal(before.status, 200);
+  assert.equal(before.body.jobs.length, 1);
+  assert.equal(before.body.jobs[0].watermark, "-Infinity");
+  advance(15_000);
+  const { body } = await get(app, "/jobs");
+  const [job] = body.jobs;
+  assert.equal(job.name, "clicks");
+  assert.equal(job.numOperators, 2);
+  assert.equal(job.numSubtasks, 4);
+  assert.equal(job.watermark, T0 + 14_000 - 2_001);
+  assert.equal(job.recordsIn, 32);
+  assert.equal(job.lateRecordsDropped, 0);
+  assert.equal(job.idleSubtasks, 0);
+  assert.equal(job.pausedSubtasks, 0);
+  assert.equal(job.lastSampleAt, null);
+  assert.equal(typeof job.maxWatermarkLagMs, "number");
+});
+
+Deno.test("GET /jobs/:job describes operators and every subtask's watermarks and counts", async () => {
+  const { app, advance } = build();
+  advance(15_000);
+  const { status, body } = await get(app, "/jobs/clicks");
+  assert.equal(status, 200);
+  assert.equal(body.name, "clicks");
+  assert.equal(body.maxParallelism, 128);
+  assert.equal(body.autoWatermarkIntervalMs, 200);
+  assert.deepEqual(
+    body.operators.map((o: { id: string }) => o.id),
+    ["source-0", "window-1"],
+  );
+  const [source, window] = body.operators;
+  assert.equal(source.source, true);
+  assert.deepEqual(source.outputs, ["window-1"]);
+  assert.deepEqual(window.inputs, ["source-0"]);
+  assert.equal(window.parallelism, 2);
+  const subtask = window.subtasks[0];
+  assert.deepEqual(Object.keys(subtask).sort(), [
+    "gauges",
+    "id",
+    "idle",
+    "inputWatermark",
+    "lateRecordsDropped",
+    "mailboxDepth",
+    "outputWatermark",
+    "paused",
+    "recordsIn",
+    "recordsOut",
+    "subtask",
+    "watermarkLagMs",
+  ]);
+  assert.equal(subtask.id, "clicks/window-1/0");
+  assert.equal(subtask.inputWatermark, T0 + 14_000 - 2_001);
+  assert.equal(subtask.lateRecordsDropped, 0);
+  assert.equal(subtask.paused, false);
+  assert.equal(typeof subtask.gauges.numWindows, "number");
+  const records = window.subtasks.reduce(
+    (n: number, s: { recordsIn: number }) => n + s.recordsIn,
+    0,
+  );
+  assert.equal(records, 32, "every record the sources read");
+});
+
+Deno.test("GET /jobs/:job and its sub-resources answer 404 NOT_FOUND for an unknown job", async () => {
+  const { app } = build();
+  for (
+    const path of [
+      "/jobs/nope",
+      "/jobs/nope/watermarks",
+      "/jobs/nope/checkpoints",
+      "/jobs/nope/events?once=1",
+    ]
+  ) {
+    const { status, body } = await get(app, path);
+    assert.equal(status, 404, path);
+    assert.equal(body.error.code, "NOT_FOUND");
+    assert.match(body.error.message, /job 'nope'.*'clicks'/);
+  }
+  const post = await app.request("/jobs/nope/checkpoints", { method: "POST" });
+  assert.equal(post.status, 404);
+  await post.body?.cancel();
+});
+
+Deno.test("GET /jobs/:job/watermarks returns the history, which grows with sample()", async () => {
+  const { app, advance, handle } = build();
+  assert.deepEqual((await get(app, "/jobs/clicks/watermarks")).body, {
+    job: "clicks",
+    samples: [],
+  });
+  advance(1_000);
+  handle.sample();
+  advance(2_000);
+  handle.sample();
+  advance(3_000);
+  const last = handle.sample();
+  assert.equal(last.at, 3_000);
+  const { body } = await get(app, "/jobs/clicks/watermarks");
+  assert.deepEqual(
+    body.samples.map((s: { at: number }) => s.at),
+    [1_000, 2_000, 3_000],
+  );
+  assert.deepEqual(body.samples[2].subtasks["clicks/window-1/1"], {
+    inputWatermark: T0 + 2_000 - 2_001,
+    outputWatermark: T0 + 2_000 - 2_001,
+    idle: false,
+  });
+  const since = await get(app, "/jobs/clicks/watermarks?since=1000");
+  assert.equal(since.body.samples.length, 2);
+  const bad = await get(app, "/jobs/clicks/watermarks?since=soon");
+  assert.equal(bad.status, 400);
+  assert.match(bad.body.error.message, /'since'/);
+});
+
+Deno.test("LocalJobHandle.history() keeps only the last historySize samples", () => {
+  const { handle, clock } = build({ historySize: 2 });
+  for (let i = 0; i < 3; i++) {
+    clock.advance(500);
+    handle.sample();
+  }
+  assert.deepEqual(handle.history().map((s) => s.at), [1_000, 1_500]);
+});
+
+Deno.test("new LocalJobHandle() throws a RangeError naming 'historySize' when it is not a positive integer", () => {
+  const { handle } = build();
+  assert.throws(
+    () =>
+      new LocalJobHandle({
+        runtime: {} as LocalRuntime,
+        graph: handle.graph,
+        clock: new ManualClock(0),
+        historySize: 0,
+      }),
+    { name: "RangeError", message: /'historySize'/ },
+  );
+});
+
+Deno.test("LocalJobHandle.inputChannels() dates each channel's last watermark move", () => {
+  const { handle, advance } = build();
+  assert.deepEqual(handle.inputChannels("clicks/window-1/0"), [
+    { channel: 0, watermark: -Infinity, idle: false, lastMovedAt: null },
+    { channel: 1, watermark: -Infinity, idle: false, lastMovedAt: null },
+  ]);
+  assert.deepEqual(handle.inputChannels("clicks/source-0/0"), []);
+  advance(1_000);
+  const channels = handle.inputChannels("clicks/window-1/0");
+  assert.deepEqual(channels.map((c) => c.lastMovedAt), [1_000, 1_000]);
+  // The periodic emit at 1 s runs before that second's records are read.
+  assert.equal(channels[0].watermark, T0 - 2_001);
+  assert.throws(() => handle.inputChannels("clicks/nope/0"), RangeError);
+});
+
+Deno.test("LocalJobHandle.startSampling() samples until stop()", async () => {
+  const { handle } = build();
+  handle.startSampling(5);
+  await new Promise((resolve) => setTimeout(resolve, 40));
+  handle.stop();
+  const count = handle.history().length;
+  assert.ok(count >= 1, `sampled ${count} times`);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(handle.history().length, count, "no sample after stop()");
+  assert.throws(() => handle.startSampling(0), {
+    name: "RangeError",
+    message: /'intervalMs'/,
+  });
+});
+
+Deno.test("POST /jobs/:job/checkpoints answers 401 without the token, 202 with an id, then 409 while it runs", async () => {
+  const { app, runtime } = build({ token: TOKEN });
+  const headers = { Authorization: `Bearer ${TOKEN}` };
+  const denied = await app.request("/jobs/clicks/checkpoints", {
+    method: "POST",
+  });
+  assert.equal(denied.status, 401);
+  assert.equal((await denied.json()).error.code, "UNAUTHORIZED");
+  const wrong = await app.request("/jobs/clicks/checkpoints", {
+    method: "POST",
+    headers: { Authorization: "Bearer nope" },
+  });
+  assert.equal(wrong.status, 401);
+  await wrong.body?.cancel();
+
+  const started = await app.request("/jobs/clicks/checkpoints", {
+    method: "POST",
+    headers,
+  });
+  assert.equal(started.status, 202);
+  assert.deepEqual(await started.json(), { id: 1 });
+  const busy = await app.request("/jobs/clicks/checkpoints", {
+    method: "POST",
+    headers,
+  });
+  assert.equal(busy.status, 409);
+  assert.equal((await busy.json()).error.code, "CONFLICT");
+
+  runtime.runUntilIdle();
+  await runtime.flushCheckpoints();
+  const again = await app.request("/jobs/clicks/checkpoints", {
+    method: "POST",
+    headers,
+  });
+  assert.equal(again.status, 202);
+  assert.deepEqual(await again.json(), { id: 2 });
+  // Reading needs no token.
+  const { status } = await get(app, "/jobs/clicks/checkpoints");
+  assert.equal(status, 200);
+});
+
+Deno.test("POST /jobs/:job/checkpoints needs no token when none is configured", async () => {
+  const { app } = build();
+  const res = await app.request("/jobs/clicks/checkpoints", { method: "POST" });
+  assert.equal(res.status, 202);
+  assert.deepEqual(await res.json(), { id: 1 });
+});
+
+Deno.test("GET /jobs/:job/checkpoints lists the stored checkpoints with their durations", async () => {
+  const { app, runtime, clock } = build();
+  assert.deepEqual((await get(app, "/jobs/clicks/checkpoints")).body, {
+    job: "clicks",
+    checkpoints: [],
+  });
+  clock.set(1_000);
+  runtime.runUntilIdle();
+  assert.equal(runtime.triggerCheckpoint(), 1);
+  clock.set(1_250);
+  runtime.runUntilIdle();
+  await runtime.flushCheckpoints();
+  const { body } = await get(app, "/jobs/clicks/checkpoints");
+  assert.deepEqual(body.checkpoints, [
+    { id: 1, createdAt: 1_250, durationMs: 250 },
+  ]);
+});
+
+Deno.test("LocalJobHandle.checkpoints() without a store lists the checkpoints it saw complete", async () => {
+  const { runtime, clock, handle: stored } = build();
+  const handle = new LocalJobHandle({ runtime, graph: stored.graph, clock });
+  assert.deepEqual(await handle.checkpoints(), []);
+  runtime.triggerCheckpoint();
+  runtime.runUntilIdle();
+  await runtime.flushCheckpoints();
+  handle.sample();
+  assert.deepEqual(await handle.checkpoints(), [
+    { id: 1, createdAt: 0, durationMs: 0 },
+  ]);
+});
+
+Deno.test("GET /jobs/:job/events?once=1 sends one status event and ends", async () => {
+  const { app, advance, handle } = build();
+  advance(5_000);
+  handle.sample();
+  const res = await app.request("/jobs/clicks/events?once=1");
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("Content-Type") ?? "", /^text\/event-stream/);
+  const text = await res.text();
+  assert.equal(text.match(/^event: status$/gm)?.length, 1);
+  const data = JSON.parse(/^data: (.*)$/m.exec(text)![1]);
+  assert.equal(data.name, "clicks");
+  assert.equal(data.numSubtasks, 4);
+  assert.equal(data.lastSampleAt, 5_000);
+  assert.equal(data.sample.at, 5_000);
+  assert.match(text, /^id: 0$/m);
+});
+
+Deno.test("GET /jobs/:job/events keeps sending status events until the client disconnects", async () => {
+  const { app } = build();
+  const res = await app.request("/jobs/clicks/events?interval=50");
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while ((text.match(/^event: status$/gm)?.length ?? 0) < 2) {
+    const { value, done } = await reader.read();
+    assert.equal(done, false);
+    text += value;
+  }
+  await reader.cancel();
+  // The stream's loop ends at the disconnect, leaving no timer behind
+  // (the test sanitizers check).
+  await new Promise((resolve) => setTimeout(resolve, 10));
+});
+
+Deno.test("GET /jobs/:job/events answers 400 for an interval below 50 ms", async () => {
+  const { app } = build();
+  const { status, body } = await get(app, "/jobs/clicks/events?interval=10");
+  assert.equal(status, 400);
+  assert.match(body.error.message, /'interval'/);
+});

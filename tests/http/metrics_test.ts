@@ -1,0 +1,215 @@
+// /metrics through app.request() (STYLE rule 32): the Prometheus text
+// exposition format, infinities as -Inf/+Inf, escaped label values.
+
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { ManualClock } from "../../src/time/clock.ts";
+import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
+import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
+import {
+  ScriptedSource,
+  type ScriptStep,
+} from "../../src/connectors/sources/scripted.ts";
+import { StreamEnvironment } from "../../src/api/stream_environment.ts";
+import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
+import { LocalJobHandle } from "../../src/http/job_handle.ts";
+import { metricsRoutes } from "../../src/http/metrics.ts";
+import { onError } from "../../src/http/errors.ts";
+import { timedSink } from "../_support/timed_sink.ts";
+
+const T0 = 1_700_000_000_000;
+type Click = { ts: number; partition: number };
+
+/** One job of two partitions (the second silent) under the URL name `name`. */
+function build(name = "clicks") {
+  const steps: ScriptStep<Click>[] = [];
+  for (let s = 0; s <= 20; s++) {
+    steps.push({ at: s * 1_000, value: { ts: T0 + s * 1_000, partition: 0 } });
+  }
+  // Partition 1 stays open without records until then.
+  steps.push({ at: 60_000, partition: 1, end: true });
+  const clock = new ManualClock(0);
+  const env = new StreamEnvironment({
+    jobName: "clicks",
+    parallelism: 2,
+    clock,
+  });
+  env.fromSource(
+    new ScriptedSource(steps, { partitions: 2 }),
+    WatermarkStrategy.forBoundedOutOfOrderness<Click>(2_000)
+      .withTimestampAssigner((c) => c.ts),
+    "clicks",
+  )
+    .keyBy((c) => c.partition)
+    .window(TumblingEventTimeWindows.of(10_000))
+    .aggregate({
+      createAccumulator: () => 0,
+      add: (_c, n) => n + 1,
+      getResult: (n) => n,
+      merge: (a, b) => a + b,
+    })
+    .sinkTo(timedSink(clock, []));
+  const graph = env.getJobGraph();
+  const runtime = new LocalRuntime(graph, { clock });
+  const handle = new LocalJobHandle({ runtime, graph, clock, name });
+  const app = new Hono().route(
+    "/metrics",
+    metricsRoutes({
+      jobs: new Map([[name, handle]]),
+      streams: new Map(),
+      clock,
+    }),
+  );
+  app.onError(onError);
+  function advance(until: number): void {
+    for (let t = clock.now(); t <= until; t += 100) {
+      clock.set(t);
+      runtime.runUntilIdle();
+    }
+  }
+  return { clock, runtime, handle, app, advance };
+}
+
+// name{label="value",...} value, with Prometheus's escapes in label values.
+const SAMPLE =
+  /^([a-zA-Z_:][a-zA-Z0-9_:]*)\{((?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*",?)*)\} (-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|[+-]Inf|NaN)$/;
+
+/** Parses the exposition text, checking every line's shape. */
+function parse(text: string) {
+  const samples: Array<
+    { name: string; labels: Record<string, string>; value: string }
+  > = [];
+  const types = new Map<string, string>();
+  const helps = new Set<string>();
+  for (const line of text.trimEnd().split("\n")) {
+    const type = /^# TYPE (\S+) (gauge|counter)$/.exec(line);
+    if (type !== null) {
+      types.set(type[1], type[2]);
+      continue;
+    }
+    const help = /^# HELP (\S+) .+$/.exec(line);
+    if (help !== null) {
+      helps.add(help[1]);
+      continue;
+    }
+    const match = SAMPLE.exec(line);
+    assert.ok(match !== null, `not a sample line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (
+      const [, k, v] of match[2].matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)
+    ) {
+      labels[k] = v.replace(/\\(.)/g, (_, c) => c === "n" ? "\n" : c);
+    }
+    assert.ok(types.has(match[1]), `${match[1]} has a TYPE line before it`);
+    assert.ok(helps.has(match[1]), `${match[1]} has a HELP line before it`);
+    samples.push({ name: match[1], labels, value: match[3] });
+  }
+  return { samples, types };
+}
+
+async function scrape(app: Hono) {
+  const res = await app.request("/metrics");
+  assert.equal(res.status, 200);
+  assert.match(
+    res.headers.get("Content-Type") ?? "",
+    /^text\/plain; version=0\.0\.4/,
+  );
+  return parse(await res.text());
+}
+
+Deno.test("GET /metrics writes every subtask family in the text exposition format", async () => {
+  const { app, advance } = build();
+  advance(5_000);
+  const { samples, types } = await scrape(app);
+  const names = new Set(samples.map((s) => s.name));
+  for (
+    const name of [
+      "weir_subtask_input_watermark_ms",
+      "weir_subtask_output_watermark_ms",
+      "weir_subtask_watermark_lag_ms",
+      "weir_subtask_idle",
+      "weir_subtask_paused",
+      "weir_subtask_records_in_total",
+      "weir_subtask_records_out_total",
+      "weir_subtask_late_records_dropped_total",
+      "weir_subtask_mailbox_depth",
+      "weir_gauge",
+      "weir_checkpoints_completed",
+    ]
+  ) assert.ok(names.has(name), name);
+  assert.equal(types.get("weir_subtask_records_in_total"), "counter");
+  assert.equal(types.get("weir_subtask_idle"), "gauge");
+  const records = samples.find((s) =>
+    s.name === "weir_subtask_records_in_total" &&
+    s.labels.operator === "source-0" && s.labels.subtask === "0"
+  );
+  assert.deepEqual(records, {
+    name: "weir_subtask_records_in_total",
+    labels: { job: "clicks", operator: "source-0", subtask: "0" },
+    value: "6",
+  });
+  const windows = samples.find((s) =>
+    s.name === "weir_gauge" && s.labels.name === "numWindows" &&
+    s.labels.subtask === "0"
+  );
+  assert.equal(windows?.labels.operator, "window-1");
+  // Only window subtasks count late records.
+  assert.equal(
+    samples.filter((s) => s.name === "weir_subtask_late_records_dropped_total")
+      .length,
+    2,
+  );
+});
+
+Deno.test("GET /metrics writes -Infinity watermarks as -Inf", async () => {
+  const { app, advance } = build();
+  advance(5_000);
+  const { samples } = await scrape(app);
+  const input = (operator: string, subtask: string) =>
+    samples.find((s) =>
+      s.name === "weir_subtask_input_watermark_ms" &&
+      s.labels.operator === operator && s.labels.subtask === subtask
+    )?.value;
+  // Source subtask 1 reads the silent partition: no watermark anywhere
+  // downstream of it.
+  assert.equal(input("source-0", "1"), "-Inf");
+  assert.equal(input("window-1", "0"), "-Inf");
+  assert.equal(input("source-0", "0"), String(T0 + 4_000 - 2_001));
+  const lag = samples.find((s) =>
+    s.name === "weir_subtask_watermark_lag_ms" &&
+    s.labels.operator === "window-1"
+  );
+  assert.equal(lag?.value, "+Inf");
+});
+
+Deno.test("GET /metrics escapes backslashes, quotes and line feeds in label values", async () => {
+  const { app } = build('we"ird\\job\nname');
+  const res = await app.request("/metrics");
+  const text = await res.text();
+  assert.ok(text.includes('job="we\\"ird\\\\job\\nname"'), text.slice(0, 400));
+  const { samples } = parse(text);
+  assert.equal(samples[0].labels.job, 'we"ird\\job\nname');
+});
+
+Deno.test("GET /metrics reports the last checkpoint's duration", async () => {
+  const { app, clock, runtime } = build();
+  clock.set(1_000);
+  runtime.runUntilIdle();
+  runtime.triggerCheckpoint();
+  clock.set(1_300);
+  runtime.runUntilIdle();
+  await runtime.flushCheckpoints();
+  const { samples } = await scrape(app);
+  assert.deepEqual(
+    samples.find((s) => s.name === "weir_checkpoint_duration_ms"),
+    {
+      name: "weir_checkpoint_duration_ms",
+      labels: { job: "clicks" },
+      value: "300",
+    },
+  );
+  assert.equal(
+    samples.find((s) => s.name === "weir_checkpoints_completed")?.value,
+    "1",
+  );
+});
