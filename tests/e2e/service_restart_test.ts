@@ -135,3 +135,61 @@ Deno.test({
     }
   },
 });
+
+async function cli(
+  ...args: string[]
+): Promise<{ code: number; stderr: string }> {
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-net",
+      "main.ts",
+      ...args,
+    ],
+    cwd: ROOT,
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  return { code, stderr: new TextDecoder().decode(stderr).trim() };
+}
+
+Deno.test("deno task dev reports a missing job file, a job file without a default function, and a port in use in one line", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const missing = await cli(
+      "does/not/exist.ts",
+      "--store",
+      `${dir}/a.sqlite`,
+    );
+    assert.equal(missing.code, 1);
+    assert.match(
+      missing.stderr,
+      /^error: Cannot load the job file 'does\/not\/exist.ts'/,
+    );
+    assert.equal(missing.stderr.split("\n").length, 1);
+
+    await Deno.writeTextFile(`${dir}/broken.ts`, "export const x = 1;\n");
+    const broken = await cli(`${dir}/broken.ts`, "--store", `${dir}/b.sqlite`);
+    assert.equal(broken.code, 1);
+    assert.match(broken.stderr, /default export must be a function/);
+
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const taken = await cli(
+        "--port",
+        String((listener.addr as Deno.NetAddr).port),
+        "--store",
+        `${dir}/c.sqlite`,
+      );
+      assert.equal(taken.code, 1);
+      assert.match(taken.stderr, /port is in use/);
+    } finally {
+      listener.close();
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
