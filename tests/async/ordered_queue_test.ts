@@ -1,34 +1,12 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { pollAll, rec, wm } from "./_queue_support.ts";
 import { OrderedQueue } from "../../src/async/ordered_queue.ts";
 import type {
   EmittedElement,
   QueueEntry,
   QueueSnapshot,
 } from "../../src/async/stream_element_queue.ts";
-
-/** Polls until `null`, as the operator's follow-up mails do (§7.1 rule 3). */
-function pollAll<OUT>(
-  queue: OrderedQueue<unknown, OUT>,
-): EmittedElement<OUT>[] {
-  const out: EmittedElement<OUT>[] = [];
-  for (let e = queue.pollEmittable(); e !== null; e = queue.pollEmittable()) {
-    out.push(e);
-  }
-  return out;
-}
-
-function rec(
-  id: number,
-  values: number[],
-  timestamp: number,
-): EmittedElement<number> {
-  return { kind: "records", id, values, timestamp };
-}
-
-function wm(watermark: number): EmittedElement<number> {
-  return { kind: "watermark", watermark };
-}
 
 Deno.test("OrderedQueue emits R1, R2, W(2), R3 in arrival order once R1 completes last (§7.1 OrderedStreamElementQueueTest)", () => {
   const queue = new OrderedQueue<string, number>(4);

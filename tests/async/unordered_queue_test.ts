@@ -1,34 +1,12 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { pollAll, rec, wm } from "./_queue_support.ts";
 import { OrderedQueue } from "../../src/async/ordered_queue.ts";
 import type {
   EmittedElement,
   QueueSnapshot,
 } from "../../src/async/stream_element_queue.ts";
 import { UnorderedQueue } from "../../src/async/unordered_queue.ts";
-
-/** Polls until `null`, as the operator's follow-up mails do (§7.1 rule 3). */
-function pollAll<OUT>(
-  queue: UnorderedQueue<unknown, OUT>,
-): EmittedElement<OUT>[] {
-  const out: EmittedElement<OUT>[] = [];
-  for (let e = queue.pollEmittable(); e !== null; e = queue.pollEmittable()) {
-    out.push(e);
-  }
-  return out;
-}
-
-function rec(
-  id: number,
-  values: number[],
-  timestamp: number,
-): EmittedElement<number> {
-  return { kind: "records", id, values, timestamp };
-}
-
-function wm(watermark: number): EmittedElement<number> {
-  return { kind: "watermark", watermark };
-}
 
 /** Puts R1(ts0), R2(ts1), W(2), R3(ts3), R4(ts4), W(5), R5(ts6), R6(ts7). */
 function tableQueue(): UnorderedQueue<string, number> {
