@@ -38,6 +38,8 @@ export * from "./no_watermarks.ts";
 export * from "./punctuated.ts";
 export * from "./time_lag.ts";
 export * from "./adaptive_out_of_orderness.ts";
+export * from "./lateness_histogram.ts";
+export * from "./auto_tuned_out_of_orderness.ts";
 export * from "./idleness_timer.ts";
 export * from "./watermarks_with_idleness.ts";
 export * from "./timestamp_assigner.ts";
