@@ -44,6 +44,10 @@ export interface PlanNode {
     parallelism: number,
   ) => StreamOperator<unknown, unknown>;
   inputPolicy?: "min" | "max";
+  /** For a window node: the window size (fixed-size event-time windows). */
+  readonly windowSizeMs?: number;
+  /** For a window node: its allowed lateness. */
+  readonly allowedLatenessMs?: number;
   /** Set once the user calls setParallelism, so defaults do not override it. */
   parallelismSet: boolean;
 }
@@ -93,12 +97,18 @@ export function buildJobGraph(plan: Plan): JobGraph {
     const [head] = nodes;
     const operators = nodes.filter((n) => n.createOperator !== undefined);
     const source: SourceSpec | undefined = head.source;
+    // Descriptive only (for diagnosis): the chain's first window.
+    const window = nodes.find((n) => n.allowedLatenessMs !== undefined);
     return {
       id: head.id,
       name: nodes.map((n) => n.name).join(" -> "),
       parallelism: head.parallelism,
       source,
       inputPolicy: head.inputPolicy,
+      ...(window === undefined ? {} : {
+        windowSizeMs: window.windowSizeMs,
+        allowedLatenessMs: window.allowedLatenessMs,
+      }),
       createOperators: (subtaskIndex) =>
         operators.map((n) => n.createOperator!(subtaskIndex, n.parallelism)),
     };

@@ -152,6 +152,8 @@ export class WindowedStream<T, K> {
       parallelism: this.#defaultParallelism,
       inputs: this.#inputs,
       inputPolicy: this.#inputPolicy,
+      windowSizeMs: fixedEventTimeSize(this.#assigner),
+      allowedLatenessMs: this.#allowedLatenessMs,
       createOperator: () => new WindowStreamOperator(options),
     });
     return new DataStream<R>(
@@ -160,4 +162,17 @@ export class WindowedStream<T, K> {
       this.#defaultParallelism,
     );
   }
+}
+
+/**
+ * The size of fixed-size event-time windows (tumbling, sliding), recorded in
+ * the plan for diagnosis; `undefined` for sessions, global and
+ * processing-time windows.
+ */
+function fixedEventTimeSize<T>(
+  assigner: WindowAssigner<T>,
+): number | undefined {
+  if (!assigner.isEventTime || assigner.isMerging) return undefined;
+  const size = (assigner as { sizeMs?: unknown }).sizeMs;
+  return typeof size === "number" && Number.isFinite(size) ? size : undefined;
 }

@@ -8,7 +8,16 @@
 import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
 import type { JobGraph, JobVertex } from "../runtime/job_graph.ts";
 import { keyGroupOf, subtaskForKeyGroup } from "../runtime/key_groups.ts";
-import type { JobHandle } from "./service.ts";
+import {
+  describeSource,
+  type DiagnosableJob,
+  formatDuration as duration,
+  formatWatermark as time,
+  fullestDownstream,
+  looksLikeSeconds,
+  lowest,
+  upstreamActor,
+} from "./_diagnosis.ts";
 
 /** What to explain. */
 export interface ExplainQuery {
@@ -97,18 +106,10 @@ export interface ExplainReport {
 }
 
 /**
- * A job as `explain` reads it: a {@linkcode JobHandle} that may also name
- * the partitions a source subtask reads (`LocalJobHandle` does).
+ * A job as `explain` reads it: a {@linkcode DiagnosableJob}, which may also
+ * name the partitions a source subtask reads (`LocalJobHandle` does).
  */
-export interface ExplainableJob extends JobHandle {
-  /** The partitions a source subtask reads; none for other subtasks. */
-  sourcePartitions?(actorId: string): readonly string[];
-}
-
-// Watermarks between 1970-01-02 and 1973-03-03: epoch seconds of the years
-// 1973 to 5138 read as milliseconds (seed 000 §5.1, third cause).
-const SECONDS_LOW = 1e8;
-const SECONDS_HIGH = 1e11;
+export type ExplainableJob = DiagnosableJob;
 
 /**
  * Explains why a window of an operator has not fired: per subtask (the one
@@ -258,7 +259,7 @@ function adviseOnMinimum(
     ? ""
     : ` while channel ${ahead.channel} is at ${time(ahead.watermark)}`;
   const name = `channel ${minimum.channel} (${minimum.upstream})`;
-  const source = describeSource(context, root);
+  const source = describeSource(context.handle, context.statuses, root);
   const stalled = minimum.stalledForMs;
   if (minimum.watermark === -Infinity) {
     const watched = stalled === null
@@ -291,31 +292,9 @@ function adviseOnSource(
   if (watermark !== -Infinity) return;
   advice.push(
     `${id} has not emitted a watermark: ${
-      describeSource(context, id)
+      describeSource(context.handle, context.statuses, id)
     } — add withIdleness(timeoutMs) to the WatermarkStrategy`,
   );
-}
-
-/** What the source subtask at the root of a stall reads, in words. */
-function describeSource(context: Context, id: string): string {
-  const status = context.statuses.get(id);
-  const vertex = context.graph.vertices.find((v) => v.id === status?.operator);
-  if (status === undefined || vertex?.source === undefined) {
-    return `the minimum comes from ${id}, whose own inputs hold it back`;
-  }
-  const partitions = context.handle.sourcePartitions?.(id) ?? [];
-  const reads = partitions.length === 0
-    ? ""
-    : ` (partition${partitions.length > 1 ? "s" : ""} ${
-      partitions.join(", ")
-    })`;
-  if (status.recordsIn === 0) {
-    return `source subtask ${id}${reads} has read no records, so its partitions may be silent`;
-  }
-  const records = status.recordsIn === 1
-    ? "1 record"
-    : `${status.recordsIn} records`;
-  return `source subtask ${id}${reads} has read ${records}, but a source emits the minimum over its partitions, so one of them may be silent`;
 }
 
 /** Watermarks that look like epoch seconds (seed 000 §5.1, third cause). */
@@ -325,11 +304,12 @@ function adviseOnSeconds(
   advice: string[],
 ): void {
   const seconds = watermarks.find((w) =>
-    w !== undefined && w >= SECONDS_LOW && w < SECONDS_HIGH
+    w !== undefined && looksLikeSeconds(w)
   );
   if (seconds === undefined) return;
   const start = context.query.windowStart;
-  const scale = start >= SECONDS_HIGH
+  // A window start from 1973 on is in milliseconds, unlike the watermark.
+  const scale = start >= 1e11
     ? `, while the window starts at ${time(start)}`
     : "";
   advice.push(
@@ -346,15 +326,12 @@ function adviseOnBackPressure(
   advice: string[],
 ): void {
   const status = context.statuses.get(id)!;
-  const downstream = context.graph.edges
-    .filter((e) => e.from === status.operator)
-    .map((e) => e.to);
-  let fullest: SubtaskStatus | null = null;
-  for (const s of context.statuses.values()) {
-    if (!downstream.includes(s.operator)) continue;
-    if (fullest === null || s.mailboxDepth > fullest.mailboxDepth) fullest = s;
-  }
-  if (fullest === null || fullest.mailboxDepth === 0) {
+  const fullest = fullestDownstream(
+    context.graph,
+    context.statuses.values(),
+    status,
+  );
+  if (fullest === null) {
     const source = context.graph.vertices.find((v) => v.id === status.operator)
       ?.source;
     advice.push(
@@ -416,58 +393,10 @@ function traceMinimum(context: Context, actorId: string): string[] {
   return path;
 }
 
-/**
- * The actor feeding a channel: channels are numbered edge by edge in the
- * graph's order, then by upstream subtask (as the local runtime wires them).
- */
-function upstreamActor(
-  graph: JobGraph,
-  vertexId: string,
-  channel: number,
-): string {
-  let offset = 0;
-  for (const edge of graph.edges) {
-    if (edge.to !== vertexId) continue;
-    const from = graph.vertices.find((v) => v.id === edge.from)!;
-    if (channel < offset + from.parallelism) {
-      return `${graph.jobName}/${from.id}/${channel - offset}`;
-    }
-    offset += from.parallelism;
-  }
-  return `${graph.jobName}/?/${channel}`;
-}
-
-function lowest<C extends { watermark: number }>(
-  channels: readonly C[],
-): C | null {
-  let min: C | null = null;
-  for (const c of channels) {
-    if (min === null || c.watermark < min.watermark) min = c;
-  }
-  return min;
-}
-
 function stalledFor(
   context: Context,
   lastMovedAt: number | null,
 ): number | null {
   const from = lastMovedAt ?? context.since;
   return from === null ? null : Math.max(0, context.query.now - from);
-}
-
-/** A watermark for people: the number and, when finite, its UTC time. */
-function time(watermark: number): string {
-  if (watermark === -Infinity) return "-Infinity";
-  if (watermark === Infinity) return "+Infinity";
-  const date = new Date(watermark);
-  return Number.isNaN(date.getTime())
-    ? String(watermark)
-    : `${watermark} (${date.toISOString()})`;
-}
-
-/** A duration for people: "250 ms", "40 s", "1.5 s". */
-function duration(ms: number): string {
-  if (ms === Infinity) return "forever";
-  if (Math.abs(ms) < 1_000) return `${ms} ms`;
-  return `${Math.round(ms / 100) / 10} s`;
 }

@@ -9,6 +9,12 @@
 import { Hono } from "hono";
 import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
 import { HttpError } from "./errors.ts";
+import {
+  type HealthMetric,
+  type JobHealth,
+  jobHealth,
+  type OperatorHealth,
+} from "./health.ts";
 import type { CheckpointRecord, JobHandle, ServiceOptions } from "./service.ts";
 import { renderTimelineSvg } from "./timeline.ts";
 
@@ -24,20 +30,28 @@ const MAX_TIMELINE_SAMPLES = 600;
  * (the first job without it): a table per operator with one row per subtask
  * (input and output watermark as an ISO time and epoch milliseconds,
  * idle/active, lag, records in and out, late records dropped, mailbox
- * depth), the timeline image (`/jobs/:job/timeline.svg`, see
+ * depth), a health panel (the job's status badge, and per operator its
+ * status, lag, drift, late ratio, windows and the causes the diagnosis
+ * names there with their fixes; see `jobHealth` in `health.ts`), the
+ * timeline image (`/jobs/:job/timeline.svg`, see
  * {@linkcode timelineRoute}) and the checkpoint history. The page is
  * complete when served; its script then polls `GET /jobs/:job` every
  * second (reading `operators[].subtasks`, with `±Infinity` sent as
- * strings, as `jobs.ts` answers), `GET /jobs/:job/checkpoints` every five
- * seconds (`{ checkpoints }`) and reloads the timeline every two, and
- * keeps the values it has when a poll fails.
+ * strings, as `jobs.ts` answers), `GET /jobs/:job/health` every two
+ * seconds, `GET /jobs/:job/checkpoints` every five seconds
+ * (`{ checkpoints }`) and reloads the timeline every two, and keeps the
+ * values it has when a poll fails.
  *
  * For browser tests, every element showing a watermark has a `data-testid`
  * (`input-watermark`, `output-watermark`) and a `data-value` with the
  * epoch milliseconds (`-Infinity` before the first watermark); rows are
  * `data-testid="subtask-row"` with `data-subtask` set to the actor id, the
  * timeline is `img[data-testid="timeline"]`, the checkpoint table
- * `data-testid="checkpoints"`, `main` counts successful polls in
+ * `data-testid="checkpoints"`, the health badge `data-testid="health-status"`
+ * with `data-status` (`ok`, `warn`, `bad`), each operator's entry
+ * `data-testid="operator-health"` with `data-operator` and `data-status`,
+ * each cause `data-testid="diagnosis"` with `data-cause`, `main` counts
+ * successful polls in
  * `data-polls`, and the timeline gets `data-frame` once a reloaded image
  * has been decoded.
  *
@@ -69,7 +83,7 @@ export function dashboardRoutes(options: ServiceOptions): Hono {
     const handle = name === undefined ? undefined : options.jobs.get(name);
     const body = handle === undefined
       ? missing(requested)
-      : await jobSection(handle);
+      : await jobSection(handle, options.clock.now());
     return c.html(
       page(names, handle?.name ?? null, body, options.clock.now()),
       handle === undefined && requested !== undefined ? 404 : 200,
@@ -144,7 +158,7 @@ function missing(requested: string | undefined): string {
   }&#8221; is running.</p></main>`;
 }
 
-async function jobSection(handle: JobHandle): Promise<string> {
+async function jobSection(handle: JobHandle, now: number): Promise<string> {
   let checkpoints: CheckpointRecord[] | null;
   try {
     checkpoints = await handle.checkpoints();
@@ -155,6 +169,7 @@ async function jobSection(handle: JobHandle): Promise<string> {
   const path = `/jobs/${escapeHtml(encodeURIComponent(handle.name))}`;
   return `<main id="job" data-job="${job}" data-polls="0">
 <h2>Job <span data-testid="job-name">${job}</span></h2>
+${healthSection(handle, now)}
 <section>
 <h3>Subtasks</h3>
 <div id="subtasks" data-testid="subtasks">${
@@ -177,6 +192,77 @@ async function jobSection(handle: JobHandle): Promise<string> {
 </table>
 </section>
 </main>`;
+}
+
+function healthSection(handle: JobHandle, now: number): string {
+  let health: JobHealth | null;
+  try {
+    health = jobHealth(handle, now);
+  } catch {
+    health = null;
+  }
+  const status = health?.status ?? "unknown";
+  return `<section data-testid="health">
+<h3>Health ${badge("health-status", status)}</h3>
+<ul id="health-operators" class="health">${
+    health === null
+      ? "<li>Health is unavailable.</li>"
+      : health.operators.map((o) => operatorHealth(o, health!)).join("")
+  }</ul>
+</section>`;
+}
+
+function badge(testId: string | null, status: string): string {
+  const id = testId === null
+    ? ""
+    : ` id="${testId}" data-testid="${testId}" data-status="${status}"`;
+  return `<span class="badge ${status}"${id}>${status}</span>`;
+}
+
+function operatorHealth(o: OperatorHealth, health: JobHealth): string {
+  const causes = health.diagnosis.filter((d) => d.operator === o.operator);
+  const metric = (label: string, m: HealthMetric, text: string) =>
+    `<span class="metric ${m.status}">${label} ${text}</span>`;
+  const late = o.lateRecordRatio.value;
+  const windows = o.windows.value;
+  return `<li data-testid="operator-health" data-operator="${
+    escapeHtml(o.operator)
+  }" data-status="${o.status}">${badge(null, o.status)} <b>${
+    escapeHtml(o.name)
+  }</b> <small>${escapeHtml(o.operator)}</small>: ${
+    [
+      metric("lag", o.watermarkLagMs, formatLag(o.watermarkLagMs.value!)),
+      metric(
+        "drift",
+        o.driftRate,
+        o.driftRate.value === null ? "&#8212;" : o.driftRate.value.toFixed(2),
+      ),
+      metric(
+        "late",
+        o.lateRecordRatio,
+        late === null ? "&#8212;" : `${(late * 100).toFixed(2)}%`,
+      ),
+      metric("windows", o.windows, windows === null ? "&#8212;" : `${windows}`),
+    ].join(" · ")
+  }${
+    causes.length === 0
+      ? ""
+      : `<ul>${
+        causes.map((d) =>
+          `<li data-testid="diagnosis" data-cause="${d.cause}"><b>${d.cause}</b>${
+            d.subtask === undefined ? "" : ` (subtask ${d.subtask})`
+          }: ${escapeHtml(d.evidence)}<br><em>Fix:</em> ${
+            escapeHtml(d.fix)
+          }</li>`
+        ).join("")
+      }</ul>`
+  }</li>`;
+}
+
+function formatLag(ms: number): string {
+  if (ms === Infinity) return "no watermark yet";
+  if (ms === -Infinity) return "ended";
+  return formatDuration(ms);
 }
 
 function subtaskTables(
@@ -335,6 +421,12 @@ td[data-testid$="watermark"] { font-variant-numeric: tabular-nums; white-space: 
 .none { color: #999; font-style: italic; }
 .hint { color: #666; font-size: .85rem; margin: 0 0 .4rem; }
 img#timeline { max-width: 100%; height: auto; border: 1px solid #ddd; background: #fff; }
+.badge { display: inline-block; padding: 0 .45rem; border-radius: .6rem; font-size: .8rem; font-weight: 600; color: #fff; background: #888; }
+.badge.ok { background: #2e7d32; } .badge.warn { background: #b26a00; } .badge.bad { background: #c62828; }
+ul.health { list-style: none; padding: 0; margin: 0; }
+ul.health > li { margin: .3rem 0; }
+ul.health ul { margin: .2rem 0 .4rem 1.2rem; padding: 0; font-size: .9rem; }
+.metric.warn { color: #b26a00; font-weight: 600; } .metric.bad { color: #c62828; font-weight: 600; }
 `;
 
 // The page's script. Plain ES5-style JavaScript, no template literals, so
@@ -473,6 +565,59 @@ const SCRIPT = `
       return tr;
     }));
   }
+  function lag(ms) {
+    if (ms === Infinity) return "no watermark yet";
+    if (ms === -Infinity) return "ended";
+    return duration(ms);
+  }
+  function fixed(value, digits, suffix) {
+    if (value === null || value === undefined) return "\u2014";
+    var n = num(value);
+    return isNaN(n) ? "\u2014" : n.toFixed(digits) + suffix;
+  }
+  // GET /jobs/:job/health answers { status, operators, diagnosis }.
+  function drawHealth(body) {
+    var badge = document.getElementById("health-status");
+    var list = document.getElementById("health-operators");
+    if (!badge || !list || !body || !Array.isArray(body.operators)) return;
+    badge.textContent = String(body.status);
+    badge.className = "badge " + body.status;
+    badge.setAttribute("data-status", String(body.status));
+    var diagnosis = Array.isArray(body.diagnosis) ? body.diagnosis : [];
+    list.replaceChildren.apply(list, body.operators.map(function (o) {
+      var li = el("li", null, { "data-testid": "operator-health", "data-operator": String(o.operator), "data-status": String(o.status) });
+      li.appendChild(el("span", String(o.status), { "class": "badge " + o.status }));
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(el("b", String(o.name)));
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(el("small", String(o.operator)));
+      li.appendChild(document.createTextNode(": "));
+      var late = o.lateRecordRatio.value;
+      var metrics = [
+        ["lag", o.watermarkLagMs, lag(num(o.watermarkLagMs.value))],
+        ["drift", o.driftRate, fixed(o.driftRate.value, 2, "")],
+        ["late", o.lateRecordRatio, late === null ? "\u2014" : fixed(num(late) * 100, 2, "%")],
+        ["windows", o.windows, o.windows.value === null ? "\u2014" : String(o.windows.value)]
+      ];
+      metrics.forEach(function (m, i) {
+        if (i > 0) li.appendChild(document.createTextNode(" \u00b7 "));
+        li.appendChild(el("span", m[0] + " " + m[2], { "class": "metric " + m[1].status }));
+      });
+      var causes = diagnosis.filter(function (d) { return d.operator === o.operator; });
+      if (causes.length > 0) {
+        var ul = li.appendChild(el("ul"));
+        causes.forEach(function (d) {
+          var item = ul.appendChild(el("li", null, { "data-testid": "diagnosis", "data-cause": String(d.cause) }));
+          item.appendChild(el("b", String(d.cause)));
+          item.appendChild(document.createTextNode((d.subtask === undefined ? "" : " (subtask " + d.subtask + ")") + ": " + d.evidence));
+          item.appendChild(el("br"));
+          item.appendChild(el("em", "Fix:"));
+          item.appendChild(document.createTextNode(" " + d.fix));
+        });
+      }
+      return li;
+    }));
+  }
   function getJson(path) {
     return fetch(path, { headers: { Accept: "application/json" }, cache: "no-store" })
       .then(function (response) {
@@ -490,6 +635,10 @@ const SCRIPT = `
     }).catch(function (error) {
       live.textContent = "live updates paused: " + error.message;
     }).then(function () { setTimeout(pollStatus, 1000); });
+  }
+  function pollHealth() {
+    getJson(base + "/health").then(drawHealth).catch(function () {})
+      .then(function () { setTimeout(pollHealth, 2000); });
   }
   function pollCheckpoints() {
     getJson(base + "/checkpoints").then(function (body) {
@@ -513,6 +662,7 @@ const SCRIPT = `
   }
   setTimeout(pollStatus, 1000);
   setTimeout(pollCheckpoints, 5000);
+  setTimeout(pollHealth, 2000);
   setTimeout(reloadTimeline, 2000);
 })();
 `;

@@ -46,6 +46,27 @@ export interface LocalJobHandleOptions {
   readonly historySize?: number;
 }
 
+/**
+ * One sample of every subtask's counters and gauges, taken with each
+ * watermark sample: what the health check reads to see state grow and
+ * records flow over time.
+ */
+export interface GaugeSample {
+  /** Processing time of the sample, epoch milliseconds. */
+  readonly at: number;
+  /** Per actor id: records in and out, and the subtask's gauges. */
+  readonly subtasks: Readonly<
+    Record<
+      string,
+      {
+        readonly recordsIn: number;
+        readonly recordsOut: number;
+        readonly gauges: Readonly<Record<string, number>>;
+      }
+    >
+  >;
+}
+
 /** What the handle remembers of one input channel between observations. */
 interface ChannelTrack {
   watermark: number;
@@ -70,7 +91,8 @@ interface ChannelTrack {
  *
  * Cost: a sample reads every subtask's status and every input channel of
  * every non-source subtask; the history holds `historySize` samples of one
- * entry per subtask.
+ * entry per subtask, and `gaugeHistory()` as many of its counters and
+ * gauges.
  *
  * @example Sampling a job driven by hand
  * ```ts ignore
@@ -90,6 +112,7 @@ export class LocalJobHandle implements JobHandle {
   readonly #store: LocalJobHandleOptions["store"];
   readonly #historySize: number;
   readonly #history: WatermarkSample[] = [];
+  readonly #gaugeHistory: GaugeSample[] = [];
   readonly #channels = new Map<string, ChannelTrack[]>();
   // Without a store: the checkpoints seen completing, by id (bounded).
   readonly #seen = new Map<number, CheckpointInfo>();
@@ -127,26 +150,45 @@ export class LocalJobHandle implements JobHandle {
   }
 
   /**
+   * The kept counter and gauge samples, oldest first (a copy): one per
+   * watermark sample, at the same processing times.
+   */
+  gaugeHistory(): readonly GaugeSample[] {
+    return this.#gaugeHistory.slice();
+  }
+
+  /**
    * Records every subtask's input and output watermark and idleness at the
-   * current processing time, and notes which input channels moved.
+   * current processing time, and notes which input channels moved; records
+   * the subtasks' counters and gauges in `gaugeHistory()` too.
    *
    * @returns The new sample (also the last of `history()`).
    */
   sample(): WatermarkSample {
     const at = this.#clock.now();
     const subtasks: Record<string, WatermarkSample["subtasks"][string]> = {};
+    const counters: Record<string, GaugeSample["subtasks"][string]> = {};
     for (const s of this.#runtime.status()) {
       subtasks[s.id] = {
         inputWatermark: s.inputWatermark,
         outputWatermark: s.outputWatermark,
         idle: s.idle,
       };
+      counters[s.id] = {
+        recordsIn: s.recordsIn,
+        recordsOut: s.recordsOut,
+        gauges: s.gauges,
+      };
       this.#observe(s.id, at);
     }
     this.#noteLatestCheckpoint();
     const sample: WatermarkSample = { at, subtasks };
     this.#history.push(sample);
-    if (this.#history.length > this.#historySize) this.#history.shift();
+    this.#gaugeHistory.push({ at, subtasks: counters });
+    if (this.#history.length > this.#historySize) {
+      this.#history.shift();
+      this.#gaugeHistory.shift();
+    }
     return sample;
   }
 

@@ -1,6 +1,7 @@
 /**
  * `/jobs`: running jobs, their subtasks' watermarks, watermark history,
- * checkpoints, a live event stream, and why a window has not fired.
+ * checkpoints, a live event stream, why a window has not fired, and the
+ * job's health.
  *
  * JSON has no infinities, so every `-Infinity`, `Infinity` (and `NaN`) in
  * a response body is sent as the string `"-Infinity"`, `"Infinity"` (or
@@ -15,6 +16,11 @@ import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
 import { requireToken } from "./auth.ts";
 import { HttpError } from "./errors.ts";
 import { type ExplainQuery, explainWindow } from "./_explain.ts";
+import {
+  DEFAULT_HEALTH_THRESHOLDS,
+  type HealthThresholds,
+  jobHealth,
+} from "./health.ts";
 import type { JobHandle, ServiceOptions } from "./service.ts";
 
 /**
@@ -43,6 +49,15 @@ import type { JobHandle, ServiceOptions } from "./service.ts";
  *   operator; `key` is read as JSON when it parses (`3` is a number,
  *   `"3"` a string) and as a string otherwise; `stallMs` (default 10000)
  *   is how long a channel must stand still to be called stalled.
+ * - `GET /jobs/:job/health`: the job's health ({@linkcode jobHealth}):
+ *   `status` (`ok`, `warn` or `bad`, the worst operator's), `operators`
+ *   (per vertex: `watermarkLagMs`, `driftRate`, `lateRecordRatio`,
+ *   `windows`, each `{ value, status }`, and `keys`), the `thresholds`
+ *   used and `diagnosis`: `[{ cause, operator, subtask?, evidence, fix }]`
+ *   naming what holds event time back (a silent partition, timestamps in
+ *   seconds, back-pressure, a generator that never emits, windows that
+ *   never fire, state growth). Any threshold may be overridden in the
+ *   query, e.g. `?lagWarnMs=10000&driftWarn=0.8`.
  * - `GET /jobs/:job/events?interval=<ms>&once=1`: server-sent events: a
  *   `status` event (the summary, with the latest watermark `sample`) at
  *   once, every `interval` ms (default 1000) and whenever the history
@@ -116,6 +131,13 @@ export function jobRoutes(options: ServiceOptions): Hono {
   routes.get("/:job/explain", function explain(c) {
     const handle = jobOf(options, c);
     return json(explainWindow(handle, explainQuery(c, handle, options)));
+  });
+
+  routes.get("/:job/health", function health(c) {
+    const handle = jobOf(options, c);
+    return json(
+      jobHealth(handle, options.clock.now(), healthThresholds(c)),
+    );
   });
 
   routes.get("/:job/events", function events(c) {
@@ -304,6 +326,24 @@ function explainQuery(
     stallMs: Math.max(0, stallMs),
     now: options.clock.now(),
   };
+}
+
+/** Threshold overrides from the query: non-negative finite numbers. */
+function healthThresholds(c: Context): Partial<HealthThresholds> {
+  const overrides: Record<string, number> = {};
+  for (const name of Object.keys(DEFAULT_HEALTH_THRESHOLDS)) {
+    const raw = c.req.query(name);
+    if (raw === undefined) continue;
+    const value = Number(raw);
+    if (raw.trim() === "" || !Number.isFinite(value) || value < 0) {
+      throw new HttpError(
+        "BAD_REQUEST",
+        `Cannot compute job health as '${name}' must be a non-negative number: current value is "${raw}"`,
+      );
+    }
+    overrides[name] = value;
+  }
+  return overrides;
 }
 
 /** A key from the query: JSON when it is a JSON number, string or boolean. */

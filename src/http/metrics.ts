@@ -6,6 +6,7 @@
 
 import { Hono } from "hono";
 import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import { healthRank, type JobHealth, jobHealth } from "./health.ts";
 import type { JobHandle, ServiceOptions } from "./service.ts";
 
 /** One metric family: its help, its type and its samples. */
@@ -98,6 +99,16 @@ const SUBTASK_FAMILIES: readonly SubtaskFamily[] = [
  * known and `weir_checkpoints_completed` (those listed); and every gauge a
  * subtask registered as `weir_gauge{job,operator,subtask,name}`.
  *
+ * Health (see `jobHealth` in `health.ts`, default thresholds): per
+ * operator, `weir_operator_health{job,operator,metric}` is 0 (ok), 1 (warn)
+ * or 2 (bad) for each `metric` of `watermark_lag`, `drift_rate`,
+ * `late_record_ratio` and `state_size`, with the raw values
+ * `weir_operator_watermark_lag_ms`, `weir_operator_watermark_drift_rate`,
+ * `weir_operator_late_record_ratio` and `weir_operator_windows` (each
+ * left out while unknown); per job, `weir_job_health{job}` (the worst
+ * operator) and `weir_job_diagnosis{job,operator,cause}`: how many
+ * diagnoses name that cause at that operator (one per subtask concerned).
+ *
  * Watermarks of `-Infinity` and `Infinity` are written `-Inf` and `+Inf`,
  * which Prometheus reads as floats. Label values escape `\`, `"` and line
  * feeds. The route is read-only and needs no token.
@@ -139,7 +150,10 @@ export function metricsRoutes(options: ServiceOptions): Hono {
       type: "gauge",
       samples: [],
     };
+    const health = healthFamilies();
     for (const handle of jobs) {
+      const report = healthOf(handle, options.clock.now());
+      if (report !== null) addHealth(health, report);
       for (const status of handle.status()) {
         const labels = {
           job: handle.name,
@@ -161,7 +175,7 @@ export function metricsRoutes(options: ServiceOptions): Hono {
         durations.samples.push([{ job: handle.name }, last.durationMs!]);
       }
     }
-    const text = [...families, gauges, durations, completed]
+    const text = [...families, gauges, durations, completed, ...health]
       .filter((f) => f.samples.length > 0)
       .map(render)
       .join("");
@@ -170,6 +184,87 @@ export function metricsRoutes(options: ServiceOptions): Hono {
     });
   });
   return routes;
+}
+
+// The health families, in the order they are written.
+const HEALTH_FAMILIES = [
+  [
+    "weir_operator_health",
+    "Health of an operator's metric: 0 ok, 1 warn, 2 bad",
+  ],
+  [
+    "weir_operator_watermark_lag_ms",
+    "Processing time minus the operator's lowest active output watermark, ms",
+  ],
+  [
+    "weir_operator_watermark_drift_rate",
+    "Watermark advance per unit of processing time over the last minute (about 1 when healthy)",
+  ],
+  [
+    "weir_operator_late_record_ratio",
+    "Records dropped as late over records received by the operator",
+  ],
+  ["weir_operator_windows", "Open windows (numWindows) of the operator"],
+  [
+    "weir_job_health",
+    "Health of the job (its worst operator): 0 ok, 1 warn, 2 bad",
+  ],
+  [
+    "weir_job_diagnosis",
+    "How many diagnoses name a cause at an operator (subtasks count apart)",
+  ],
+] as const;
+
+function healthFamilies(): Family[] {
+  return HEALTH_FAMILIES.map(([name, help]) => ({
+    name,
+    help,
+    type: "gauge",
+    samples: [],
+  }));
+}
+
+/** Adds one job's health to the families of `healthFamilies()`. */
+function addHealth(families: Family[], health: JobHealth): void {
+  const [status, lag, drift, late, windows, job, diagnosis] = families;
+  for (const o of health.operators) {
+    const labels = { job: health.job, operator: o.operator };
+    const metrics = [
+      ["watermark_lag", o.watermarkLagMs, lag],
+      ["drift_rate", o.driftRate, drift],
+      ["late_record_ratio", o.lateRecordRatio, late],
+      ["state_size", o.windows, windows],
+    ] as const;
+    for (const [metric, { value, status: s }, raw] of metrics) {
+      status.samples.push([{ ...labels, metric }, healthRank(s)]);
+      if (value !== null) raw.samples.push([labels, value]);
+    }
+  }
+  job.samples.push([{ job: health.job }, healthRank(health.status)]);
+  // One series per operator and cause: two subtasks with the same cause
+  // count 2 (a repeated label set is invalid exposition).
+  const counts = new Map<string, [Record<string, string>, number]>();
+  for (const d of health.diagnosis) {
+    const key = JSON.stringify([d.operator, d.cause]);
+    const entry = counts.get(key) ??
+      [{ job: health.job, operator: d.operator, cause: d.cause }, 0];
+    entry[1]++;
+    counts.set(key, entry);
+  }
+  diagnosis.samples.push(...counts.values());
+}
+
+/** A job's health; a handle that fails leaves it out of one scrape. */
+function healthOf(handle: JobHandle, now: number): JobHealth | null {
+  try {
+    return jobHealth(handle, now);
+  } catch (error) {
+    console.error(
+      `weir http: metrics could not compute the health of job '${handle.name}':`,
+      error,
+    );
+    return null;
+  }
 }
 
 /** A job's checkpoints; a store that fails leaves them out of one scrape. */

@@ -51,3 +51,4 @@ export { jobRoutes } from "./jobs.ts";
 export { metricsRoutes } from "./metrics.ts";
 export { dashboardRoutes, timelineRoute } from "./dashboard.ts";
 export { renderTimelineSvg } from "./timeline.ts";
+export * from "./health.ts";

@@ -38,6 +38,19 @@ export interface JobVertex {
    * @default {"min"}
    */
   readonly inputPolicy?: "min" | "max";
+  /**
+   * For a vertex whose chain holds an event-time window operator with a
+   * fixed size (tumbling, sliding): the window size in milliseconds. Only
+   * describes the plan, for diagnosis; runtimes ignore it.
+   * @default {undefined}
+   */
+  readonly windowSizeMs?: number;
+  /**
+   * For a vertex whose chain holds a window operator: its allowed lateness
+   * in milliseconds. Only describes the plan, for diagnosis.
+   * @default {undefined}
+   */
+  readonly allowedLatenessMs?: number;
 }
 
 /** A connection from every subtask of one vertex to the subtasks of another. */
