@@ -7,6 +7,7 @@
 
 import {
   isCheckpointedGenerator,
+  LatenessHistogram,
   type TimestampAssigner,
   WatermarkEmitter,
   type WatermarkEmitterSnapshot,
@@ -98,6 +99,7 @@ export class SourceSubtask<T> {
   readonly #emitter: WatermarkEmitter;
   readonly #multiplexer: WatermarkOutputMultiplexer;
   readonly #partitions: Partition<T>[] = [];
+  readonly #lateness = new LatenessHistogram();
   #nextPeriodic: number;
   #ended = false;
   // Records of the current poll not yet handed downstream, see #flush.
@@ -151,6 +153,17 @@ export class SourceSubtask<T> {
       },
     });
     this.#multiplexer = new WatermarkOutputMultiplexer(this.#emitter);
+    // Lateness statistics of this source subtask (issue #10): how late
+    // records arrive against the highest timestamp, and the delay it suggests.
+    const lateness = this.#lateness;
+    context.metrics.gauge("latenessP50Ms", () => lateness.quantile(0.5));
+    context.metrics.gauge("latenessP95Ms", () => lateness.quantile(0.95));
+    context.metrics.gauge("latenessP99Ms", () => lateness.quantile(0.99));
+    context.metrics.gauge("latenessMaxMs", () => lateness.max);
+    context.metrics.gauge(
+      "suggestedDelayMs",
+      () => lateness.suggestedDelayMs(),
+    );
     for (const id of options.reader.partitions) {
       this.#multiplexer.registerNewOutput(id);
       this.#partitions.push({
@@ -231,6 +244,9 @@ export class SourceSubtask<T> {
         );
       }
       timestamps[i] = ts;
+    }
+    for (let i = 0; i < timestamps.length; i++) {
+      if (timestamps[i] !== -Infinity) this.#lateness.record(timestamps[i]);
     }
     const partition = this.#partitions[batch.partition];
     this.#pendingValues = values;

@@ -67,6 +67,7 @@ class CountingReader<T> implements SourceReader<T> {
 }
 
 interface Setup<T> {
+  metrics?: { gauge(name: string, read: () => number): void };
   script: ScriptStep<T>[];
   partitions?: number;
   strategy: WatermarkStrategy<T>;
@@ -101,7 +102,7 @@ function harness<T>(setup: Setup<T>) {
       activityClock,
       subtaskIndex: 0,
       parallelism: 1,
-      metrics: { gauge() {} },
+      metrics: setup.metrics ?? { gauge() {} },
     },
     (edge, channel, element) => {
       assert.equal(edge, 0);
@@ -566,4 +567,23 @@ Deno.test("SourceSubtask flushes the highest partition watermark and then marks 
   }
   assert.deepEqual(seen, ["100: W599", "500: W999 idle"]);
   assert.equal(h.source.idle, true);
+});
+
+Deno.test("SourceSubtask reports lateness quantiles and the delay they suggest as gauges (issue #10)", () => {
+  const gauges = new Map<string, () => number>();
+  const h = harness({
+    script: [
+      { at: 0, value: "a", timestamp: 10_000 },
+      { at: 0, value: "b", timestamp: 9_000 },
+      { at: 0, value: "c", timestamp: 10_500 },
+    ],
+    strategy: WatermarkStrategy.noWatermarks<string>(),
+    metrics: {
+      gauge: (name: string, read: () => number) => gauges.set(name, read),
+    },
+  });
+  h.source.poll(0);
+  assert.equal(gauges.get("latenessMaxMs")!(), 1_000);
+  assert.equal(gauges.get("latenessP99Ms")!(), 1_000);
+  assert.equal(gauges.get("suggestedDelayMs")!(), 1_200);
 });
