@@ -2,7 +2,9 @@
 // KvStorage so that both accept and reject exactly the same batches.
 //
 // Layout under a storage's prefix (relative keys):
-//   ["v", ...key]      a value: tag 1 + superjson UTF-8, or tag 2 + manifest
+//   ["v", ...key]      a value: tag 1 + payload, or tag 2 + manifest; the
+//                      payload is superjson UTF-8 or, for a snapshot,
+//                      V8's structured-clone format (see _codec.ts)
 //   ["p", version, i]  part i of a chunked value (never rewritten)
 //   ["g", id]          a marker: tag 3 + the [version, parts] whose parts
 //                      may be unreferenced; a sweep deletes them
@@ -15,7 +17,7 @@
 // Readers see the whole batch or none of it; a crash leaves only
 // unreferenced parts, listed by a marker.
 
-import superjson from "superjson";
+import { Encoded, encodeSuperjson } from "./_codec.ts";
 import type { StorageKey, StorageKeyPart } from "./storage.ts";
 import { checkKey, type KeyCheck, orderedKey } from "./_storage_keys.ts";
 
@@ -61,7 +63,7 @@ export interface Manifest {
   readonly version: string;
   /** How many parts. */
   readonly parts: number;
-  /** The superjson UTF-8 length, all parts together. */
+  /** The payload's length, all parts together. */
   readonly bytes: number;
 }
 
@@ -83,9 +85,9 @@ export interface ResolvedOp {
   readonly keyBytes: number;
   /** `orderedKey(key)`: an identity and a sort key. */
   readonly id: string;
-  /** The superjson text of a put. */
-  readonly text?: string;
-  /** Its UTF-8 bytes. */
+  /** The encoded value of a put. */
+  readonly encoded?: Encoded;
+  /** Its payload. */
   readonly bytes?: Uint8Array;
 }
 
@@ -104,36 +106,34 @@ export interface CommitPlan {
   readonly marker: readonly StorageKeyPart[] | null;
 }
 
-/** Serialises a value with superjson; the message names `param`. */
+/**
+ * Serialises a value with superjson, or takes an {@linkcode Encoded} one as
+ * it is; the message names `param`.
+ */
 export function encodeValue(
   value: unknown,
   action: string,
   param: string,
-): { text: string; bytes: Uint8Array } {
+): { encoded: Encoded; bytes: Uint8Array } {
+  if (value instanceof Encoded) return { encoded: value, bytes: value.bytes };
   const head = `Cannot ${action} as '${param}' must be`;
   if (value === undefined) {
     throw new TypeError(
       `${head} defined: current value is undefined; use delete() to remove a key`,
     );
   }
-  let text: string;
+  let encoded: Encoded | undefined;
   try {
-    text = superjson.stringify(value);
+    encoded = encodeSuperjson(value);
   } catch (error) {
     throw new TypeError(`${head} superjson-serialisable: ${error}`);
   }
-  // superjson drops what it cannot represent; at the top level that is all.
-  if (!text.startsWith('{"json"')) {
+  if (encoded === undefined) {
     throw new TypeError(
       `${head} superjson-serialisable: current value is a ${typeof value}`,
     );
   }
-  return { text, bytes: encoder.encode(text) };
-}
-
-/** Parses superjson text back into a fresh value. */
-export function decodeText<V>(text: string): V {
-  return superjson.parse<V>(text);
+  return { encoded, bytes: encoded.bytes };
 }
 
 /**

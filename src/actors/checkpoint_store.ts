@@ -7,6 +7,7 @@
  */
 
 import type { ActorStorage, StorageKey, StorageOp } from "./storage.ts";
+import { type Encoded, encodedSnapshots, encodeStructured } from "./_codec.ts";
 import {
   type JobFingerprint,
   requireMatchingFingerprint,
@@ -26,9 +27,11 @@ export interface CompletedCheckpoint {
   /** When it was taken, in milliseconds since the epoch (from the job's clock). */
   readonly createdAt: number;
   /**
-   * Each subtask's snapshot by actor id (`job/operator/subtask`): plain
-   * superjson data (`±Infinity`, `Map`, `Set` and `Date` survive). A
-   * snapshot may be several MB.
+   * Each subtask's snapshot by actor id (`job/operator/subtask`): data that
+   * `structuredClone` copies (`±Infinity`, `Map`, `Set`, `Date` and shared
+   * references survive; class instances come back as plain objects). A
+   * snapshot may be several MB; it is stored in V8's structured-clone
+   * format, deflated when large and compressible.
    */
   readonly subtasks: Readonly<Record<string, unknown>>;
 }
@@ -120,7 +123,8 @@ type ReadResult =
  * Cost: a save writes each snapshot once, in batches of 16 keys, and reads
  * only the small index and manifests; a read reads one checkpoint. Calls
  * on one store run one at a time; one job (one writer) owns the storage.
- * Do not change a checkpoint's snapshots until its save has resolved.
+ * `save` encodes the snapshots before it returns its promise, so the
+ * caller may change its state at once.
  *
  * @example Save, then restore the latest checkpoint
  * ```ts
@@ -189,13 +193,18 @@ export class CheckpointStore {
    *
    * @param checkpoint The checkpoint; its id must be above every complete one.
    * @throws {TypeError} If a field of `checkpoint` has the wrong type or a
-   * snapshot is `undefined` or cannot be serialised.
+   * snapshot is `undefined` or cannot be structured-cloned (it holds a
+   * function or a symbol).
    * @throws {RangeError} If `checkpoint.id` is not a positive safe integer
    * above the newest complete checkpoint's, or a field is out of range.
    */
   async save(checkpoint: CompletedCheckpoint): Promise<void> {
     const checked = checkCheckpoint(checkpoint);
-    await this.#exclusive(() => this.#save(checked));
+    // Encoded now: a bad snapshot fails before anything is written, and the
+    // caller may change its state while the save waits for its turn.
+    const snapshots = encodedSnapshots(checked) ??
+      encodeSnapshots(checked.subtasks);
+    await this.#exclusive(() => this.#save(checked, snapshots));
   }
 
   /**
@@ -280,8 +289,11 @@ export class CheckpointStore {
     return run;
   }
 
-  async #save(checkpoint: CompletedCheckpoint): Promise<void> {
-    const { id, fingerprint, createdAt, subtasks } = checkpoint;
+  async #save(
+    checkpoint: CompletedCheckpoint,
+    snapshots: Readonly<Record<string, Encoded>>,
+  ): Promise<void> {
+    const { id, fingerprint, createdAt } = checkpoint;
     const index = await this.#index();
     const pointer = await this.#storage.get(LATEST);
     const complete = await this.#complete(this.#candidates(index, pointer));
@@ -294,13 +306,13 @@ export class CheckpointStore {
     const previous = index.get(id);
     if (previous !== undefined) await this.#drop(id, previous.subtaskIds);
 
-    const subtaskIds = Object.keys(subtasks);
+    const subtaskIds = Object.keys(snapshots);
     const entry: IndexEntry = { createdAt, subtaskIds };
     await this.#storage.put(indexKey(id), entry);
     await this.#apply(subtaskIds.map((actorId) => ({
       type: "put",
       key: snapshotKey(id, actorId),
-      value: subtasks[actorId],
+      value: snapshots[actorId],
     })));
     const manifest: Manifest = { id, fingerprint, createdAt, subtaskIds };
     await this.#storage.atomic([
@@ -522,6 +534,8 @@ function checkCheckpoint(value: unknown): CompletedCheckpoint {
     action,
     param: "checkpoint.createdAt",
   });
+  // Encoded by the runtime: well-formed, and not to be decoded here.
+  if (encodedSnapshots(checkpoint) !== undefined) return checkpoint;
   const subtasks: unknown = checkpoint.subtasks;
   const proto = typeof subtasks === "object" && subtasks !== null
     ? Object.getPrototypeOf(subtasks)
@@ -543,6 +557,25 @@ function checkCheckpoint(value: unknown): CompletedCheckpoint {
     }
   }
   return checkpoint;
+}
+
+/** Encodes each snapshot; the message names the one that cannot be. */
+function encodeSnapshots(
+  subtasks: Readonly<Record<string, unknown>>,
+): Record<string, Encoded> {
+  return Object.fromEntries(
+    Object.entries(subtasks).map(([actorId, snapshot]) => {
+      try {
+        return [actorId, encodeStructured(snapshot)];
+      } catch (error) {
+        throw new TypeError(
+          `Cannot save checkpoint as 'checkpoint.subtasks[${
+            JSON.stringify(actorId)
+          }]' must be structured-cloneable data: ${error}`,
+        );
+      }
+    }),
+  );
 }
 
 /** Checks a fingerprint; the messages name `param` and its fields. */

@@ -14,6 +14,11 @@ import {
   type StorageOp,
 } from "../../src/actors/mod.ts";
 import {
+  Encoded,
+  encodedCheckpoint,
+  encodeStructured,
+} from "../../src/actors/_codec.ts";
+import {
   CheckpointMismatchError,
   type JobFingerprint,
   STATE_FORMAT_VERSION,
@@ -696,4 +701,96 @@ test("save() deletes nothing it cannot read during an outage after the manifest 
   assert.deepEqual((await store.list()).map((info) => info.id), [1, 2, 3]);
   await store.save(checkpoint(4));
   assert.deepEqual((await store.list()).map((info) => info.id), [3, 4]);
+});
+
+test("latest() reads a checkpoint whose snapshots an earlier weir wrote as superjson", async ({ storage }) => {
+  // The keys as CheckpointStore lays them out; every value through the
+  // storage's put, which writes superjson text.
+  const old = checkpoint(7);
+  const subtaskIds = Object.keys(old.subtasks);
+  await storage.put(["index", 7], { createdAt: old.createdAt, subtaskIds });
+  for (const id of subtaskIds) {
+    await storage.put(["cp", 7, "s", id], old.subtasks[id]);
+  }
+  await storage.put(["cp", 7, "m"], {
+    id: 7,
+    fingerprint: CLICKS,
+    createdAt: old.createdAt,
+    subtaskIds,
+  });
+  await storage.put(["latest"], 7);
+  const { store, lines } = storeOver(storage);
+  assert.deepEqual(await store.latest(CLICKS), old);
+  // The next save writes V8's format beside it; both stay readable.
+  await store.save(checkpoint(8));
+  assert.deepEqual(await store.load(7, CLICKS), old);
+  assert.deepEqual(await store.load(8, CLICKS), checkpoint(8));
+  assert.deepEqual(lines, []);
+});
+
+test("save() writes the snapshots of an encoded checkpoint as they are, without decoding them", async ({ storage }) => {
+  const written: unknown[] = [];
+  const recording = new FaultyStorage(storage);
+  recording.fail = (op, arg) => {
+    if (op === "atomic") {
+      for (const o of arg as StorageOp[]) {
+        if (o.type === "put" && o.key[2] === "s") written.push(o.value);
+      }
+    }
+    return undefined;
+  };
+  const plain = checkpoint(1);
+  const snapshots = Object.fromEntries(
+    Object.entries(plain.subtasks).map((
+      [id, snapshot],
+    ) => [id, encodeStructured(snapshot)]),
+  );
+  const encoded = encodedCheckpoint(
+    { id: 1, fingerprint: CLICKS, createdAt: plain.createdAt },
+    snapshots,
+  );
+  const { store, lines } = storeOver(recording);
+  await store.save(encoded);
+  assert.deepEqual(written, Object.values(snapshots));
+  assert.ok(written.every((value) => value instanceof Encoded));
+  assert.deepEqual(await store.latest(CLICKS), plain);
+  // Not decoded on the way: bytes that cannot be read are saved, and only
+  // reading finds them corrupt.
+  const garbage = new Encoded(new Uint8Array([0xff, 0x0f, 0x99]));
+  await store.save(
+    encodedCheckpoint({ id: 2, fingerprint: CLICKS, createdAt: 2 }, {
+      "clicks/src-1/0": garbage,
+    }),
+  );
+  assert.equal(written.at(-1), garbage);
+  assert.deepEqual(await store.latest(CLICKS), plain);
+  assert.match(lines[0], /Skipping checkpoint 2 .*cannot be read/);
+});
+
+test("save() names a snapshot that cannot be structured-cloned and writes nothing", async ({ storage }) => {
+  const { store } = storeOver(storage);
+  await assert.rejects(
+    store.save(
+      checkpoint(1, CLICKS, { "clicks/src-1/0": { offset: 1, f: () => 1 } }),
+    ),
+    {
+      name: "TypeError",
+      message:
+        /'checkpoint.subtasks\["clicks\/src-1\/0"\]' must be structured-cloneable/,
+    },
+  );
+  assert.deepEqual(await keysOf(storage), []);
+});
+
+test("save() copies the snapshots when called: later changes are not saved", async ({ storage }) => {
+  const { store } = storeOver(storage);
+  const state = { offset: 1 };
+  const saving = store.save(
+    checkpoint(1, CLICKS, { "clicks/src-1/0": state }),
+  );
+  state.offset = 2;
+  await saving;
+  assert.deepEqual((await store.latest(CLICKS))?.subtasks, {
+    "clicks/src-1/0": { offset: 1 },
+  });
 });

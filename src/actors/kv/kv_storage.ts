@@ -19,8 +19,8 @@ import {
   type KeyCheck,
   MAX_KEY_BYTES,
 } from "../_storage_keys.ts";
+import { decodeStored } from "../_codec.ts";
 import {
-  decodeText,
   LIMITS,
   type Manifest,
   MARKERS,
@@ -36,7 +36,6 @@ import {
 } from "../_commit_plan.ts";
 import { requirePositiveInteger } from "../../time/_validate.ts";
 
-const decoder = new TextDecoder();
 // Retries of a chunked read whose parts a concurrent write removed.
 const READ_ATTEMPTS = 3;
 
@@ -75,9 +74,10 @@ export class AtomicConflictError extends Error {
 /**
  * An {@linkcode ActorStorage} in Deno KV, under one key prefix (the actor's,
  * e.g. `["weir", jobName, "actor", actorId]`). Values are superjson text in
- * UTF-8; the storage owns the sub-keys `"v"` (values), `"p"` (parts of large
- * values) and `"g"` (markers of parts to delete) under its prefix, so other
- * data of the actor (a lease) must use other sub-keys.
+ * UTF-8 (a checkpoint's snapshots: V8's structured-clone format, deflated
+ * when large); the storage owns the sub-keys `"v"` (values), `"p"` (parts
+ * of large values) and `"g"` (markers of parts to delete) under its prefix,
+ * so other data of the actor (a lease) must use other sub-keys.
  *
  * Large values: a value over 64 KiB is split into parts of at most 60 KiB,
  * named by a random version id and never rewritten; the value key holds a
@@ -398,11 +398,9 @@ export class KvStorage implements ActorStorage {
   async #resolve<V>(key: StorageKey, raw: unknown): Promise<V | undefined> {
     for (let attempt = 1; raw !== null; attempt++) {
       const stored = readStored(raw, `key ${describeKey(key)} of KvStorage`);
-      if ("inline" in stored) {
-        return decodeText<V>(decoder.decode(stored.inline));
-      }
+      if ("inline" in stored) return decodeStored<V>(stored.inline);
       const bytes = await this.#readParts(stored.manifest);
-      if (bytes !== null) return decodeText<V>(decoder.decode(bytes));
+      if (bytes !== null) return decodeStored<V>(bytes);
       if (attempt === READ_ATTEMPTS) {
         throw new Error(
           `Cannot read key ${

@@ -19,6 +19,12 @@ import {
 } from "../../runtime/source_subtask.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import {
+  type Encoded,
+  encodedCheckpoint,
+  encodeStructured,
+  snapshotsToUse,
+} from "../_codec.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
 import type { StreamElement } from "../../runtime/stream_element.ts";
 import {
@@ -165,7 +171,7 @@ export class LocalRuntime {
   readonly #store: LocalRuntimeOptions["checkpointStore"];
   #nextCheckpoint = Infinity;
   #lastCheckpointId = 0;
-  #pendingCheckpoint: { id: number; acks: Map<string, unknown> } | null = null;
+  #pendingCheckpoint: { id: number; acks: Map<string, Encoded> } | null = null;
   readonly #completed: CompletedCheckpoint[] = [];
   /** The last checkpoint saved, for tests and the service. */
   #latestCompleted: CompletedCheckpoint | null = null;
@@ -343,7 +349,13 @@ export class LocalRuntime {
   #restore(checkpoint: CompletedCheckpoint): void {
     const snapshots = snapshotsToRestore(
       this.#graph,
-      checkpoint,
+      // Fresh copies: operators adopt restored state and change it.
+      {
+        id: checkpoint.id,
+        fingerprint: checkpoint.fingerprint,
+        createdAt: checkpoint.createdAt,
+        subtasks: snapshotsToUse(checkpoint),
+      },
       (vertexId) =>
         this.#actors.filter((a) => a.operator === vertexId).map((a) =>
           a.source!.partitions
@@ -390,16 +402,30 @@ export class LocalRuntime {
   #ack(actorId: string, checkpointId: number, snapshot: unknown): void {
     const pending = this.#pendingCheckpoint;
     if (pending === null || pending.id !== checkpointId) return;
-    // Operators hand out live state: copy it before processing continues.
-    pending.acks.set(actorId, structuredClone(snapshot));
+    // Operators hand out live state: encode it (once, in its stored form)
+    // before processing continues; the bytes are the copy.
+    pending.acks.set(actorId, this.#encodeSnapshot(actorId, snapshot));
     if (pending.acks.size < this.#actors.length) return;
     this.#pendingCheckpoint = null;
-    this.#completed.push({
+    this.#completed.push(encodedCheckpoint({
       id: checkpointId,
       fingerprint: fingerprintOf(this.#graph),
       createdAt: this.#clock.now(),
-      subtasks: Object.fromEntries(pending.acks),
-    });
+    }, Object.fromEntries(pending.acks)));
+  }
+
+  #encodeSnapshot(actorId: string, snapshot: unknown): Encoded {
+    const head = `Cannot checkpoint actor '${actorId}' as its snapshot must be`;
+    if (snapshot === undefined) {
+      throw new TypeError(`${head} defined: current value is undefined`);
+    }
+    try {
+      return encodeStructured(snapshot);
+    } catch (error) {
+      throw new TypeError(
+        `${head} structured-cloneable data (no functions or symbols): ${error}`,
+      );
+    }
   }
 
   /**

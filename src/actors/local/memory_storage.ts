@@ -17,8 +17,8 @@ import {
   MAX_KEY_BYTES,
   orderedKey,
 } from "../_storage_keys.ts";
+import type { Encoded } from "../_codec.ts";
 import {
-  decodeText,
   LIMITS,
   type Manifest,
   PART_BYTES,
@@ -30,7 +30,7 @@ import { requirePositiveInteger } from "../../time/_validate.ts";
 
 interface Entry {
   readonly key: StorageKey;
-  readonly text: string;
+  readonly value: Encoded;
   readonly bytes: number;
 }
 
@@ -43,9 +43,10 @@ const KEYS: Omit<KeyCheck, "action" | "param"> = {
 
 /**
  * An {@linkcode ActorStorage} in a sorted in-memory map, with the same
- * contract as {@linkcode KvStorage}: values go through superjson on every
- * write and read (so callers never share objects with the store, and what
- * cannot be stored in KV fails here too), keys sort in Deno KV's order, and
+ * contract as {@linkcode KvStorage}: values go through superjson (a
+ * checkpoint's snapshots: V8's structured-clone format) on every write and
+ * read (so callers never share objects with the store, and what cannot be
+ * stored in KV fails here too), keys sort in Deno KV's order, and
  * an atomic batch is checked against the limits of one Deno KV commit as if
  * it were stored under an empty prefix.
  *
@@ -137,7 +138,7 @@ export class MemoryStorage implements ActorStorage {
         i++
       ) {
         const entry = this.#entries.get(this.#order[i])!;
-        out.push([[...entry.key], decodeText<V>(entry.text)]);
+        out.push([[...entry.key], entry.value.decode<V>()]);
       }
       return Promise.resolve(out);
     } catch (error) {
@@ -175,11 +176,11 @@ export class MemoryStorage implements ActorStorage {
       }
       planCommit({ ops: resolved, old, prefixBytes: 0 });
       for (const op of resolved) {
-        if (op.text === undefined) this.#remove(op.id);
+        if (op.encoded === undefined) this.#remove(op.id);
         else {
           this.#insert(op.id, {
             key: op.key,
-            text: op.text,
+            value: op.encoded,
             bytes: op.bytes!.length,
           });
         }
@@ -193,7 +194,7 @@ export class MemoryStorage implements ActorStorage {
   #read<V>(key: StorageKey, action: string): V | undefined {
     const checked = checkKey(key, { ...KEYS, action, param: "key" });
     const entry = this.#entries.get(orderedKey(checked.key));
-    return entry === undefined ? undefined : decodeText<V>(entry.text);
+    return entry === undefined ? undefined : entry.value.decode<V>();
   }
 
   #lowerBound(id: string): number {

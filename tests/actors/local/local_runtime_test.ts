@@ -8,10 +8,12 @@ import {
 import { CollectSink } from "../../../src/connectors/sinks/collect.ts";
 import { TumblingEventTimeWindows } from "../../../src/windows/tumbling.ts";
 import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
-import type {
+import {
   LocalRuntime,
-  SubtaskStatus,
+  type SubtaskStatus,
 } from "../../../src/actors/local/local_runtime.ts";
+import type { CompletedCheckpoint } from "../../../src/actors/checkpoint_store.ts";
+import type { Source, SourceBatch } from "../../../src/runtime/source.ts";
 
 function statusOf(
   runtime: LocalRuntime,
@@ -186,4 +188,101 @@ Deno.test("LocalRuntime: a generator's gauge (seed 000 §4.4) and the window's l
   );
   await runtime.run();
   assert.equal(statusOf(runtime, "window-1").gauges.numLateRecordsDropped, 1);
+});
+
+/** Numbers 0, 1, 2... one per poll, then it stays open; `make` builds each record. */
+function oneByOne<T>(count: number, make: (n: number) => T): Source<T> {
+  return {
+    name: "one-by-one",
+    createReader: () => {
+      let position = 0;
+      return {
+        partitions: ["one-by-one-0"],
+        finished: false,
+        poll(): SourceBatch<T> | null {
+          if (position >= count) return null;
+          const n = position++;
+          return { partition: 0, values: [make(n)], timestamps: [n] };
+        },
+        nextAvailableAt: (now: number) => position < count ? now : Infinity,
+        snapshotState: () => ({ position }),
+        restoreState(state: unknown) {
+          position = (state as { position: number }).position;
+        },
+      };
+    },
+  };
+}
+
+/** A job buffering every record in one never-firing window. */
+function bufferingJob<T>(jobName: string, source: Source<T>) {
+  const env = new StreamEnvironment({
+    jobName,
+    clock: new ManualClock(0),
+    autoWatermarkIntervalMs: 0,
+  });
+  env.fromSource(
+    source,
+    WatermarkStrategy.noWatermarks<T>().withTimestampAssigner((_, ts) => ts),
+    "numbers",
+  )
+    .keyBy(() => 0)
+    .window(TumblingEventTimeWindows.of(1_000_000_000))
+    .process(function count(_key, _context, elements, out) {
+      out(elements.length);
+    })
+    .sinkTo(new CollectSink());
+  return env.getJobGraph();
+}
+
+Deno.test("LocalRuntime saves each snapshot as taken at the barrier, whatever the operators do before the save", async () => {
+  const saved: CompletedCheckpoint[] = [];
+  const runtime = new LocalRuntime(
+    bufferingJob("copy", oneByOne(20, (n) => ({ n }))),
+    {
+      clock: new ManualClock(0),
+      checkpointStore: {
+        save: (checkpoint) => {
+          saved.push(checkpoint);
+          return Promise.resolve();
+        },
+      },
+    },
+  );
+  for (let i = 0; i < 12; i++) runtime.step();
+  const id = runtime.triggerCheckpoint();
+  runtime.runUntilIdle();
+  // The window's contents keep growing before the checkpoint is saved.
+  while (runtime.step());
+  assert.equal(statusOf(runtime, "source-0").recordsOut, 20);
+  await runtime.flushCheckpoints();
+
+  assert.equal(saved.length, 1);
+  assert.equal(saved[0].id, id);
+  assert.equal(runtime.latestCheckpoint, saved[0]);
+  const { subtasks } = saved[0];
+  const source = subtasks["copy/source-0/0"] as {
+    reader: { position: number };
+  };
+  const window = subtasks["copy/window-1/0"] as {
+    operators: Array<{ slots?: Array<{ contents?: unknown[] }> } | null>;
+  };
+  const buffered = window.operators.flatMap((op) => op?.slots ?? [])
+    .reduce((sum, slot) => sum + (slot.contents?.length ?? 0), 0);
+  assert.ok(source.reader.position < 20);
+  assert.equal(buffered, source.reader.position);
+});
+
+Deno.test("LocalRuntime names the actor whose snapshot cannot be structured-cloned", () => {
+  const runtime = new LocalRuntime(
+    bufferingJob("fn", oneByOne(3, (n) => ({ n, f: () => n }))),
+    { clock: new ManualClock(0) },
+  );
+  runtime.step();
+  runtime.triggerCheckpoint();
+  assert.throws(() => runtime.runUntilIdle(), {
+    name: "TypeError",
+    message:
+      /Cannot checkpoint actor 'fn\/window-1\/0' as its snapshot must be structured-cloneable/,
+  });
 });
