@@ -18,9 +18,12 @@ import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { ExternalTable, twoPhaseSink } from "../_support/two_phase_sink.ts";
-
-type Reading = { sensor: number; value: number; ts: number };
-type Mode = "persist" | "replay";
+import {
+  drive,
+  type Mode,
+  type Reading,
+  sensorJob,
+} from "../_support/sensor_job.ts";
 
 const PARTITIONS = 4;
 // The source vertex's id in the plan (ids are numbered in the order operators are added).
@@ -47,57 +50,16 @@ function job(
   mode: Mode,
   table: ExternalTable<string>,
   parallelism: number,
-) {
-  const env = new StreamEnvironment({
-    jobName: "sensors",
-    parallelism,
+): StreamEnvironment {
+  return sensorJob({
+    storage,
     clock,
-    checkpointIntervalMs: 250,
-    watermarkRecovery: mode,
-    checkpointStorage: storage,
+    mode,
+    table,
+    script: readings(),
+    partitions: PARTITIONS,
+    parallelism,
   });
-  env.fromSource(
-    new ScriptedSource(readings(), { partitions: PARTITIONS }),
-    WatermarkStrategy.forBoundedOutOfOrderness<Reading>(300)
-      .withTimestampAssigner((r) => r.ts),
-    "readings",
-  )
-    .keyBy((r) => r.sensor)
-    .window(TumblingEventTimeWindows.of(500))
-    .aggregate<number, number, string>(
-      {
-        createAccumulator: () => 0,
-        add: (r, sum) => sum + r.value,
-        getResult: (s) => s,
-        merge: (a, b) => a + b,
-      },
-      (sensor, ctx, [sum], out) => out(`${sensor}@${ctx.window.start}=${sum}`),
-    )
-    .sinkTo(twoPhaseSink(table));
-  return env;
-}
-
-/** Runs step by step, making checkpoints durable after each step; stops after `limit` steps. */
-async function drive(
-  runtime: LocalRuntime,
-  clock: ManualClock,
-  limit = Infinity,
-): Promise<number> {
-  let steps = 0;
-  while (steps < limit) {
-    const worked = runtime.step();
-    await runtime.flushCheckpoints();
-    if (worked) {
-      steps++;
-      continue;
-    }
-    if (runtime.finished) {
-      await runtime.run(); // waits for the sinks' final commit
-      return steps;
-    }
-    clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
-  }
-  return steps;
 }
 
 async function failureFree(

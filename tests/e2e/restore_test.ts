@@ -16,9 +16,12 @@ import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { ExternalTable, twoPhaseSink } from "../_support/two_phase_sink.ts";
-
-type Reading = { sensor: number; value: number; ts: number };
-type Mode = "persist" | "replay";
+import {
+  drive,
+  type Mode,
+  type Reading,
+  sensorJob,
+} from "../_support/sensor_job.ts";
 
 function readings(): ScriptStep<Reading>[] {
   const steps: ScriptStep<Reading>[] = [];
@@ -39,57 +42,16 @@ function job(
   clock: ManualClock,
   mode: Mode,
   table: ExternalTable<string>,
-) {
-  const env = new StreamEnvironment({
-    jobName: "sensors",
-    parallelism: 2,
+): StreamEnvironment {
+  return sensorJob({
+    storage,
     clock,
-    checkpointIntervalMs: 250,
-    watermarkRecovery: mode,
-    checkpointStorage: storage,
+    mode,
+    table,
+    script: readings(),
+    partitions: 2,
+    parallelism: 2,
   });
-  env.fromSource(
-    new ScriptedSource(readings(), { partitions: 2 }),
-    WatermarkStrategy.forBoundedOutOfOrderness<Reading>(300)
-      .withTimestampAssigner((r) => r.ts),
-    "readings",
-  )
-    .keyBy((r) => r.sensor)
-    .window(TumblingEventTimeWindows.of(500))
-    .aggregate<number, number, string>(
-      {
-        createAccumulator: () => 0,
-        add: (r, sum) => sum + r.value,
-        getResult: (s) => s,
-        merge: (a, b) => a + b,
-      },
-      (sensor, ctx, [sum], out) => out(`${sensor}@${ctx.window.start}=${sum}`),
-    )
-    .sinkTo(twoPhaseSink(table));
-  return env;
-}
-
-/** Runs step by step, making checkpoints durable after each step; stops after `limit` steps. */
-async function drive(
-  runtime: LocalRuntime,
-  clock: ManualClock,
-  limit = Infinity,
-): Promise<number> {
-  let steps = 0;
-  while (steps < limit) {
-    const worked = runtime.step();
-    await runtime.flushCheckpoints();
-    if (worked) {
-      steps++;
-      continue;
-    }
-    if (runtime.finished) {
-      await runtime.run(); // waits for the sinks' final commit
-      return steps;
-    }
-    clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
-  }
-  return steps;
 }
 
 async function failureFree(
