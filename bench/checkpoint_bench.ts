@@ -18,6 +18,15 @@
 import superjson from "superjson";
 import { encodedSnapshots } from "../src/actors/_codec.ts";
 import {
+  countingSink,
+  type Event,
+  EVENTS,
+  events,
+  results,
+  strategy,
+  WINDOW_MS,
+} from "./_keyed_count.ts";
+import {
   type ActorStorage,
   KvStorage,
   type LocalRuntime,
@@ -256,28 +265,10 @@ async function restoreOnce(
 // `runUntilIdle()` returns, which for a source that always has input is the
 // end of the input.
 
-type Event = { key: number; ts: number };
-
-const EVENTS = 1_000_000;
-const KEYS = 1_000;
-const WINDOW_MS = 1_000;
-const BOUND_MS = 500;
-const WATERMARK_EVERY = 1_000;
 const PASS_SPAN_MS = EVENTS / 10; // 10 events per millisecond of event time
 const PASSES = 15;
 const CHECKPOINT_INTERVAL_MS = 1_000;
 const THROUGHPUT_RUNS = 5;
-
-const events: Event[] = [];
-let seed = 5;
-for (let i = 0; i < EVENTS; i++) {
-  seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-  // 10 events per millisecond of event time, up to 500 ms out of order.
-  events.push({
-    key: seed % KEYS,
-    ts: 1_700_000_000_000 + Math.floor(i / 10) - (seed % BOUND_MS),
-  });
-}
 
 /** The events, PASSES times, each pass PASS_SPAN_MS later in event time. */
 class ReplaySource implements Source<Event> {
@@ -320,36 +311,6 @@ class ReplaySource implements Source<Event> {
     };
   }
 }
-
-let sink = 0;
-
-/** Emits `max - bound - 1` every WATERMARK_EVERY events, like a punctuated source. */
-function strategy(): WatermarkStrategy<Event> {
-  return WatermarkStrategy.forGenerator<Event>(() => {
-    let max = -Infinity;
-    let n = 0;
-    return {
-      onEvent(_event, ts, output) {
-        if (ts > max) max = ts;
-        if (++n % WATERMARK_EVERY === 0) {
-          output.emitWatermark(max - BOUND_MS - 1);
-        }
-      },
-      onPeriodicEmit() {},
-    };
-  }).withTimestampAssigner((e) => e.ts);
-}
-
-const countingSink: Sink<number> = {
-  name: "count",
-  createWriter() {
-    return {
-      write(values) {
-        for (const v of values) sink += v;
-      },
-    };
-  },
-};
 
 /**
  * Forwards to a storage and records when each checkpoint became visible and
@@ -468,7 +429,7 @@ function removeKvFile(): void {
 
 addEventListener("unload", () => {
   removeKvFile();
-  if (sink === 42) console.log(sink);
+  if (results.sum === 42) console.log(results.sum);
 });
 
 // ---------------------------------------------------------------------------

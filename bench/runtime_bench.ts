@@ -5,61 +5,20 @@
 
 import {
   ManualClock,
-  type Sink,
   StreamEnvironment,
   TumblingEventTimeWindows,
-  WatermarkStrategy,
 } from "../src/mod.ts";
 import { CollectionSource } from "../src/connectors/mod.ts";
-
-type Event = { key: number; ts: number };
-
-const EVENTS = 1_000_000;
-const KEYS = 1_000;
-const WINDOW_MS = 1_000;
-const BOUND_MS = 500;
-const WATERMARK_EVERY = 1_000;
-
-const events: Event[] = [];
-let seed = 5;
-for (let i = 0; i < EVENTS; i++) {
-  seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-  // 10 events per millisecond of event time, up to 500 ms out of order.
-  events.push({
-    key: seed % KEYS,
-    ts: 1_700_000_000_000 + Math.floor(i / 10) - (seed % BOUND_MS),
-  });
-}
-
-let sink = 0;
-
-/** Emits `max - bound - 1` every WATERMARK_EVERY events, like a punctuated source. */
-function strategy(): WatermarkStrategy<Event> {
-  return WatermarkStrategy.forGenerator<Event>(() => {
-    let max = -Infinity;
-    let n = 0;
-    return {
-      onEvent(_event, ts, output) {
-        if (ts > max) max = ts;
-        if (++n % WATERMARK_EVERY === 0) {
-          output.emitWatermark(max - BOUND_MS - 1);
-        }
-      },
-      onPeriodicEmit() {},
-    };
-  }).withTimestampAssigner((e) => e.ts);
-}
-
-const countingSink: Sink<number> = {
-  name: "count",
-  createWriter() {
-    return {
-      write(values) {
-        for (const v of values) sink += v;
-      },
-    };
-  },
-};
+import {
+  BOUND_MS,
+  countingSink,
+  EVENTS,
+  events,
+  results,
+  strategy,
+  WATERMARK_EVERY,
+  WINDOW_MS,
+} from "./_keyed_count.ts";
 
 async function runEngine(): Promise<void> {
   const env = new StreamEnvironment({
@@ -89,7 +48,9 @@ function runKernel(): void {
     starts.sort((a, b) => a - b);
     let fired = 0;
     while (fired < starts.length && starts[fired] + WINDOW_MS - 1 <= upTo) {
-      for (const count of windows.get(starts[fired])!.values()) sink += count;
+      for (const count of windows.get(starts[fired])!.values()) {
+        results.sum += count;
+      }
       windows.delete(starts[fired]);
       fired++;
     }
@@ -130,5 +91,5 @@ Deno.bench(
 );
 
 addEventListener("unload", () => {
-  if (sink === 42) console.log(sink);
+  if (results.sum === 42) console.log(results.sum);
 });
