@@ -6,6 +6,8 @@
 import type { ManualClock } from "../../src/time/clock.ts";
 import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
 import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
+import { OutputTag } from "../../src/windows/output_tag.ts";
+import type { AggregateFunction } from "../../src/windows/window_function.ts";
 import {
   ScriptedSource,
   type ScriptStep,
@@ -19,6 +21,14 @@ import { type ExternalTable, twoPhaseSink } from "./two_phase_sink.ts";
 export type Reading = { sensor: number; value: number; ts: number };
 /** The watermark recovery mode under test. */
 export type Mode = "persist" | "replay";
+
+/** Sums the readings' values. */
+const sum: AggregateFunction<Reading, number, number> = {
+  createAccumulator: () => 0,
+  add: (r, total) => total + r.value,
+  getResult: (total) => total,
+  merge: (a, b) => a + b,
+};
 
 /** Options of {@link sensorJob}. */
 export interface SensorJobOptions {
@@ -50,13 +60,9 @@ export function sensorJob(options: SensorJobOptions): StreamEnvironment {
     .keyBy((r) => r.sensor)
     .window(TumblingEventTimeWindows.of(500))
     .aggregate<number, number, string>(
-      {
-        createAccumulator: () => 0,
-        add: (r, sum) => sum + r.value,
-        getResult: (s) => s,
-        merge: (a, b) => a + b,
-      },
-      (sensor, ctx, [sum], out) => out(`${sensor}@${ctx.window.start}=${sum}`),
+      sum,
+      (sensor, ctx, [total], out) =>
+        out(`${sensor}@${ctx.window.start}=${total}`),
     )
     .sinkTo(twoPhaseSink(options.table));
   return env;
@@ -83,4 +89,51 @@ export async function drive(
     clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
   }
   return steps;
+}
+
+/** Options of {@link lateDataJob}. */
+export interface LateDataJobOptions {
+  storage: MemoryStorage;
+  clock: ManualClock;
+  mode: Mode;
+  /** Window results, `windowStart=sum`. */
+  table: ExternalTable<string>;
+  /** Timestamps of the records sent to the late-data side output. */
+  late: ExternalTable<string>;
+  script: ScriptStep<Reading>[];
+  partitions: number;
+  parallelism: number;
+}
+
+/**
+ * The late-data job: ascending watermarks, 1 s windows summed per sensor, a
+ * checkpoint every second, late records to a side output.
+ */
+export function lateDataJob(options: LateDataJobOptions): StreamEnvironment {
+  const env = new StreamEnvironment({
+    jobName: "late",
+    parallelism: options.parallelism,
+    clock: options.clock,
+    checkpointIntervalMs: 1_000,
+    watermarkRecovery: options.mode,
+    checkpointStorage: options.storage,
+  });
+  const tag = new OutputTag<Reading>("late");
+  const windows = env.fromSource(
+    new ScriptedSource(options.script, { partitions: options.partitions }),
+    WatermarkStrategy.forMonotonousTimestamps<Reading>().withTimestampAssigner((
+      r,
+    ) => r.ts),
+    "r",
+  ).keyBy((r) => r.sensor).window(TumblingEventTimeWindows.of(1_000))
+    .sideOutputLateData(tag)
+    .aggregate<number, number, string>(
+      sum,
+      (_k, ctx, [total], out) => out(`${ctx.window.start}=${total}`),
+    );
+  windows.sinkTo(twoPhaseSink(options.table));
+  windows.getSideOutput(tag).map((r) => `${r.ts}`).sinkTo(
+    twoPhaseSink(options.late),
+  );
+  return env;
 }

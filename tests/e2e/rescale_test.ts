@@ -6,20 +6,15 @@
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";
-import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
-import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
-import { OutputTag } from "../../src/windows/output_tag.ts";
-import {
-  ScriptedSource,
-  type ScriptStep,
-} from "../../src/connectors/sources/scripted.ts";
+import type { ScriptStep } from "../../src/connectors/sources/scripted.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
-import { StreamEnvironment } from "../../src/api/stream_environment.ts";
-import { ExternalTable, twoPhaseSink } from "../_support/two_phase_sink.ts";
+import type { StreamEnvironment } from "../../src/api/stream_environment.ts";
+import { ExternalTable } from "../_support/two_phase_sink.ts";
 import {
   drive,
+  lateDataJob,
   type Mode,
   type Reading,
   sensorJob,
@@ -207,19 +202,17 @@ Deno.test("Persist mode keeps a late-data decision across a restore at another p
     const storage = new MemoryStorage();
     const table = new ExternalTable<string>();
     const late = new ExternalTable<string>();
-    const tag = new OutputTag<Reading>("late");
     const r = (ts: number): Reading => ({ sensor: 0, value: ts, ts });
-    const build = (parallelism: number) => {
-      const env = new StreamEnvironment({
-        jobName: "late",
-        parallelism,
+    const build = (parallelism: number) =>
+      lateDataJob({
+        storage,
         clock,
-        checkpointIntervalMs: 1_000,
-        watermarkRecovery: "persist",
-        checkpointStorage: storage,
-      });
-      const windows = env.fromSource(
-        new ScriptedSource<Reading>([
+        mode: "persist",
+        table,
+        late,
+        partitions: 2,
+        parallelism,
+        script: [
           { at: 0, partition: 0, value: r(1_000) },
           { at: 0, partition: 1, value: r(1_001) },
           { at: 100, partition: 0, value: r(3_000) },
@@ -229,27 +222,8 @@ Deno.test("Persist mode keeps a late-data decision across a restore at another p
           { at: 1_100, partition: 0, value: r(1_500) },
           { at: 1_500, partition: 0, value: r(5_000) },
           { at: 1_500, partition: 1, value: r(5_001) },
-        ], { partitions: 2 }),
-        WatermarkStrategy.forMonotonousTimestamps<Reading>()
-          .withTimestampAssigner((r) => r.ts),
-        "r",
-      ).keyBy((r) => r.sensor).window(TumblingEventTimeWindows.of(1_000))
-        .sideOutputLateData(tag)
-        .aggregate<number, number, string>(
-          {
-            createAccumulator: () => 0,
-            add: (r, s) => s + r.value,
-            getResult: (s) => s,
-            merge: (a, b) => a + b,
-          },
-          (_k, ctx, [sum], out) => out(`${ctx.window.start}=${sum}`),
-        );
-      windows.sinkTo(twoPhaseSink(table));
-      windows.getSideOutput(tag).map((r) => `${r.ts}`).sinkTo(
-        twoPhaseSink(late),
-      );
-      return env;
-    };
+        ],
+      });
     const first = build(2).createRuntime();
     while (clock.now() < 1_000 || first.latestCheckpoint === null) {
       if (!first.step()) {

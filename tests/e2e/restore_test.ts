@@ -4,13 +4,7 @@
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";
-import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
-import { OutputTag } from "../../src/windows/output_tag.ts";
-import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
-import {
-  ScriptedSource,
-  type ScriptStep,
-} from "../../src/connectors/sources/scripted.ts";
+import type { ScriptStep } from "../../src/connectors/sources/scripted.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
@@ -18,6 +12,7 @@ import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { ExternalTable, twoPhaseSink } from "../_support/two_phase_sink.ts";
 import {
   drive,
+  lateDataJob,
   type Mode,
   type Reading,
   sensorJob,
@@ -122,44 +117,24 @@ Deno.test("Persist mode keeps a late-data decision across a restore that replay 
     const storage = new MemoryStorage();
     const table = new ExternalTable<string>();
     const late = new ExternalTable<string>();
-    const tag = new OutputTag<Reading>("late");
-    const build = () => {
-      const env = new StreamEnvironment({
-        jobName: "late",
+    const build = () =>
+      lateDataJob({
+        storage,
         clock,
-        checkpointIntervalMs: 1_000,
-        watermarkRecovery: mode,
-        checkpointStorage: storage,
-      });
-      const windows = env.fromSource(
-        new ScriptedSource<Reading>([
+        mode,
+        table,
+        late,
+        partitions: 1,
+        parallelism: 1,
+        script: [
           { at: 0, value: { sensor: 0, value: 1, ts: 1_000 } },
           { at: 100, value: { sensor: 0, value: 2, ts: 3_000 } },
           // Arrives after the checkpoint at 1000 ms, for the window [1000, 2000)
           // that the watermark (2999) already closed.
           { at: 1_100, value: { sensor: 0, value: 4, ts: 1_500 } },
           { at: 1_500, value: { sensor: 0, value: 8, ts: 5_000 } },
-        ]),
-        WatermarkStrategy.forMonotonousTimestamps<Reading>()
-          .withTimestampAssigner((r) => r.ts),
-        "r",
-      ).keyBy((r) => r.sensor).window(TumblingEventTimeWindows.of(1_000))
-        .sideOutputLateData(tag)
-        .aggregate<number, number, string>(
-          {
-            createAccumulator: () => 0,
-            add: (r, s) => s + r.value,
-            getResult: (s) => s,
-            merge: (a, b) => a + b,
-          },
-          (_k, ctx, [sum], out) => out(`${ctx.window.start}=${sum}`),
-        );
-      windows.sinkTo(twoPhaseSink(table));
-      windows.getSideOutput(tag).map((r) => `${r.ts}`).sinkTo(
-        twoPhaseSink(late),
-      );
-      return env;
-    };
+        ],
+      });
     const first = build().createRuntime();
     // Run until just after the checkpoint at 1000 ms, then crash.
     while (clock.now() < 1_000 || first.latestCheckpoint === null) {
