@@ -7,6 +7,7 @@
 
 import { Hono } from "hono";
 import type { AppendRecord, KvLog } from "../connectors/sources/kv_log.ts";
+import { utf8Length } from "../connectors/_kv_batches.ts";
 import { hashKey } from "../runtime/key_groups.ts";
 import { requireToken } from "./auth.ts";
 import { HttpError } from "./errors.ts";
@@ -71,8 +72,8 @@ interface RecordIssue {
  * `details.errorCount`.
  *
  * **Partitions.** A record with a `key` field goes to partition
- * `hashKey(JSON.stringify(key)) % partitions`, so equal keys (with equal
- * property order) always share a partition. The others go round-robin from
+ * `hashKey(key) % partitions` (an object or array key by its JSON, so equal
+ * keys with equal property order share a partition). The others go round-robin from
  * partition 0, continuing across requests to the same stream. Each
  * partition gets one all-or-nothing `append` per request; the answer waits
  * for all of them. If one fails after another succeeded, the request fails
@@ -435,7 +436,7 @@ function checkShape(
   // Each UTF-16 unit is at most 3 UTF-8 bytes: most records skip encoding.
   const bytes = json.length * 3 <= MAX_RECORD_BYTES
     ? json.length
-    : new TextEncoder().encode(json).byteLength;
+    : utf8Length(json);
   if (bytes > MAX_RECORD_BYTES) {
     return {
       field: null,
@@ -462,7 +463,7 @@ function route(
   values.forEach((v, i) => {
     const value = v as Json;
     const partition = Object.hasOwn(value, "key")
-      ? hashKey(JSON.stringify(value.key)) % partitions
+      ? hashKey(hashable(value.key)) % partitions
       : cursor++ % partitions;
     groups[partition].push({ value, timestamp: timestamps[i] });
   });
@@ -502,4 +503,11 @@ function describe(value: unknown): string {
     ? JSON.stringify(value)
     : String(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/** A primitive key hashes as it is; an object or array by its JSON. */
+function hashable(key: unknown): unknown {
+  return key !== null && typeof key === "object"
+    ? JSON.stringify(key)
+    : key ?? "null";
 }

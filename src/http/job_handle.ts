@@ -6,6 +6,7 @@
  * @module
  */
 
+import { requirePositiveInteger } from "../time/_validate.ts";
 import type { CheckpointInfo } from "../actors/checkpoint_store.ts";
 import type {
   LocalRuntime,
@@ -125,12 +126,10 @@ export class LocalJobHandle implements JobHandle {
    * @throws {RangeError} If `historySize` is not a positive safe integer.
    */
   constructor(options: LocalJobHandleOptions) {
-    const size = options.historySize ?? 600;
-    if (!Number.isSafeInteger(size) || size < 1) {
-      throw new RangeError(
-        `Cannot create LocalJobHandle as 'historySize' must be a positive safe integer: current value is ${size}`,
-      );
-    }
+    const size = requirePositiveInteger(options.historySize ?? 600, {
+      action: "create LocalJobHandle",
+      param: "historySize",
+    });
     this.#runtime = options.runtime;
     this.graph = options.graph;
     this.name = options.name ?? options.graph.jobName;
@@ -201,11 +200,10 @@ export class LocalJobHandle implements JobHandle {
    * @throws {RangeError} If `intervalMs` is not a positive safe integer.
    */
   startSampling(intervalMs = 500): void {
-    if (!Number.isSafeInteger(intervalMs) || intervalMs < 1) {
-      throw new RangeError(
-        `Cannot start sampling as 'intervalMs' must be a positive safe integer: current value is ${intervalMs}`,
-      );
-    }
+    requirePositiveInteger(intervalMs, {
+      action: "start sampling",
+      param: "intervalMs",
+    });
     this.stop();
     this.#timer = setInterval(() => this.sample(), intervalMs);
   }

@@ -245,6 +245,7 @@ export class SourceSubtask<T> {
       }
       timestamps[i] = ts;
     }
+    // Counted only once the whole poll is valid: nothing of a rejected poll counts.
     for (let i = 0; i < timestamps.length; i++) {
       if (timestamps[i] !== -Infinity) this.#lateness.record(timestamps[i]);
     }

@@ -373,25 +373,36 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
     this.#complete(entry);
   }
 
-  /** Emits every result and watermark the queue releases, results batched per record. */
+  /**
+   * Emits every result and watermark the queue releases: the results of
+   * consecutive records go out as one batch, cut before each watermark.
+   */
   #emitReady(): void {
     const output = this.#output!;
+    let values: OUT[] = [];
+    let timestamps: number[] = [];
+    const flush = () => {
+      if (values.length === 0) return;
+      output.emitBatch(values, timestamps);
+      values = [];
+      timestamps = [];
+    };
     for (;;) {
       const next = this.#queue!.poll();
-      if (next === null) return;
+      if (next === null) break;
       if (next.kind === "watermark") {
+        flush();
         output.emitWatermark(next.watermark);
         continue;
       }
       const entry = this.#inFlight.get(next.id)!;
       this.#inFlight.delete(next.id);
-      if (entry.results.length > 0) {
-        output.emitBatch(
-          entry.results,
-          new Array(entry.results.length).fill(entry.timestamp),
-        );
+      for (const result of entry.results) {
+        values.push(result);
+        timestamps.push(entry.timestamp);
       }
     }
+    flush();
   }
 }
 
