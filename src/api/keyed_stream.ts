@@ -10,6 +10,10 @@ import {
   AsyncWaitOperator,
   type AsyncWaitOptions,
 } from "../runtime/operators/async_wait.ts";
+import {
+  type KeyedProcessFunction,
+  KeyedProcessOperator,
+} from "../runtime/operators/keyed_process.ts";
 import { addNode, type Input, type Plan } from "./_plan.ts";
 import { DataStream } from "./data_stream.ts";
 import { WindowedStream } from "./windowed_stream.ts";
@@ -82,6 +86,75 @@ export class KeyedStream<T, K> {
         }) as never,
     });
     return new DataStream<R>(this.#plan, [{
+      node,
+      exchange: { kind: "forward" },
+    }], this.#defaultParallelism);
+  }
+
+  /**
+   * Processes each record with its key's state and timers (Flink's
+   * `KeyedStream.process` with a `KeyedProcessFunction`): the building
+   * block for per-key logic without windows, such as joins that buffer one
+   * side until the other arrives, deduplication or timeouts.
+   *
+   * `fn.processElement(value, ctx, out)` runs once per record with its key
+   * current: `ctx.state` / `ctx.setState(s)` / `ctx.clearState()` hold one
+   * value per key, `ctx.registerEventTimeTimer(ts)` schedules
+   * `fn.onTimer(ts, ctx, out)` for when the watermark reaches `ts` (timers
+   * fire in timestamp order before the watermark is forwarded; one per
+   * key and timestamp), and processing-time timers run on the job's clock.
+   * Outputs carry the record's timestamp, or an event-time timer's; those of
+   * processing-time timers carry none (`-Infinity`). State and timers are
+   * checkpointed and follow their key's key group when the job is restored
+   * at another parallelism. At the end of a bounded input the final
+   * watermark fires every pending event-time timer.
+   *
+   * @typeParam OUT The output record type.
+   * @typeParam S The per-key state type (plain data).
+   * @param fn The function: `processElement` and optionally `onTimer`.
+   * @returns The stream of outputs.
+   * @throws {TypeError} If `fn.processElement` or `fn.onTimer` (when
+   * given) is not a function.
+   *
+   * @example A running count per word
+   * ```ts
+   * import { ManualClock } from "../time/mod.ts";
+   * import { StreamEnvironment } from "./mod.ts";
+   * import assert from "node:assert/strict";
+   *
+   * const env = new StreamEnvironment({ jobName: "counts", clock: new ManualClock() });
+   * const counts = env.fromCollection(["a", "b", "a"], { timestampOf: () => 1_000 })
+   *   .keyBy((word) => word)
+   *   .process<string, number>({
+   *     processElement(word, ctx, out) {
+   *       ctx.setState((ctx.state ?? 0) + 1);
+   *       out(`${word}:${ctx.state}`);
+   *     },
+   *   });
+   * assert.deepEqual((await env.executeAndCollect(counts)).sort(), ["a:1", "a:2", "b:1"]);
+   * ```
+   */
+  process<OUT, S = unknown>(
+    fn: KeyedProcessFunction<T, OUT, K, S>,
+  ): DataStream<OUT> {
+    const keySelector = this.#keySelector;
+    // Built once here so a bad function fails when the job is defined.
+    new KeyedProcessOperator(fn, { keySelector });
+    const node = addNode(this.#plan, "process", {
+      name: "KeyedProcess",
+      parallelism: this.#defaultParallelism,
+      inputs: this.#inputs.map((input) => ({
+        ...input,
+        exchange: {
+          kind: "hash" as const,
+          keySelector: keySelector as (value: unknown) => unknown,
+        },
+      })),
+      inputPolicy: this.#inputPolicy,
+      createOperator: () =>
+        new KeyedProcessOperator(fn, { keySelector }) as never,
+    });
+    return new DataStream<OUT>(this.#plan, [{
       node,
       exchange: { kind: "forward" },
     }], this.#defaultParallelism);

@@ -5,6 +5,8 @@
 //
 //   null                         stateless operators (map, filter...)
 //   { slots, nextId, timers... } the window operator: keyed by key group
+//   { keyedState, eventTimers,   the keyed process operator: keyed by key
+//     processingTimers, ... }    group
 //   { generator, emitter }       timestamps and watermarks
 //   { currentWatermark }         the process operator
 //   [tx, ...] / { transactions } a two-phase sink writer's pending transactions
@@ -15,6 +17,7 @@ import type {
   WindowOperatorSnapshot,
   WindowSlotSnapshot,
 } from "../windows/mod.ts";
+import type { KeyedProcessSnapshot } from "./operators/keyed_process.ts";
 import { describeValue } from "../time/_validate.ts";
 import { keyGroupOf, subtaskForKeyGroup } from "./key_groups.ts";
 
@@ -29,7 +32,15 @@ export interface StateTarget {
 }
 
 type Window = WindowOperatorSnapshot<unknown, unknown>;
-type Kind = "none" | "windows" | "generator" | "watermark" | "list" | "object";
+type Keyed = KeyedProcessSnapshot<unknown, unknown>;
+type Kind =
+  | "none"
+  | "windows"
+  | "keyed"
+  | "generator"
+  | "watermark"
+  | "list"
+  | "object";
 
 /**
  * Redistributes one operator's state over `target.parallelism` subtasks.
@@ -52,6 +63,8 @@ export function redistributeState(
       return new Array(n).fill(null);
     case "windows":
       return redistributeWindows(states as Window[], target);
+    case "keyed":
+      return redistributeKeyed(states as (Keyed | null)[], target);
     case "watermark":
       // The process operator's watermark is only what its context shows
       // until the next watermark arrives; the lowest one is never ahead.
@@ -112,7 +125,7 @@ function kindOfAll(states: readonly unknown[], where: string): Kind {
     const own = kindOf(state);
     if (own === null) {
       throw new TypeError(
-        `Cannot redistribute the state of ${where} over another parallelism as it must be null, a window operator's, a watermark operator's or a sink's pending transactions: current value in old subtask ${index} is ${
+        `Cannot redistribute the state of ${where} over another parallelism as it must be null, a window operator's, a keyed process operator's, a watermark operator's or a sink's pending transactions: current value in old subtask ${index} is ${
           describeValue(state)
         }`,
       );
@@ -137,6 +150,10 @@ function kindOf(state: unknown): Kind | null {
     Array.isArray(s.slots) && typeof s.nextId === "number" &&
     typeof s.timers === "object" && s.timers !== null
   ) return "windows";
+  if (
+    Array.isArray(s.keyedState) && Array.isArray(s.eventTimers) &&
+    Array.isArray(s.processingTimers) && typeof s.currentWatermark === "number"
+  ) return "keyed";
   const emitter = s.emitter as { currentWatermark?: unknown } | undefined;
   if ("generator" in s && typeof emitter?.currentWatermark === "number") {
     return "generator";
@@ -207,6 +224,48 @@ function redistributeWindows(
     },
     // A counter for metrics: kept whole, by the first subtask.
     numLateRecordsDropped: i === 0 ? dropped : 0,
+  }));
+}
+
+/**
+ * Keyed process state: each key's state and timers go to the subtask that
+ * owns its key group, old subtask by old subtask in their snapshot order;
+ * each new subtask's timers are then sorted by timestamp (stably, so ties
+ * keep that order), as a snapshot lists them. The watermark is the minimum,
+ * as for windows.
+ */
+function redistributeKeyed(
+  states: readonly (Keyed | null)[],
+  target: StateTarget,
+): Keyed[] {
+  const { parallelism, maxParallelism } = target;
+  const ownerOf = (key: unknown) =>
+    subtaskForKeyGroup(
+      keyGroupOf(key, maxParallelism),
+      maxParallelism,
+      parallelism,
+    );
+  const spread = <E extends [unknown, unknown]>(
+    read: (state: Keyed) => readonly E[],
+  ): E[][] => {
+    const into: E[][] = Array.from({ length: parallelism }, () => []);
+    for (const state of states) {
+      if (state === null) continue;
+      for (const entry of read(state)) into[ownerOf(entry[0])].push(entry);
+    }
+    return into;
+  };
+  const byTimestamp = (a: [unknown, number], b: [unknown, number]) =>
+    a[1] - b[1];
+  const keyedState = spread((s) => s.keyedState);
+  const eventTimers = spread((s) => s.eventTimers);
+  const processingTimers = spread((s) => s.processingTimers);
+  const watermark = minOf(states, (s: Keyed) => s.currentWatermark);
+  return keyedState.map((own, i) => ({
+    keyedState: own,
+    eventTimers: eventTimers[i].sort(byTimestamp),
+    processingTimers: processingTimers[i].sort(byTimestamp),
+    currentWatermark: watermark,
   }));
 }
 

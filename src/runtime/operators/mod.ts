@@ -1,6 +1,7 @@
 /**
  * The operators a subtask chains: timestamps and watermarks, the stateless
- * record functions, the window operator and the sink. Each implements
+ * record functions, the keyed process operator (per-key state and timers),
+ * the window operator and the sink. Each implements
  * {@linkcode StreamOperator}: batches in, batches out, and every watermark
  * after everything it caused. Pure: no I/O.
  *
@@ -12,6 +13,7 @@ export * from "./map.ts";
 export * from "./filter.ts";
 export * from "./flat_map.ts";
 export * from "./process.ts";
+export * from "./keyed_process.ts";
 export * from "./window.ts";
 export * from "./sink.ts";
 export * from "./async_wait.ts";

@@ -1,0 +1,614 @@
+/**
+ * Flink's `KeyedProcessFunction`: per-key state and event-time and
+ * processing-time timers on a keyed stream, without windows.
+ *
+ * @module
+ */
+
+import type { Clock, WatermarkStatus } from "../../time/mod.ts";
+import {
+  describeValue,
+  requireSafeInteger,
+  requireWatermark,
+} from "../../time/_validate.ts";
+import type { OutputTag } from "../../windows/mod.ts";
+import type {
+  OperatorContext,
+  OperatorOutput,
+  SnapshotOptions,
+  StreamOperator,
+} from "../stream_operator.ts";
+import { KeyedTimers } from "./_keyed_timers.ts";
+import { requireFunction } from "./_validate.ts";
+
+/**
+ * What a {@linkcode KeyedProcessFunction} sees besides the record: its key,
+ * that key's state, timers and side outputs. One object is reused for every
+ * call and re-pointed at the current key: read it during the call, do not
+ * keep it.
+ *
+ * @typeParam K The key type.
+ * @typeParam S The per-key state type.
+ */
+export interface KeyedProcessContext<K, S> {
+  /** The key of the record (or of the timer) being processed. */
+  readonly key: K;
+  /**
+   * The record's event timestamp in milliseconds (`-Infinity` if it has
+   * none); in `onTimer`, the timer's timestamp.
+   */
+  readonly timestamp: number;
+  /** The operator's current watermark; `-Infinity` before the first, `Infinity` at the end of input. */
+  readonly currentWatermark: number;
+  /** The processing time in milliseconds, from the subtask's clock. */
+  readonly currentProcessingTime: number;
+  /** The current key's state; `undefined` until set or after `clearState()`. */
+  readonly state: S | undefined;
+  /**
+   * Replaces the current key's state; `undefined` clears it. The value is
+   * kept by reference (changing it in place between calls is fine: a
+   * checkpoint encodes it at the barrier) and snapshotted as is, so it must
+   * be plain data: no functions or class instances.
+   */
+  setState(value: S | undefined): void;
+  /** Drops the current key's state; its timers stay. */
+  clearState(): void;
+  /**
+   * Registers an event-time timer for the current key: `onTimer` runs once
+   * the watermark reaches `timestamp` (`timestamp <= watermark`). A pending
+   * (key, timestamp) timer is stored once. A timer at or below the current
+   * watermark fires with the next watermark, or in the current pass when
+   * registered from an event-time `onTimer`.
+   *
+   * @param timestamp When it fires, in milliseconds of event time.
+   * @throws {RangeError} If `timestamp` is not a safe integer.
+   * @throws {TypeError} If `timestamp` is not a number.
+   */
+  registerEventTimeTimer(timestamp: number): void;
+  /**
+   * Deletes the current key's event-time timer at `timestamp`; a no-op if
+   * none is pending.
+   *
+   * @param timestamp The timer's time, in milliseconds of event time.
+   * @throws {RangeError} If `timestamp` is not a safe integer.
+   * @throws {TypeError} If `timestamp` is not a number.
+   */
+  deleteEventTimeTimer(timestamp: number): void;
+  /**
+   * Registers a processing-time timer for the current key: `onTimer` runs
+   * once the subtask's clock reaches `timestamp`. Stored once per (key,
+   * timestamp).
+   *
+   * @param timestamp When it fires, in milliseconds of processing time.
+   * @throws {RangeError} If `timestamp` is not a safe integer.
+   * @throws {TypeError} If `timestamp` is not a number.
+   */
+  registerProcessingTimeTimer(timestamp: number): void;
+  /**
+   * Deletes the current key's processing-time timer at `timestamp`; a
+   * no-op if none is pending.
+   *
+   * @param timestamp The timer's time, in milliseconds of processing time.
+   * @throws {RangeError} If `timestamp` is not a safe integer.
+   * @throws {TypeError} If `timestamp` is not a number.
+   */
+  deleteProcessingTimeTimer(timestamp: number): void;
+  /**
+   * Emits `value` to the side output `tag` (an {@linkcode OutputTag} or its
+   * id), with the timestamp the main output would get.
+   */
+  output<X>(tag: OutputTag<X> | string, value: X): void;
+}
+
+/**
+ * The context of {@linkcode KeyedProcessFunction.onTimer}: the firing
+ * timer's key, state and domain. `timestamp` is the timer's.
+ *
+ * @typeParam K The key type.
+ * @typeParam S The per-key state type.
+ */
+export interface KeyedTimerContext<K, S> extends KeyedProcessContext<K, S> {
+  /** Whether an event-time or a processing-time timer fired (Flink's `TimeDomain`). */
+  readonly timeDomain: "event_time" | "processing_time";
+}
+
+/**
+ * Processes each record of a keyed stream with its key's state and timers
+ * (Flink's `KeyedProcessFunction`).
+ *
+ * - `processElement` runs once per record, in input order; outputs carry
+ *   the record's timestamp.
+ * - `onTimer` runs once per fired timer, with the timer's key current;
+ *   outputs of an event-time timer carry the timer's timestamp, outputs of
+ *   a processing-time timer carry none (`-Infinity`), as in Flink.
+ * - `out` emits one output record; it is valid only during the call.
+ *
+ * @typeParam IN The input record type.
+ * @typeParam OUT The output record type.
+ * @typeParam K The key type.
+ * @typeParam S The per-key state type.
+ */
+export interface KeyedProcessFunction<IN, OUT, K, S> {
+  /**
+   * Processes one record.
+   *
+   * @param value The record.
+   * @param ctx Its key, timestamp, state, timers and side outputs.
+   * @param out Emits one output record.
+   */
+  processElement(
+    value: IN,
+    ctx: KeyedProcessContext<K, S>,
+    out: (value: OUT) => void,
+  ): void;
+  /**
+   * Called when a timer fires; timers fire in ascending timestamp order
+   * (ties in registration order). May register and delete timers.
+   *
+   * @param timestamp The timer's timestamp in milliseconds.
+   * @param ctx The timer's key, state, timers, side outputs and domain.
+   * @param out Emits one output record.
+   */
+  onTimer?(
+    timestamp: number,
+    ctx: KeyedTimerContext<K, S>,
+    out: (value: OUT) => void,
+  ): void;
+}
+
+/** Options of a {@linkcode KeyedProcessOperator}. */
+export interface KeyedProcessOperatorOptions<IN, K> {
+  /**
+   * The key of a record: a string, number, boolean or bigint, compared as
+   * a `Map` key (the key selector of `keyBy`).
+   */
+  keySelector: (value: IN) => K;
+}
+
+/**
+ * A keyed process operator's state as plain data, for checkpoints. Keys are
+ * those of the key selector; the states are the operator's own objects, not
+ * copies. Rescaling sends each entry to the subtask that owns its key's key
+ * group.
+ */
+export interface KeyedProcessSnapshot<K, S> {
+  /** Every key that has state, with it, in the order keys got state. */
+  keyedState: Array<[K, S]>;
+  /** Pending event-time timers as `[key, timestamp]`, in firing order. */
+  eventTimers: Array<[K, number]>;
+  /** Pending processing-time timers as `[key, timestamp]`, in firing order. */
+  processingTimers: Array<[K, number]>;
+  /** The watermark; `-Infinity` before the first and in replay mode. */
+  currentWatermark: number;
+}
+
+// The actions named by the messages of the timer checks.
+const REGISTER_EVENT = "register event-time timer";
+const DELETE_EVENT = "delete event-time timer";
+const REGISTER_PROCESSING = "register processing-time timer";
+const DELETE_PROCESSING = "delete processing-time timer";
+const RESTORE = "restore KeyedProcessOperator";
+
+// The message names the key: timers are per key.
+function badTimestamp(action: string, key: unknown, timestamp: unknown): never {
+  const message = `Cannot ${action} for key ${
+    describeValue(key)
+  } as 'timestamp' must be a safe integer: current value is ${
+    describeValue(timestamp)
+  }`;
+  throw typeof timestamp === "number"
+    ? new RangeError(message)
+    : new TypeError(message);
+}
+
+/** The reused context: re-pointed at each record and timer, so calls allocate nothing. */
+class Context<K, S> implements KeyedTimerContext<K, S> {
+  key: K = undefined as K;
+  timestamp = -Infinity;
+  currentWatermark = -Infinity;
+  timeDomain: "event_time" | "processing_time" = "event_time";
+  /** The timestamp outputs get: the record's, an event timer's, or none. */
+  outputTimestamp = -Infinity;
+  /** Set when the operator opens. */
+  target: OperatorOutput<unknown> | null = null;
+  /** Set when the operator opens. */
+  clock: Clock | null = null;
+  readonly #states: Map<K, S>;
+  readonly #eventTimers: KeyedTimers<K>;
+  readonly #processingTimers: KeyedTimers<K>;
+
+  constructor(
+    states: Map<K, S>,
+    eventTimers: KeyedTimers<K>,
+    processingTimers: KeyedTimers<K>,
+  ) {
+    this.#states = states;
+    this.#eventTimers = eventTimers;
+    this.#processingTimers = processingTimers;
+  }
+
+  get currentProcessingTime(): number {
+    return this.clock!.now();
+  }
+
+  get state(): S | undefined {
+    return this.#states.get(this.key);
+  }
+
+  // Arrows, so that `const { setState } = ctx` still works.
+  setState = (value: S | undefined): void => {
+    if (value === undefined) this.#states.delete(this.key);
+    else this.#states.set(this.key, value);
+  };
+
+  clearState = (): void => {
+    this.#states.delete(this.key);
+  };
+
+  registerEventTimeTimer = (timestamp: number): void => {
+    if (!Number.isSafeInteger(timestamp)) {
+      badTimestamp(REGISTER_EVENT, this.key, timestamp);
+    }
+    this.#eventTimers.add(this.key, timestamp);
+  };
+
+  deleteEventTimeTimer = (timestamp: number): void => {
+    if (!Number.isSafeInteger(timestamp)) {
+      badTimestamp(DELETE_EVENT, this.key, timestamp);
+    }
+    this.#eventTimers.delete(this.key, timestamp);
+  };
+
+  registerProcessingTimeTimer = (timestamp: number): void => {
+    if (!Number.isSafeInteger(timestamp)) {
+      badTimestamp(REGISTER_PROCESSING, this.key, timestamp);
+    }
+    this.#processingTimers.add(this.key, timestamp);
+  };
+
+  deleteProcessingTimeTimer = (timestamp: number): void => {
+    if (!Number.isSafeInteger(timestamp)) {
+      badTimestamp(DELETE_PROCESSING, this.key, timestamp);
+    }
+    this.#processingTimers.delete(this.key, timestamp);
+  };
+
+  output = <X>(tag: OutputTag<X> | string, value: X): void => {
+    this.target!.emitSideOutput(
+      typeof tag === "string" ? tag : tag.id,
+      value,
+      this.outputTimestamp,
+    );
+  };
+}
+
+/**
+ * Runs a {@linkcode KeyedProcessFunction} over a keyed stream (Flink's
+ * `KeyedProcessOperator`): per-key state and timers.
+ *
+ * - Records: each record's key is read with the key selector, then
+ *   `processElement` runs with that key current. Everything one input batch
+ *   produces goes out as one output batch.
+ * - Watermarks: a watermark above the current one first fires every
+ *   event-time timer with `timestamp <= watermark`, in ascending timestamp
+ *   order (timers of one timestamp in registration order); a timer that
+ *   `onTimer` registers at or below the watermark fires in the same pass.
+ *   Their outputs go out as one batch, then the watermark is forwarded. A
+ *   watermark not above the current one is dropped. At the end of input
+ *   the final `Infinity` watermark fires every remaining event-time timer,
+ *   as Flink's final MAX watermark does: an `onTimer` that re-arms itself
+ *   should stop once `ctx.currentWatermark` is `Infinity`.
+ * - Processing time: `onProcessingTime(now)` fires the processing-time
+ *   timers at or below `now` the same way; `nextProcessingTime()` is the
+ *   earliest. Pending processing-time timers do not fire at the end of
+ *   input (as in Flink, whose timer service quiesces).
+ * - Statuses are forwarded. Side outputs go out as they are emitted.
+ *
+ * Keys are `Map` keys, compared by value for strings, numbers, booleans and
+ * bigints (the key types `keyBy` accepts); state is one value per key.
+ * Cost: per record, one key-selector call plus a `Map` lookup per state
+ * read or write; a timer registration is a `Map` lookup plus a `Set`
+ * insertion, with a heap insertion (O(log t) in the distinct timestamps)
+ * for the first timer of a timestamp; firing is O(1) amortised per timer
+ * plus O(log t) per timestamp. Nothing is allocated per record beyond what
+ * the function does.
+ *
+ * @typeParam IN The input record type.
+ * @typeParam OUT The output record type.
+ * @typeParam K The key type.
+ * @typeParam S The per-key state type.
+ */
+export class KeyedProcessOperator<IN, OUT, K, S>
+  implements StreamOperator<IN, OUT> {
+  readonly #fn: KeyedProcessFunction<IN, OUT, K, S>;
+  readonly #keySelector: (value: IN) => K;
+  readonly #states = new Map<K, S>();
+  readonly #eventTimers = new KeyedTimers<K>();
+  readonly #processingTimers = new KeyedTimers<K>();
+  readonly #context: Context<K, S>;
+  #output: OperatorOutput<OUT> | null = null;
+  #values: OUT[] = [];
+  #timestamps: number[] = [];
+
+  /**
+   * Creates the operator with no state and no timers.
+   *
+   * @param fn The function: `processElement` and optionally `onTimer`.
+   * @param options The key selector.
+   * @throws {TypeError} If `fn.processElement`, `fn.onTimer` (when given)
+   * or `options.keySelector` is not a function.
+   */
+  constructor(
+    fn: KeyedProcessFunction<IN, OUT, K, S>,
+    options: KeyedProcessOperatorOptions<IN, K>,
+  ) {
+    const action = "create KeyedProcessOperator";
+    if (typeof fn !== "object" || fn === null) {
+      throw new TypeError(
+        `Cannot ${action} as 'fn' must be an object with a processElement method: current value is ${
+          describeValue(fn)
+        }`,
+      );
+    }
+    requireFunction(fn.processElement, {
+      action,
+      param: "fn.processElement",
+    });
+    if (fn.onTimer !== undefined) {
+      requireFunction(fn.onTimer, { action, param: "fn.onTimer" });
+    }
+    this.#keySelector = requireFunction(options?.keySelector, {
+      action,
+      param: "options.keySelector",
+    });
+    this.#fn = fn;
+    this.#context = new Context(
+      this.#states,
+      this.#eventTimers,
+      this.#processingTimers,
+    );
+  }
+
+  /** The last watermark received; `-Infinity` before the first. */
+  get currentWatermark(): number {
+    return this.#context.currentWatermark;
+  }
+
+  /** The number of keys with state. */
+  get numKeys(): number {
+    return this.#states.size;
+  }
+
+  /** The number of pending event-time and processing-time timers. */
+  get numTimers(): number {
+    return this.#eventTimers.size + this.#processingTimers.size;
+  }
+
+  /**
+   * Keeps the clock and the output, and registers the gauges `numKeys`
+   * and `numTimers`.
+   *
+   * @param context The processing-time clock and the metric group.
+   * @param output Where outputs, side outputs and watermarks go.
+   */
+  open(context: OperatorContext, output: OperatorOutput<OUT>): void {
+    this.#output = output;
+    this.#context.target = output as OperatorOutput<unknown>;
+    this.#context.clock = context.clock;
+    context.metrics.gauge("numKeys", () => this.numKeys);
+    context.metrics.gauge("numTimers", () => this.numTimers);
+  }
+
+  /**
+   * Runs `processElement` over a batch, each record with its key current,
+   * and emits the outputs as one batch.
+   *
+   * @param values The records.
+   * @param timestamps Their timestamps, given to their outputs.
+   */
+  processBatch(values: readonly IN[], timestamps: readonly number[]): void {
+    const fn = this.#fn;
+    const keyOf = this.#keySelector;
+    const context = this.#context;
+    const collect = this.#collect;
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i];
+      context.key = keyOf(value);
+      context.timestamp = timestamps[i];
+      context.outputTimestamp = timestamps[i];
+      fn.processElement(value, context, collect);
+    }
+    context.timestamp = -Infinity;
+    this.#flush();
+  }
+
+  /**
+   * Fires the event-time timers the watermark reaches, emits their outputs,
+   * then forwards the watermark; drops a watermark that does not advance.
+   *
+   * @param watermark The input watermark.
+   */
+  processWatermark(watermark: number): void {
+    const context = this.#context;
+    if (!(watermark > context.currentWatermark)) return;
+    // Raised first, so onTimer sees the watermark that fires it (Flink's
+    // InternalTimerServiceImpl.advanceWatermark).
+    context.currentWatermark = watermark;
+    if (this.#eventTimers.size > 0) {
+      this.#eventTimers.advance(watermark, this.#onEventTime);
+      context.timestamp = -Infinity;
+      this.#flush();
+    }
+    this.#output!.emitWatermark(watermark);
+  }
+
+  /**
+   * Forwards the status.
+   *
+   * @param status The input status.
+   */
+  processWatermarkStatus(status: WatermarkStatus): void {
+    this.#output!.emitWatermarkStatus(status);
+  }
+
+  /**
+   * Fires the processing-time timers at or below `now` and emits their
+   * outputs as one batch.
+   *
+   * @param now The current processing time in milliseconds.
+   */
+  onProcessingTime(now: number): void {
+    this.#processingTimers.advance(now, this.#onProcessingTime);
+    this.#context.timestamp = -Infinity;
+    this.#flush();
+  }
+
+  /**
+   * The earliest pending processing-time timer.
+   *
+   * @returns A processing time in milliseconds, or `Infinity`.
+   */
+  nextProcessingTime(): number {
+    return this.#processingTimers.next();
+  }
+
+  /** Emits nothing: event-time timers fire on the final `Infinity` watermark. */
+  finish(): void {
+    this.#flush();
+  }
+
+  /**
+   * Returns the keyed state, the pending timers and the watermark
+   * (`-Infinity` in replay mode; the timers are kept and fire again once
+   * the rebuilt watermark reaches them). States are shared, not copied:
+   * serialise the snapshot before processing more records.
+   *
+   * @returns A {@linkcode KeyedProcessSnapshot}.
+   */
+  snapshotState(
+    _checkpointId?: number,
+    options?: SnapshotOptions,
+  ): KeyedProcessSnapshot<K, S> {
+    return {
+      keyedState: [...this.#states],
+      eventTimers: this.#eventTimers.toPairs(),
+      processingTimers: this.#processingTimers.toPairs(),
+      // Replay mode: event time restarts at -Infinity (reference §6).
+      currentWatermark: options?.watermarks === false
+        ? -Infinity
+        : this.#context.currentWatermark,
+    };
+  }
+
+  /**
+   * Replaces the state, timers and watermark with a snapshot's; emits
+   * nothing. The whole snapshot is checked before anything changes. Timers
+   * of one timestamp keep their snapshot order.
+   *
+   * @param state A {@linkcode KeyedProcessSnapshot}.
+   * @throws {TypeError} If `state` is not a keyed process snapshot.
+   * @throws {RangeError} If a timer's timestamp is not a safe integer or the
+   * watermark is not a safe integer or `±Infinity`.
+   */
+  restoreState(state: unknown): void {
+    const snapshot = requireSnapshot<K, S>(state);
+    this.#states.clear();
+    for (const [key, value] of snapshot.keyedState) {
+      this.#states.set(key, value);
+    }
+    this.#eventTimers.clear();
+    for (const [key, ts] of snapshot.eventTimers) {
+      this.#eventTimers.add(key, ts);
+    }
+    this.#processingTimers.clear();
+    for (const [key, ts] of snapshot.processingTimers) {
+      this.#processingTimers.add(key, ts);
+    }
+    this.#context.currentWatermark = snapshot.currentWatermark;
+  }
+
+  // Bound once: `out` of every call.
+  readonly #collect = (value: OUT): void => {
+    this.#values.push(value);
+    this.#timestamps.push(this.#context.outputTimestamp);
+  };
+
+  readonly #onEventTime = (key: K, timestamp: number): void => {
+    const context = this.#context;
+    context.key = key;
+    context.timestamp = timestamp;
+    context.outputTimestamp = timestamp;
+    context.timeDomain = "event_time";
+    this.#fn.onTimer?.(timestamp, context, this.#collect);
+  };
+
+  readonly #onProcessingTime = (key: K, timestamp: number): void => {
+    const context = this.#context;
+    context.key = key;
+    context.timestamp = timestamp;
+    // Flink erases the timestamp of a processing-time timer's outputs.
+    context.outputTimestamp = -Infinity;
+    context.timeDomain = "processing_time";
+    this.#fn.onTimer?.(timestamp, context, this.#collect);
+  };
+
+  #flush(): void {
+    if (this.#values.length === 0) return;
+    const values = this.#values;
+    const timestamps = this.#timestamps;
+    this.#values = [];
+    this.#timestamps = [];
+    this.#output!.emitBatch(values, timestamps);
+  }
+}
+
+function requirePairs(
+  value: unknown,
+  field: string,
+  timers: boolean,
+): Array<[unknown, unknown]> {
+  const param = `state.${field}`;
+  if (!Array.isArray(value)) {
+    throw new TypeError(
+      `Cannot ${RESTORE} as '${param}' must be an array: current value is ${
+        describeValue(value)
+      }`,
+    );
+  }
+  for (let i = 0; i < value.length; i++) {
+    const pair = value[i];
+    if (!Array.isArray(pair) || pair.length !== 2) {
+      throw new TypeError(
+        `Cannot ${RESTORE} as '${param}[${i}]' must be a [key, ${
+          timers ? "timestamp" : "state"
+        }] pair: current value is ${describeValue(pair)}`,
+      );
+    }
+    if (timers) {
+      requireSafeInteger(pair[1], {
+        action: RESTORE,
+        param: `${param}[${i}][1]`,
+      });
+    }
+  }
+  return value;
+}
+
+function requireSnapshot<K, S>(state: unknown): KeyedProcessSnapshot<K, S> {
+  if (typeof state !== "object" || state === null) {
+    throw new TypeError(
+      `Cannot ${RESTORE} as 'state' must be a keyed process snapshot { keyedState, eventTimers, processingTimers, currentWatermark }: current value is ${
+        describeValue(state)
+      }`,
+    );
+  }
+  const s = state as Record<string, unknown>;
+  requirePairs(s.keyedState, "keyedState", false);
+  requirePairs(s.eventTimers, "eventTimers", true);
+  requirePairs(s.processingTimers, "processingTimers", true);
+  requireWatermark(s.currentWatermark, {
+    action: RESTORE,
+    param: "state.currentWatermark",
+  });
+  return state as KeyedProcessSnapshot<K, S>;
+}
