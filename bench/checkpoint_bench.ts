@@ -9,7 +9,8 @@
 //
 // `deno bench` times single checkpoints, restores and job runs. `deno run`
 // prints the report: checkpoint p50/p99 over CHECKPOINTS checkpoints per
-// size, with the time split into snapshot (barrier, operator snapshots and
+// size and share of keys changed between checkpoints (incremental
+// checkpoints re-encode and rewrite only the changed key groups), with the time split into snapshot (barrier, operator snapshots and
 // their encoding: V8 serialisation, then deflate when it pays) and save (KV
 // reads and writes), restore times, and the throughput ratio. Issue
 // targets: p99 checkpoint under 100 ms at 10 MB, restore under 1 s,
@@ -81,13 +82,21 @@ function stateRecords(count: number): StateRecord[] {
   return records;
 }
 
-/** Serves its records once, then stays open: the job never finishes. */
+/**
+ * Serves its records once, and those appended later, and stays open: the
+ * job never finishes.
+ */
 class HeldOpenSource<T> implements Source<T> {
   readonly name = "held-open";
-  readonly #records: readonly T[];
+  readonly #records: T[];
 
   constructor(records: readonly T[]) {
-    this.#records = records;
+    this.#records = [...records];
+  }
+
+  /** Serves `records` after the others. */
+  append(records: readonly T[]): void {
+    this.#records.push(...records);
   }
 
   createReader(): SourceReader<T> {
@@ -134,7 +143,7 @@ const countRecords: ProcessWindowFunction<StateRecord, number, number> =
 /** The job whose window state is `records`, checkpointing to `storage`. */
 function stateJob(
   jobName: string,
-  records: readonly StateRecord[],
+  source: HeldOpenSource<StateRecord>,
   storage: ActorStorage,
 ): StreamEnvironment {
   const env = new StreamEnvironment({
@@ -144,7 +153,7 @@ function stateJob(
     checkpointStorage: storage,
   });
   env.fromSource(
-    new HeldOpenSource(records),
+    source,
     WatermarkStrategy.noWatermarks<StateRecord>().withTimestampAssigner((r) =>
       r.ts
     ),
@@ -162,6 +171,7 @@ interface StateFixture {
   readonly size: StateSize;
   readonly jobName: string;
   readonly records: readonly StateRecord[];
+  readonly source: HeldOpenSource<StateRecord>;
   readonly runtime: LocalRuntime;
   /** The superjson length of one checkpoint's subtask snapshots, in bytes. */
   readonly snapshotBytes: number;
@@ -175,18 +185,29 @@ async function stateFixture(
 ): Promise<StateFixture> {
   const jobName = `state-${size.records}`;
   const records = stateRecords(size.records);
-  const env = stateJob(jobName, records, checkpointStorage(kv, jobName));
+  const source = new HeldOpenSource(records);
+  const env = stateJob(jobName, source, checkpointStorage(kv, jobName));
   const runtime = env.createRuntime();
   runtime.runUntilIdle();
   // The first checkpoint also measures the state.
   await checkpointOnce(runtime);
   const checkpoint = runtime.latestCheckpoint!;
+  // The first checkpoint is a full one: every part is new.
   const storedBytes = Object.values(encodedSnapshots(checkpoint) ?? {})
+    .flatMap((encoded) => [encoded, ...encoded.parts])
     .reduce((sum, encoded) => sum + encoded.bytes.length, 0);
   const snapshotBytes = new TextEncoder().encode(
     superjson.stringify(checkpoint.subtasks),
   ).length;
-  return { size, jobName, records, runtime, snapshotBytes, storedBytes };
+  return {
+    size,
+    jobName,
+    records,
+    source,
+    runtime,
+    snapshotBytes,
+    storedBytes,
+  };
 }
 
 function checkpointStorage(kv: Deno.Kv, jobName: string): KvStorage {
@@ -239,7 +260,7 @@ async function restoreOnce(
 ): Promise<RestoreTiming> {
   const env = stateJob(
     fixture.jobName,
-    fixture.records,
+    new HeldOpenSource(fixture.records),
     checkpointStorage(kv, fixture.jobName),
   );
   const start = performance.now();
@@ -446,13 +467,16 @@ function fixture(size: StateSize): Promise<StateFixture> {
   return found;
 }
 
+let benchChanges = 0;
 for (const size of STATE_SIZES) {
-  Deno.bench(`checkpoint ${size.label} state to the KV file`, {
+  Deno.bench(`checkpoint ${size.label} state, 1% of keys changed`, {
     group: "checkpoint to the KV file",
     n: 20,
     warmup: 2,
   }, async (b) => {
-    const { runtime } = await fixture(size);
+    const { runtime, source } = await fixture(size);
+    source.append(changeRecords(0.01, size.records + ++benchChanges));
+    runtime.runUntilIdle();
     b.start();
     await checkpointOnce(runtime);
     b.end();
@@ -494,6 +518,30 @@ Deno.bench(
 // ---------------------------------------------------------------------------
 // `deno run`: the report.
 
+/**
+ * How much of the state changes between two checkpoints: records for this
+ * share of the keys (none, some, all). Checkpoints are incremental: only the
+ * key groups (128) holding a changed key are encoded and written again, so
+ * with every key changed each checkpoint is a full one.
+ */
+const CHANGED_KEY_SHARES = [0, 0.01, 0.1, 1];
+let changeSeed = 7;
+
+/** One record for each of `share` of the keys, picked at random. */
+function changeRecords(share: number, at: number): StateRecord[] {
+  const count = Math.round(share * STATE_KEYS);
+  const keys = new Set<number>();
+  while (keys.size < count) {
+    changeSeed = (changeSeed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    keys.add(changeSeed % STATE_KEYS);
+  }
+  return [...keys].map((key) => ({
+    key,
+    ts: STATE_BASE_TS + at,
+    payload: `changed-${at}-${key}`.padEnd(48, "klmnopqrst"),
+  }));
+}
+
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
 }
@@ -508,28 +556,30 @@ async function report(): Promise<void> {
   const restoreRows: Record<string, Record<string, string>> = {};
   for (const size of STATE_SIZES) {
     const found = await fixture(size);
-    for (let i = 0; i < WARMUP_CHECKPOINTS; i++) {
-      await checkpointOnce(found.runtime);
+    for (const share of CHANGED_KEY_SHARES) {
+      const timings: CheckpointTiming[] = [];
+      for (let i = 0; i < WARMUP_CHECKPOINTS + CHECKPOINTS; i++) {
+        found.source.append(changeRecords(share, size.records + i));
+        found.runtime.runUntilIdle();
+        const timing = await checkpointOnce(found.runtime);
+        if (i >= WARMUP_CHECKPOINTS) timings.push(timing);
+      }
+      const sorted = (pick: (t: CheckpointTiming) => number) =>
+        timings.map(pick).sort((a, b) => a - b);
+      const total = sorted((t) => t.totalMs);
+      const snapshot = sorted((t) => t.snapshotMs);
+      const save = sorted((t) => t.saveMs);
+      checkpointRows[`${size.label}, ${share * 100}% of keys changed`] = {
+        "records": String(size.records),
+        "snapshot MB": (found.snapshotBytes / 1e6).toFixed(2),
+        "stored MB": (found.storedBytes / 1e6).toFixed(2),
+        "p50 ms": ms(percentile(total, 0.5)),
+        "p99 ms": ms(percentile(total, 0.99)),
+        "max ms": ms(total.at(-1)!),
+        "snapshot p50 ms": ms(percentile(snapshot, 0.5)),
+        "save p50 ms": ms(percentile(save, 0.5)),
+      };
     }
-    const timings: CheckpointTiming[] = [];
-    for (let i = 0; i < CHECKPOINTS; i++) {
-      timings.push(await checkpointOnce(found.runtime));
-    }
-    const sorted = (pick: (t: CheckpointTiming) => number) =>
-      timings.map(pick).sort((a, b) => a - b);
-    const total = sorted((t) => t.totalMs);
-    const snapshot = sorted((t) => t.snapshotMs);
-    const save = sorted((t) => t.saveMs);
-    checkpointRows[size.label] = {
-      "records": String(size.records),
-      "snapshot MB": (found.snapshotBytes / 1e6).toFixed(2),
-      "stored MB": (found.storedBytes / 1e6).toFixed(2),
-      "p50 ms": ms(percentile(total, 0.5)),
-      "p99 ms": ms(percentile(total, 0.99)),
-      "max ms": ms(total.at(-1)!),
-      "snapshot p50 ms": ms(percentile(snapshot, 0.5)),
-      "save p50 ms": ms(percentile(save, 0.5)),
-    };
     const restores: RestoreTiming[] = [];
     for (let i = 0; i < RESTORES; i++) {
       restores.push(await restoreOnce(kv, found));
@@ -547,7 +597,7 @@ async function report(): Promise<void> {
     };
   }
   console.log(
-    `Checkpoint: trigger to saved on the KV file, ${CHECKPOINTS} checkpoints per size`,
+    `Checkpoint: trigger to saved on the KV file, ${CHECKPOINTS} checkpoints per row; between two, records for the share of the ${STATE_KEYS} keys shown (incremental: only changed key groups are written again)`,
   );
   console.table(checkpointRows);
   console.log(

@@ -43,24 +43,104 @@ export class Encoded {
   readonly bytes: Uint8Array;
   /** The superjson text of the payload, when it is text. */
   readonly text: string | undefined;
+  /**
+   * Arrays stored apart from the payload (see {@linkcode partsPlaceholder}):
+   * the payload's placeholders index into them.
+   */
+  readonly parts: readonly Encoded[];
 
   /**
    * Wraps a payload.
    *
    * @param bytes The payload, in one of the formats above.
    * @param text Its superjson text, if it is text (saves decoding UTF-8).
+   * @param parts The arrays its placeholders refer to.
    */
-  constructor(bytes: Uint8Array, text?: string) {
+  constructor(
+    bytes: Uint8Array,
+    text?: string,
+    parts: readonly Encoded[] = [],
+  ) {
     this.bytes = bytes;
     this.text = text;
+    this.parts = parts;
   }
 
-  /** Decodes a fresh copy of the value. */
+  /** Decodes a fresh copy of the value, its placeholders filled in. */
   decode<V = unknown>(): V {
-    return this.text === undefined
+    const value = this.text === undefined
       ? decodeStored<V>(this.bytes)
       : superjson.parse<V>(this.text);
+    if (this.parts.length === 0) return value;
+    return fillParts(value, this.parts.map((part) => part.decode())) as V;
   }
+}
+
+// A snapshot keeps large, separately stored arrays out of its payload: in
+// their place it holds `{ [PARTS]: [i, j, ...] }`, which stands for the
+// concatenation of parts i, j, ... of its Encoded (or of its stored parts).
+const PARTS = "weir:parts";
+
+/**
+ * The placeholder for the concatenation of parts `indices`.
+ *
+ * @param indices Indices into the snapshot's parts, in order.
+ * @returns A small plain object to store in their place.
+ */
+export function partsPlaceholder(indices: readonly number[]): unknown {
+  return { [PARTS]: indices };
+}
+
+/**
+ * Replaces every placeholder in `value` (found in plain objects and arrays,
+ * not inside the parts themselves) by the concatenation of its parts.
+ *
+ * @param value A decoded snapshot.
+ * @param parts Its decoded parts, each an array.
+ * @returns `value`, changed in place (or the concatenation, if `value` is a
+ * placeholder).
+ * @throws {RangeError} If a placeholder names a part that is not there or
+ * is not an array.
+ */
+export function fillParts(value: unknown, parts: readonly unknown[]): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const indices = placeholderIndices(value);
+  if (indices !== null) {
+    return indices.flatMap((i) => {
+      const part = parts[i];
+      if (!Array.isArray(part)) {
+        throw new RangeError(
+          `Cannot decode a snapshot as its part ${i} must be an array: current value is ${typeof part}`,
+        );
+      }
+      return part;
+    });
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      if (typeof item === "object" && item !== null) {
+        value[i] = fillParts(item, parts);
+      }
+    }
+  } else if (Object.getPrototypeOf(value) === Object.prototype) {
+    const record = value as Record<string, unknown>;
+    for (const key in record) {
+      const item = record[key];
+      if (typeof item === "object" && item !== null) {
+        record[key] = fillParts(item, parts);
+      }
+    }
+  }
+  return value;
+}
+
+function placeholderIndices(value: object): number[] | null {
+  if (!Object.hasOwn(value, PARTS)) return null;
+  const indices = (value as Record<string, unknown>)[PARTS];
+  return Array.isArray(indices) && Object.keys(value).length === 1
+    ? indices
+    : null;
 }
 
 /**

@@ -7,7 +7,12 @@
  */
 
 import type { ActorStorage, StorageKey, StorageOp } from "./storage.ts";
-import { type Encoded, encodedSnapshots, encodeStructured } from "./_codec.ts";
+import {
+  type Encoded,
+  encodedSnapshots,
+  encodeStructured,
+  fillParts,
+} from "./_codec.ts";
 import {
   type JobFingerprint,
   requireMatchingFingerprint,
@@ -79,6 +84,19 @@ const snapshotKey = (id: number, actorId: string): StorageKey => [
   actorId,
 ];
 const indexKey = (id: number): StorageKey => [INDEX, id];
+// Incremental checkpoints: a snapshot's parts (groups of operator state) are
+// stored under the checkpoint that first wrote them, and later checkpoints
+// whose groups did not change refer to them there. A manifest lists, per
+// subtask, where each of its parts is as flat [checkpoint id, number] pairs.
+const partKey = (id: number, actorId: string, n: number): StorageKey => [
+  CHECKPOINTS,
+  id,
+  "p",
+  actorId,
+  n,
+];
+const partName = (id: number, actorId: string, n: number): string =>
+  `${id}/${n}/${actorId}`;
 
 // Operations per storage.atomic() batch: 16 keys of at most 2 KiB each stay
 // within a commit's 80 KiB of written keys whatever the storage's prefix;
@@ -90,6 +108,8 @@ interface Manifest {
   readonly fingerprint: JobFingerprint;
   readonly createdAt: number;
   readonly subtaskIds: readonly string[];
+  /** Per subtask with parts: where they are, as [checkpoint id, number] pairs. */
+  readonly parts?: Readonly<Record<string, readonly number[]>>;
 }
 
 interface IndexEntry {
@@ -144,6 +164,11 @@ export class CheckpointStore {
   readonly #retain: number;
   readonly #log: (line: string) => void;
   #queue: Promise<unknown> = Promise.resolve();
+  // Parts this store wrote in a complete checkpoint, by the very Encoded the
+  // runtime handed it, and which of them are still stored: an unchanged
+  // part is referred to, not written again.
+  readonly #written = new WeakMap<Encoded, string>();
+  readonly #stored = new Map<string, readonly [number, number]>();
 
   /**
    * Creates a store over `storage`; it does not read anything yet.
@@ -309,16 +334,43 @@ export class CheckpointStore {
     const subtaskIds = Object.keys(snapshots);
     const entry: IndexEntry = { createdAt, subtaskIds };
     await this.#storage.put(indexKey(id), entry);
-    await this.#apply(subtaskIds.map((actorId) => ({
-      type: "put",
-      key: snapshotKey(id, actorId),
-      value: snapshots[actorId],
-    })));
-    const manifest: Manifest = { id, fingerprint, createdAt, subtaskIds };
+    const ops: StorageOp[] = [];
+    const parts: Record<string, number[]> = {};
+    const written: Array<[Encoded, string, readonly [number, number]]> = [];
+    for (const actorId of subtaskIds) {
+      const snapshot = snapshots[actorId];
+      ops.push({ type: "put", key: snapshotKey(id, actorId), value: snapshot });
+      if (snapshot.parts.length === 0) continue;
+      const refs: number[] = parts[actorId] = [];
+      snapshot.parts.forEach((part, n) => {
+        const name = this.#written.get(part);
+        const at = name === undefined ? undefined : this.#stored.get(name);
+        // Only a part of this subtask: refs name the writer by actor id.
+        if (at !== undefined && name === partName(at[0], actorId, at[1])) {
+          refs.push(at[0], at[1]);
+          return;
+        }
+        ops.push({ type: "put", key: partKey(id, actorId, n), value: part });
+        refs.push(id, n);
+        written.push([part, partName(id, actorId, n), [id, n]]);
+      });
+    }
+    await this.#apply(ops);
+    const manifest: Manifest = {
+      id,
+      fingerprint,
+      createdAt,
+      subtaskIds,
+      ...(Object.keys(parts).length > 0 ? { parts } : {}),
+    };
     await this.#storage.atomic([
       { type: "put", key: manifestKey(id), value: manifest },
       { type: "put", key: LATEST, value: id },
     ]);
+    for (const [part, name, at] of written) {
+      this.#written.set(part, name);
+      this.#stored.set(name, at);
+    }
 
     try {
       await this.#cleanUp(id);
@@ -332,37 +384,81 @@ export class CheckpointStore {
   /** Deletes what the retention drops, and partial checkpoints below `newest`. */
   async #cleanUp(newest: number): Promise<void> {
     const index = await this.#index();
-    const complete = [...(await this.#complete([...index.keys()])).keys()]
-      .sort((a, b) => b - a);
+    const manifests = await this.#complete([...index.keys()]);
+    const complete = [...manifests.keys()].sort((a, b) => b - a);
     const kept = new Set(complete.slice(0, this.#retain));
+    const keep = await this.#referencedParts([...kept, newest]);
     for (const [id, entry] of index) {
-      if (!kept.has(id) && id < newest) await this.#drop(id, entry.subtaskIds);
+      if (!kept.has(id) && id < newest) {
+        await this.#drop(id, entry.subtaskIds, keep, manifests.get(id));
+      }
     }
     // Parts without an index entry (written by hand, or by a tool) are
     // found once they are the oldest keys: one small read per save.
     const oldestKept = Math.min(newest, ...kept);
     let dropped: unknown;
     for (;;) {
-      const [first] = await this.#storage.list([CHECKPOINTS], { limit: 1 });
+      const [first] = await this.#storage.list([CHECKPOINTS], {
+        limit: 1,
+        keysOnly: true,
+      });
       const id = first?.[0][1];
       if (typeof id !== "number" || id >= oldestKept || id === dropped) break;
-      await this.#drop(id, []);
+      await this.#drop(id, [], keep);
       dropped = id;
     }
+  }
+
+  /** The names of the parts the manifests of `ids` refer to. */
+  async #referencedParts(ids: readonly number[]): Promise<Set<string>> {
+    const names = new Set<string>();
+    for (const manifest of (await this.#complete(ids)).values()) {
+      for (const [actorId, refs] of Object.entries(manifest.parts ?? {})) {
+        for (let i = 0; i < refs.length; i += 2) {
+          names.add(partName(refs[i], actorId, refs[i + 1]));
+        }
+      }
+    }
+    return names;
   }
 
   /**
    * Deletes a checkpoint: its manifest first, so that it is partial (never
    * read) from the first commit on; then its snapshots and any other key
-   * under it; its index entry last, so that a crash leaves it findable.
+   * under it except the parts in `keep` (later checkpoints refer to them);
+   * its index entry last, so that a crash leaves it findable. The parts of
+   * older checkpoints that its `manifest` refers to and `keep` does not go
+   * first: their own checkpoint's keys may be gone already, and only this
+   * manifest still says where they are.
    */
-  async #drop(id: number, subtaskIds: readonly string[]): Promise<void> {
+  async #drop(
+    id: number,
+    subtaskIds: readonly string[],
+    keep: ReadonlySet<string> = new Set(),
+    manifest?: Manifest,
+  ): Promise<void> {
     const del = (key: StorageKey): StorageOp => ({ type: "delete", key });
+    const stale: StorageOp[] = [];
+    for (const [actorId, refs] of Object.entries(manifest?.parts ?? {})) {
+      for (let i = 0; i < refs.length; i += 2) {
+        const name = partName(refs[i], actorId, refs[i + 1]);
+        if (refs[i] === id || keep.has(name)) continue;
+        this.#stored.delete(name);
+        stale.push(del(partKey(refs[i], actorId, refs[i + 1])));
+      }
+    }
     await this.#apply([
+      ...stale,
       del(manifestKey(id)),
       ...subtaskIds.map((actorId) => del(snapshotKey(id, actorId))),
     ]);
-    const rest = await this.#storage.list([CHECKPOINTS, id]);
+    const listed = await this.#storage.list([CHECKPOINTS, id], {
+      keysOnly: true,
+    });
+    const rest = listed.filter(
+      ([key]) => !keep.has(nameOfPartKey(key)),
+    );
+    for (const [key] of rest) this.#stored.delete(nameOfPartKey(key));
     await this.#apply(rest.map(([key]) => del(key)));
     await this.#storage.delete(indexKey(id));
   }
@@ -478,6 +574,10 @@ export class CheckpointStore {
     const subtasks = Object.fromEntries(
       manifest.subtaskIds.map((actorId, i) => [actorId, values[i]]),
     );
+    for (const [actorId, refs] of Object.entries(manifest.parts ?? {})) {
+      const problem = await this.#fillParts(subtasks, actorId, refs);
+      if (problem !== null) return { problem, partial: false };
+    }
     return {
       checkpoint: {
         id,
@@ -486,6 +586,39 @@ export class CheckpointStore {
         subtasks,
       },
     };
+  }
+
+  /** Reads the parts of one subtask's snapshot into it, or says what is wrong. */
+  async #fillParts(
+    subtasks: Record<string, unknown>,
+    actorId: string,
+    refs: readonly number[],
+  ): Promise<string | null> {
+    const keys: StorageKey[] = [];
+    for (let i = 0; i < refs.length; i += 2) {
+      keys.push(partKey(refs[i], actorId, refs[i + 1]));
+    }
+    let parts: unknown[];
+    try {
+      parts = await this.#storage.getMany(keys);
+    } catch (error) {
+      await this.#probe(error);
+      return `the parts of subtask '${actorId}' cannot be read (${error})`;
+    }
+    const missing = parts.findIndex((part) => !Array.isArray(part));
+    if (missing >= 0) {
+      return `part ${refs[2 * missing + 1]} of checkpoint ${
+        refs[2 * missing]
+      } of subtask '${actorId}' is ${
+        parts[missing] === undefined ? "missing" : "not an array"
+      }`;
+    }
+    try {
+      subtasks[actorId] = fillParts(subtasks[actorId], parts);
+    } catch (error) {
+      return `the snapshot of subtask '${actorId}' cannot take its parts (${error})`;
+    }
+    return null;
   }
 
   /**
@@ -515,6 +648,14 @@ export class CheckpointStore {
     }
     return `its snapshots cannot be read (${error})`;
   }
+}
+
+/** The name of a part's key, or "" for any other key. */
+function nameOfPartKey(key: StorageKey): string {
+  return key.length === 5 && key[2] === "p" && typeof key[1] === "number" &&
+      typeof key[3] === "string" && typeof key[4] === "number"
+    ? partName(key[1], key[3], key[4])
+    : "";
 }
 
 /** Checks a checkpoint to save; returns it typed. */
@@ -619,6 +760,17 @@ function parseManifest(raw: unknown, id: number): Manifest | string {
   const ids: unknown = manifest.subtaskIds;
   if (!Array.isArray(ids) || ids.some((s) => typeof s !== "string")) {
     return "its subtaskIds are not an array of strings";
+  }
+  const parts: unknown = manifest.parts;
+  if (
+    parts !== undefined &&
+    (typeof parts !== "object" || parts === null ||
+      Object.values(parts).some((refs) =>
+        !Array.isArray(refs) || refs.length % 2 !== 0 ||
+        refs.some((n) => !Number.isSafeInteger(n))
+      ))
+  ) {
+    return "its parts are not lists of [checkpoint id, number] pairs";
   }
   try {
     checkFingerprint(manifest.fingerprint, "read a manifest", "fingerprint");

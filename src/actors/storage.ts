@@ -45,6 +45,12 @@ export interface ListOptions {
    * @default {Infinity}
    */
   readonly limit?: number;
+  /**
+   * Whether to return the keys only, each with an `undefined` value, without
+   * reading the values (cheap for large ones, e.g. before deleting them).
+   * @default {false}
+   */
+  readonly keysOnly?: boolean;
 }
 
 /**

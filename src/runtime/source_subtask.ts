@@ -18,7 +18,11 @@ import {
 } from "../time/mod.ts";
 import type { SourceReader } from "./source.ts";
 import { END, recordBatch } from "./stream_element.ts";
-import type { OperatorContext, StreamOperator } from "./stream_operator.ts";
+import type {
+  OperatorContext,
+  SnapshotOptions,
+  StreamOperator,
+} from "./stream_operator.ts";
 import {
   Subtask,
   type SubtaskEdge,
@@ -49,6 +53,11 @@ export interface SourceSubtaskOptions<T> {
    * @default {true}
    */
   readonly persistWatermarks?: boolean;
+  /**
+   * Stores large groups of operator state apart, for incremental
+   * checkpoints (see {@linkcode SnapshotOptions.parts}); given by a runtime.
+   */
+  readonly snapshotParts?: SnapshotOptions["parts"];
   /** Receives the subtask's snapshot when it takes part in a checkpoint. */
   readonly onSnapshot?: (
     checkpointId: number,
@@ -137,6 +146,7 @@ export class SourceSubtask<T> {
         numInputChannels: 1,
         edges: options.edges,
         persistWatermarks: this.#persist,
+        snapshotParts: options.snapshotParts,
         onSnapshot: (_checkpointId, chain) => this.#chainSnapshot = chain,
       },
       context,

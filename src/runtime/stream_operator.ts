@@ -106,4 +106,14 @@ export interface SnapshotOptions {
    * @default {true}
    */
   readonly watermarks: boolean;
+  /**
+   * Stores `groups` (arrays of plain data) as separate parts of the
+   * checkpoint and returns the placeholder to put where their concatenation
+   * belongs; a restore gets the concatenation there. An operator passes a
+   * group's very array again while the group has not changed, and only
+   * arrays not seen at the previous checkpoint are encoded and written again
+   * (incremental checkpoints). Absent (e.g. outside a runtime's
+   * checkpoint): put the concatenation itself.
+   */
+  readonly parts?: (groups: readonly (readonly unknown[])[]) => unknown;
 }

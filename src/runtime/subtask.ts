@@ -61,6 +61,11 @@ export interface SubtaskOptions {
    */
   readonly persistWatermarks?: boolean;
   /**
+   * Stores large groups of operator state apart, for incremental
+   * checkpoints (see {@linkcode SnapshotOptions.parts}); given by a runtime.
+   */
+  readonly snapshotParts?: SnapshotOptions["parts"];
+  /**
    * Receives the subtask's snapshot when checkpoint barriers are aligned,
    * before the barrier is forwarded.
    */
@@ -185,7 +190,10 @@ export class Subtask {
     this.#ended = new Array(options.numInputChannels).fill(false);
     this.#barrierSeen = new Array(options.numInputChannels).fill(false);
     this.#held = Array.from({ length: options.numInputChannels }, () => []);
-    this.#snapshotOptions = { watermarks: options.persistWatermarks ?? true };
+    this.#snapshotOptions = {
+      watermarks: options.persistWatermarks ?? true,
+      parts: options.snapshotParts,
+    };
     this.#onSnapshot = options.onSnapshot;
     const tail = this.#tailOutput();
     for (let i = 0; i < options.operators.length; i++) {

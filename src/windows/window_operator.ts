@@ -57,6 +57,14 @@ export interface WindowOperatorOptions<T, K, ACC, OUT> {
   lateDataTag?: OutputTag<T> | null;
   /** Processing time, for processing-time windows and triggers. */
   clock: Clock;
+  /**
+   * Puts each key's windows in a numbered group (e.g. its key group), so
+   * that {@linkcode WindowOperator.slotGroups} can hand out unchanged groups
+   * as they were: an incremental checkpoint re-encodes only changed groups.
+   * Called once per (key, window), not per record.
+   * @default {() => 0} (one group)
+   */
+  partitionOf?: (key: K) => number;
 }
 
 /** One (key, window) and what it holds, as plain data. */
@@ -100,6 +108,14 @@ interface Slot<K, ACC> {
   // pending: triggers re-register the same timer on every record, and this
   // skips the timer service's lookup for the repeats. NaN when unknown.
   knownEventTimer: number;
+  // The group it belongs to; any change to the slot drops the group's snapshot.
+  readonly group: SlotGroup<K, ACC>;
+}
+
+// The slots of one group and their snapshot while none of them changed.
+interface SlotGroup<K, ACC> {
+  readonly slots: Set<Slot<K, ACC>>;
+  snapshot: WindowSlotSnapshot<K, ACC>[] | null;
 }
 
 /**
@@ -156,6 +172,8 @@ export class WindowOperator<T, K, ACC, OUT> {
   // the inner maps are then keyed by small keys, which hash fast.
   #index = new Map<unknown, Map<unknown, Slot<K, ACC>>>();
   #byId = new Map<number, Slot<K, ACC>>();
+  readonly #partitionOf: ((key: K) => number) | null;
+  #groups = new Map<number, SlotGroup<K, ACC>>();
   #nextId = 0;
   #numLateRecordsDropped = 0;
 
@@ -190,6 +208,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     this.#clock = options.clock;
     this.#output = output;
     this.#assignerContext = { clock: options.clock };
+    this.#partitionOf = options.partitionOf ?? null;
     this.#context = new SlotContext(this.#timers, options.clock);
   }
 
@@ -260,6 +279,7 @@ export class WindowOperator<T, K, ACC, OUT> {
       }
       skipped = false;
       slot.contents = this.#fn.add(slot.contents ?? this.#fn.create(), value);
+      slot.group.snapshot = null;
       const result = this.#trigger.onElement(
         value,
         timestamp,
@@ -319,22 +339,30 @@ export class WindowOperator<T, K, ACC, OUT> {
    * snapshot before processing more records.
    */
   snapshot(): WindowOperatorSnapshot<K, ACC> {
-    const slots: WindowSlotSnapshot<K, ACC>[] = [];
-    for (const slot of this.#byId.values()) {
-      const entry: WindowSlotSnapshot<K, ACC> = {
-        id: slot.id,
-        key: slot.key,
-        start: slot.window.start,
-        end: slot.window.end,
-      };
-      if (slot.contents !== undefined) entry.contents = slot.contents;
-      if (slot.triggerState !== undefined) {
-        entry.triggerState = slot.triggerState;
-      }
-      slots.push(entry);
+    return { ...this.snapshotWithoutSlots(), slots: this.slotGroups().flat() };
+  }
+
+  /**
+   * The live slots as plain data, in groups (see
+   * {@linkcode WindowOperatorOptions.partitionOf}). A group's array is the
+   * very array of the previous call while nothing in the group changed, so
+   * a checkpoint can reuse what it encoded then; a changed group gets a new
+   * array. Contents are shared, not copied: serialise before processing more
+   * records, and do not modify the arrays.
+   */
+  slotGroups(): WindowSlotSnapshot<K, ACC>[][] {
+    const groups: WindowSlotSnapshot<K, ACC>[][] = [];
+    for (const group of this.#groups.values()) {
+      if (group.slots.size === 0) continue;
+      group.snapshot ??= [...group.slots].map(slotSnapshot);
+      groups.push(group.snapshot);
     }
+    return groups;
+  }
+
+  /** The snapshot's fields other than `slots`: see {@linkcode slotGroups}. */
+  snapshotWithoutSlots(): Omit<WindowOperatorSnapshot<K, ACC>, "slots"> {
     return {
-      slots,
       nextId: this.#nextId,
       timers: this.#timers.snapshot(),
       numLateRecordsDropped: this.#numLateRecordsDropped,
@@ -350,6 +378,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
     this.#index = new Map();
     this.#byId = new Map();
+    this.#groups = new Map();
     for (const entry of snapshot.slots) {
       const slot: Slot<K, ACC> = {
         id: entry.id,
@@ -359,6 +388,7 @@ export class WindowOperator<T, K, ACC, OUT> {
         triggerState: entry.triggerState,
         cleanupRegistered: true,
         knownEventTimer: NaN,
+        group: this.#groupOf(entry.key),
       };
       this.#insert(slot);
     }
@@ -403,6 +433,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     if (result === "fire" || result === "fire_and_purge") this.#emit(slot);
     if (result === "purge" || result === "fire_and_purge") {
       slot.contents = undefined;
+      slot.group.snapshot = null;
     }
   }
 
@@ -454,6 +485,7 @@ export class WindowOperator<T, K, ACC, OUT> {
       triggerState: undefined,
       cleanupRegistered: false,
       knownEventTimer: NaN,
+      group: this.#groupOf(key),
     };
     this.#insert(created);
     return created;
@@ -469,11 +501,25 @@ export class WindowOperator<T, K, ACC, OUT> {
     }
     inner.set(merging ? slot.window.start : slot.key, slot);
     this.#byId.set(slot.id, slot);
+    slot.group.slots.add(slot);
+    slot.group.snapshot = null;
+  }
+
+  #groupOf(key: K): SlotGroup<K, ACC> {
+    const id = this.#partitionOf === null ? 0 : this.#partitionOf(key);
+    let group = this.#groups.get(id);
+    if (group === undefined) {
+      group = { slots: new Set(), snapshot: null };
+      this.#groups.set(id, group);
+    }
+    return group;
   }
 
   #remove(slot: Slot<K, ACC>): void {
     this.#timers.deleteAllTimers(slot.id);
     this.#byId.delete(slot.id);
+    slot.group.slots.delete(slot);
+    slot.group.snapshot = null;
     const merging = this.#merging;
     const outer = merging ? slot.key : slot.window.start;
     const inner = this.#index.get(outer);
@@ -542,6 +588,7 @@ export class WindowOperator<T, K, ACC, OUT> {
       triggerState: undefined,
       cleanupRegistered: false,
       knownEventTimer: NaN,
+      group: this.#groupOf(key),
     };
     this.#trigger.onMerge(cover, this.#context.onMerge(target, states));
     for (const slot of merged) {
@@ -612,6 +659,21 @@ class SlotContext<K, ACC> implements OnMergeContext {
   }
 
   setState(value: number | undefined): void {
-    this.#slot!.triggerState = value;
+    const slot = this.#slot!;
+    if (slot.triggerState === value) return;
+    slot.triggerState = value;
+    slot.group.snapshot = null;
   }
+}
+
+function slotSnapshot<K, ACC>(slot: Slot<K, ACC>): WindowSlotSnapshot<K, ACC> {
+  const entry: WindowSlotSnapshot<K, ACC> = {
+    id: slot.id,
+    key: slot.key,
+    start: slot.window.start,
+    end: slot.window.end,
+  };
+  if (slot.contents !== undefined) entry.contents = slot.contents;
+  if (slot.triggerState !== undefined) entry.triggerState = slot.triggerState;
+  return entry;
 }

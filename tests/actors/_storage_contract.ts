@@ -204,6 +204,61 @@ export function storageContract(
     assert.deepEqual(await storage.list(["none"]), []);
   });
 
+  test(
+    "list with keysOnly returns the same keys in the same order, with undefined values, large values included",
+    async (storage, opened) => {
+      // Over 64 KiB: KvStorage keeps it in parts under other keys.
+      const big = { text: "y".repeat(100_000), n: 1 };
+      await storage.atomic([
+        { type: "put", key: ["w", 10], value: 1 },
+        { type: "put", key: ["w", "big"], value: big },
+        { type: "put", key: ["w", "a"], value: { a: 1 } },
+        { type: "put", key: ["w", -1], value: "x" },
+        { type: "put", key: ["x"], value: 2 },
+      ]);
+      for (
+        const [prefix, options] of [
+          [["w"], {}],
+          [[], {}],
+          [["w"], { limit: 2 }],
+          [["none"], {}],
+        ] as const
+      ) {
+        const full = await storage.list(prefix, options);
+        const keysOnly = await storage.list(prefix, {
+          ...options,
+          keysOnly: true,
+        });
+        assert.deepStrictEqual(
+          keysOnly,
+          full.map(([key]) => [key, undefined]),
+          JSON.stringify([prefix, options]),
+        );
+      }
+      // Every backend that counts its entries stores the large value in parts.
+      if (opened.countEntries) {
+        assert.ok(
+          await opened.countEntries() > (await storage.list([])).length,
+        );
+      }
+      assert.deepStrictEqual(await storage.list(["w"], { keysOnly: true }), [
+        [["w", "a"], undefined],
+        [["w", "big"], undefined],
+        [["w", -1], undefined],
+        [["w", 10], undefined],
+      ]);
+      // keysOnly: false is a plain list.
+      assert.deepStrictEqual(
+        await storage.list(["w", "big"], { keysOnly: false }),
+        [],
+      );
+      assert.deepStrictEqual(
+        (await storage.list(["w"], { keysOnly: false }))[1],
+        [["w", "big"], big],
+      );
+    },
+  );
+
   test("atomic applies every operation, the last one per key winning", async (storage) => {
     await storage.put(["gone"], "old");
     await storage.atomic([

@@ -17,6 +17,7 @@ import {
   Encoded,
   encodedCheckpoint,
   encodeStructured,
+  partsPlaceholder,
 } from "../../src/actors/_codec.ts";
 import {
   CheckpointMismatchError,
@@ -793,4 +794,281 @@ test("save() copies the snapshots when called: later changes are not saved", asy
   assert.deepEqual((await store.latest(CLICKS))?.subtasks, {
     "clicks/src-1/0": { offset: 1 },
   });
+});
+
+// Incremental checkpoints: a window subtask's snapshot holds a placeholder
+// for its slots, which are stored as separate parts.
+
+const WINDOW = "clicks/window-3/0";
+
+/** A part: an array of `n` window slots tagged `tag` (plain data, a Set). */
+function slots(tag: string, n = 3): unknown[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: i,
+    key: `${tag}-${i}`,
+    contents: new Set([tag]),
+  }));
+}
+
+/** Parts as the runtime hands them out: each array encoded once. */
+function part(tag: string, n = 3): Encoded {
+  return encodeStructured(slots(tag, n));
+}
+
+/**
+ * Checkpoint `id` whose window snapshot is `{ slots: <parts>, other: id }`
+ * with `parts`, as LocalRuntime builds one.
+ */
+function withParts(id: number, parts: readonly Encoded[]): CompletedCheckpoint {
+  const main = encodeStructured({
+    slots: partsPlaceholder(parts.map((_, i) => i)),
+    other: id,
+  });
+  return encodedCheckpoint(
+    { id, fingerprint: CLICKS, createdAt: 1_700_000_000_000 + id },
+    {
+      "clicks/src-1/0": encodeStructured({ offset: id * 10 }),
+      [WINDOW]: new Encoded(main.bytes, undefined, parts),
+    },
+  );
+}
+
+/** The subtasks `withParts(id, parts)` stands for, parts filled in. */
+function filled(id: number, parts: readonly Encoded[]) {
+  return {
+    "clicks/src-1/0": { offset: id * 10 },
+    [WINDOW]: { slots: parts.flatMap((p) => p.decode<unknown[]>()), other: id },
+  };
+}
+
+/** The storage keys of parts (`["cp", id, "p", actorId, n]`), in key order. */
+async function partKeys(storage: ActorStorage): Promise<StorageKey[]> {
+  return (await storage.list(["cp"], { keysOnly: true }))
+    .map(([key]) => key)
+    .filter((key) => key[2] === "p");
+}
+
+test("a part unchanged since the previous checkpoint is stored once and read by both", async ({ storage }) => {
+  const { store, lines } = storeOver(storage);
+  const a = part("a", 20);
+  const b1 = part("b1");
+  const b2 = part("b2");
+  await store.save(withParts(1, [a, b1]));
+  await store.save(withParts(2, [a, b2]));
+  assert.deepEqual(await partKeys(storage), [
+    ["cp", 1, "p", WINDOW, 0],
+    ["cp", 1, "p", WINDOW, 1],
+    ["cp", 2, "p", WINDOW, 1],
+  ]);
+  const manifest = await storage.get<{ parts: unknown }>(["cp", 2, "m"]);
+  assert.deepEqual(manifest?.parts, { [WINDOW]: [1, 0, 2, 1] });
+  // The snapshot itself holds the placeholder, not the slots.
+  const main = await storage.get<Record<string, unknown>>([
+    "cp",
+    2,
+    "s",
+    WINDOW,
+  ]);
+  assert.deepEqual(Object.keys(main!), ["slots", "other"]);
+
+  const latest = await store.latest(CLICKS);
+  assert.equal(latest?.id, 2);
+  assert.deepStrictEqual(latest?.subtasks, filled(2, [a, b2]));
+  const window = latest!.subtasks[WINDOW] as { slots: unknown[] };
+  assert.deepStrictEqual(window.slots, [...slots("a", 20), ...slots("b2")]);
+  const first = await store.load(1, CLICKS);
+  assert.deepStrictEqual(first.subtasks, filled(1, [a, b1]));
+  assert.deepEqual(lines, []);
+});
+
+test("retention deletes the parts no kept checkpoint refers to and keeps the others where they were written", async ({ storage }) => {
+  const { store, lines } = storeOver(storage, { retain: 1 });
+  const a = part("a");
+  const b = [part("b1"), part("b2"), part("b3")];
+  for (let id = 1; id <= 3; id++) {
+    await store.save(withParts(id, [a, b[id - 1]]));
+  }
+  assert.deepEqual((await store.list()).map((info) => info.id), [3]);
+  assert.deepEqual(await partKeys(storage), [
+    ["cp", 1, "p", WINDOW, 0],
+    ["cp", 3, "p", WINDOW, 1],
+  ]);
+  // Nothing else of checkpoints 1 and 2 remains.
+  assert.deepEqual(
+    (await keysOf(storage)).filter((key) =>
+      (isOf(1, key) || isOf(2, key)) && key[2] !== "p"
+    ),
+    [],
+  );
+  assert.deepStrictEqual(
+    (await store.latest(CLICKS))?.subtasks,
+    filled(3, [a, b[2]]),
+  );
+
+  // Once `a` changes, its old part goes too.
+  const a2 = part("a2");
+  await store.save(withParts(4, [a2, b[2]]));
+  assert.deepEqual(await partKeys(storage), [
+    ["cp", 3, "p", WINDOW, 1],
+    ["cp", 4, "p", WINDOW, 0],
+  ]);
+  assert.deepStrictEqual(
+    (await store.latest(CLICKS))?.subtasks,
+    filled(4, [a2, b[2]]),
+  );
+  assert.deepEqual(lines, []);
+});
+
+test("retention deletes an unreferenced part even while an older part is still referenced", async ({ storage }) => {
+  const { store, lines } = storeOver(storage, { retain: 1 });
+  // `a` never changes: its part stays the oldest key. `b` is written by
+  // checkpoint 2, still used by 3, and replaced in 4.
+  const a = part("a");
+  const b = part("b");
+  await store.save(withParts(1, [a, part("b0")]));
+  await store.save(withParts(2, [a, b]));
+  await store.save(withParts(3, [a, b]));
+  assert.deepEqual(await partKeys(storage), [
+    ["cp", 1, "p", WINDOW, 0],
+    ["cp", 2, "p", WINDOW, 1],
+  ]);
+  const b4 = part("b4");
+  await store.save(withParts(4, [a, b4]));
+  assert.deepEqual(await partKeys(storage), [
+    ["cp", 1, "p", WINDOW, 0],
+    ["cp", 4, "p", WINDOW, 1],
+  ]);
+  assert.deepEqual(
+    (await keysOf(storage)).filter((key) => key[0] !== "cp" || key[2] !== "p")
+      .filter((key) => [1, 2, 3].some((id) => isOf(id, key))),
+    [],
+  );
+  assert.deepStrictEqual(
+    (await store.latest(CLICKS))?.subtasks,
+    filled(4, [a, b4]),
+  );
+  assert.deepEqual(lines, []);
+});
+
+test("a part whose clean-up failed is deleted by the next save", async ({ storage }) => {
+  const faulty = new FaultyStorage(storage);
+  const { store, lines } = storeOver(faulty, { retain: 1 });
+  const a = part("a");
+  const b = part("b");
+  await store.save(withParts(1, [a, part("b0")]));
+  await store.save(withParts(2, [a, b]));
+  await store.save(withParts(3, [a, b]));
+  faulty.fail = (op, arg) =>
+    op === "atomic" && (arg as StorageOp[]).some((o) => o.type === "delete")
+      ? new Error("disk full")
+      : undefined;
+  const b4 = part("b4");
+  await store.save(withParts(4, [a, b4]));
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], /Checkpoint 4 .*deleting older checkpoints failed/);
+  faulty.fail = () => undefined;
+  const b5 = part("b5");
+  await store.save(withParts(5, [a, b5]));
+  assert.deepEqual(await partKeys(storage), [
+    ["cp", 1, "p", WINDOW, 0],
+    ["cp", 5, "p", WINDOW, 1],
+  ]);
+  assert.deepStrictEqual(
+    (await store.latest(CLICKS))?.subtasks,
+    filled(5, [a, b5]),
+  );
+  assert.equal(lines.length, 1);
+});
+
+test("latest() skips a checkpoint whose part is missing, with one log line naming it, and returns the previous one", async ({ storage }) => {
+  const { store, lines } = storeOver(storage, { retain: 2 });
+  const a = part("a");
+  const b1 = part("b1");
+  await store.save(withParts(1, [a, b1]));
+  await store.save(withParts(2, [a, part("b2")]));
+  await storage.delete(["cp", 2, "p", WINDOW, 1]);
+  const latest = await store.latest(CLICKS);
+  assert.equal(latest?.id, 1);
+  assert.deepStrictEqual(latest?.subtasks, filled(1, [a, b1]));
+  assert.equal(lines.length, 1);
+  assert.match(
+    lines[0],
+    /checkpoint 2 of job 'clicks'.*part 1 of checkpoint 2 of subtask 'clicks\/window-3\/0' is missing/,
+  );
+  await assert.rejects(store.load(2, CLICKS), {
+    name: "RangeError",
+    message: /current value is 2, but part 1 of checkpoint 2 .* is missing/,
+  });
+
+  // A shared part that is gone breaks both checkpoints.
+  await storage.delete(["cp", 1, "p", WINDOW, 0]);
+  lines.length = 0;
+  assert.equal(await store.latest(CLICKS), null);
+  assert.equal(lines.length, 2);
+  assert.match(lines[1], /checkpoint 1 .*part 0 of checkpoint 1 .* is missing/);
+});
+
+test("a new store over the same storage writes every part again, and reads both generations", async ({ storage }) => {
+  const { store } = storeOver(storage, { retain: 4 });
+  const a = part("a");
+  const b = part("b");
+  await store.save(withParts(1, [a, b]));
+  await store.save(withParts(2, [a, b]));
+  assert.equal((await partKeys(storage)).length, 2);
+
+  // A restart: the same Encoded objects, but this store did not write them.
+  const { store: restarted, lines } = storeOver(storage, { retain: 4 });
+  assert.deepStrictEqual(
+    (await restarted.latest(CLICKS))?.subtasks,
+    filled(2, [a, b]),
+  );
+  await restarted.save(withParts(3, [a, b]));
+  assert.deepEqual(await partKeys(storage), [
+    ["cp", 1, "p", WINDOW, 0],
+    ["cp", 1, "p", WINDOW, 1],
+    ["cp", 3, "p", WINDOW, 0],
+    ["cp", 3, "p", WINDOW, 1],
+  ]);
+  const manifest = await storage.get<{ parts: unknown }>(["cp", 3, "m"]);
+  assert.deepEqual(manifest?.parts, { [WINDOW]: [3, 0, 3, 1] });
+  // From then on, it refers to what it wrote.
+  const c = part("c");
+  await restarted.save(withParts(4, [a, c]));
+  assert.deepEqual(
+    (await storage.get<{ parts: unknown }>(["cp", 4, "m"]))?.parts,
+    { [WINDOW]: [3, 0, 4, 1] },
+  );
+  for (
+    const [id, parts] of [[1, [a, b]], [2, [a, b]], [3, [a, b]], [4, [
+      a,
+      c,
+    ]]] as const
+  ) {
+    assert.deepStrictEqual(
+      (await restarted.load(id, CLICKS)).subtasks,
+      filled(id, parts),
+    );
+  }
+  assert.deepEqual(lines, []);
+});
+
+test("a part of a save that crashed before its manifest is written again, not referred to", async ({ storage }) => {
+  const faulty = new FaultyStorage(storage);
+  const { store, lines } = storeOver(faulty);
+  const a = part("a");
+  faulty.fail = (op, arg) =>
+    commitsManifest(op, arg) ? new Error("crash") : undefined;
+  await assert.rejects(store.save(withParts(1, [a])), /crash/);
+  faulty.fail = () => undefined;
+  await store.save(withParts(2, [a]));
+  assert.deepEqual(
+    (await storage.get<{ parts: unknown }>(["cp", 2, "m"]))?.parts,
+    { [WINDOW]: [2, 0] },
+  );
+  assert.deepEqual(await partKeys(storage), [["cp", 2, "p", WINDOW, 0]]);
+  assert.deepStrictEqual(
+    (await store.latest(CLICKS))?.subtasks,
+    filled(2, [a]),
+  );
+  assert.deepEqual(lines, []);
 });

@@ -2,10 +2,13 @@ import assert from "node:assert/strict";
 import superjson from "superjson";
 import {
   decodeStored,
+  Encoded,
   encodedCheckpoint,
   encodedSnapshots,
   encodeStructured,
   encodeSuperjson,
+  fillParts,
+  partsPlaceholder,
   snapshotsToUse,
 } from "../../src/actors/_codec.ts";
 import { SHAPES } from "./_storage_contract.ts";
@@ -121,4 +124,96 @@ Deno.test("encodedCheckpoint decodes its subtasks once, on first read, and resto
   const plain = { ...checkpoint };
   assert.equal(encodedSnapshots(plain), undefined);
   assert.equal(snapshotsToUse(plain), plain.subtasks);
+});
+
+Deno.test("fillParts replaces nested placeholders by the concatenation of their parts and leaves everything else alone", () => {
+  const parts = [[1, 2], ["a"], [], [{ deep: partsPlaceholder([0]) }]];
+  const map = new Map([["m", partsPlaceholder([0])]]);
+  const date = new Date(5);
+  const value = {
+    top: partsPlaceholder([0, 1]),
+    list: [partsPlaceholder([1, 0, 1]), 7, null, "s"],
+    nested: { again: { slots: partsPlaceholder([2]) } },
+    // Not placeholders: other keys beside it, or indices that are no array.
+    extra: { "weir:parts": [0], other: 1 },
+    notIndices: { "weir:parts": 3 },
+    map,
+    date,
+    fromPart: partsPlaceholder([3]),
+  };
+  const filled = fillParts(value, parts) as Record<string, unknown>;
+  assert.equal(filled, value, "changed in place");
+  assert.deepStrictEqual(filled, {
+    top: [1, 2, "a"],
+    list: [["a", 1, 2, "a"], 7, null, "s"],
+    nested: { again: { slots: [] } },
+    extra: { "weir:parts": [0], other: 1 },
+    notIndices: { "weir:parts": 3 },
+    map: new Map([["m", partsPlaceholder([0])]]),
+    date: new Date(5),
+    // The parts themselves are not searched.
+    fromPart: [{ deep: partsPlaceholder([0]) }],
+  });
+  assert.equal(filled.map, map, "a Map is left as it is");
+  assert.equal(filled.date, date);
+  // A placeholder at the top is replaced by its concatenation.
+  assert.deepStrictEqual(fillParts(partsPlaceholder([1, 1]), parts), [
+    "a",
+    "a",
+  ]);
+  for (const scalar of [1, "x", null, undefined]) {
+    assert.equal(fillParts(scalar, parts), scalar);
+  }
+});
+
+Deno.test("fillParts throws a RangeError naming the part that is missing or not an array", () => {
+  assert.throws(
+    () => fillParts({ slots: partsPlaceholder([0, 2]) }, [[1], [2]]),
+    {
+      name: "RangeError",
+      message: /part 2 must be an array: current value is undefined/,
+    },
+  );
+  assert.throws(
+    () => fillParts([partsPlaceholder([1])], [[1], { not: "an array" }]),
+    {
+      name: "RangeError",
+      message: /part 1 must be an array: current value is object/,
+    },
+  );
+});
+
+Deno.test("an Encoded with parts decodes to its value with the placeholders filled, afresh each time", () => {
+  const partA = encodeStructured([{ id: 1, key: "a" }, { id: 2, key: "b" }]);
+  const partB = encodeStructured([{ id: 3, key: new Set(["c"]) }]);
+  const main = encodeStructured({ slots: partsPlaceholder([0, 1]), other: 1 });
+  const encoded = new Encoded(main.bytes, undefined, [partA, partB]);
+  assert.deepStrictEqual(encoded.parts, [partA, partB]);
+  const expected = {
+    slots: [
+      { id: 1, key: "a" },
+      { id: 2, key: "b" },
+      { id: 3, key: new Set(["c"]) },
+    ],
+    other: 1,
+  };
+  const first = encoded.decode();
+  assert.deepStrictEqual(first, expected);
+  assert.notEqual(encoded.decode(), first);
+  // Without parts, the placeholder stays.
+  assert.deepStrictEqual(main.decode(), {
+    slots: partsPlaceholder([0, 1]),
+    other: 1,
+  });
+  // A superjson payload gets its parts filled too.
+  const text = encodeSuperjson({ slots: partsPlaceholder([1]) })!;
+  assert.deepStrictEqual(
+    new Encoded(text.bytes, text.text, [partA, partB]).decode(),
+    { slots: [{ id: 3, key: new Set(["c"]) }] },
+  );
+  // A part that is missing fails the decode.
+  assert.throws(() => new Encoded(main.bytes, undefined, [partA]).decode(), {
+    name: "RangeError",
+    message: /part 1 /,
+  });
 });

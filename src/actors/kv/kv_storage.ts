@@ -239,6 +239,10 @@ export class KvStorage implements ActorStorage {
     );
     for await (const entry of entries) {
       const key = entry.key.slice(skip) as StorageKeyPart[];
+      if (options.keysOnly) {
+        out.push([key, undefined as V]);
+        continue;
+      }
       const value = await this.#resolve<V>(key, entry.value);
       // Deleted since listed (stored values are never undefined): skip it.
       if (value !== undefined) out.push([key, value]);

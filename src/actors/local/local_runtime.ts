@@ -20,9 +20,10 @@ import {
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import {
-  type Encoded,
+  Encoded,
   encodedCheckpoint,
   encodeStructured,
+  partsPlaceholder,
   snapshotsToUse,
 } from "../_codec.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
@@ -172,6 +173,11 @@ export class LocalRuntime {
   #nextCheckpoint = Infinity;
   #lastCheckpointId = 0;
   #pendingCheckpoint: { id: number; acks: Map<string, Encoded> } | null = null;
+  // Incremental checkpoints: the parts the snapshot being taken handed out,
+  // and the encoding of every part array still in use (an unchanged group
+  // of state is the same array at the next checkpoint: encoded once).
+  #parts: Encoded[] = [];
+  readonly #partEncodings = new WeakMap<object, Encoded>();
   readonly #completed: CompletedCheckpoint[] = [];
   /** The last checkpoint saved, for tests and the service. */
   #latestCompleted: CompletedCheckpoint | null = null;
@@ -280,6 +286,7 @@ export class LocalRuntime {
               edges: subtaskEdges,
               autoWatermarkIntervalMs: graph.autoWatermarkIntervalMs,
               persistWatermarks: this.#persist,
+              snapshotParts: this.#snapshotParts(actor.id),
               onSnapshot: (checkpointId, snapshot) =>
                 this.#ack(actor.id, checkpointId, snapshot),
             },
@@ -306,6 +313,7 @@ export class LocalRuntime {
               edges: subtaskEdges,
               inputPolicy: vertex.inputPolicy,
               persistWatermarks: this.#persist,
+              snapshotParts: this.#snapshotParts(actor.id),
               onSnapshot: (checkpointId, snapshot) =>
                 this.#ack(actor.id, checkpointId, snapshot),
             },
@@ -404,7 +412,9 @@ export class LocalRuntime {
     if (pending === null || pending.id !== checkpointId) return;
     // Operators hand out live state: encode it (once, in its stored form)
     // before processing continues; the bytes are the copy.
-    pending.acks.set(actorId, this.#encodeSnapshot(actorId, snapshot));
+    const parts = this.#parts;
+    this.#parts = [];
+    pending.acks.set(actorId, this.#encodeSnapshot(actorId, snapshot, parts));
     if (pending.acks.size < this.#actors.length) return;
     this.#pendingCheckpoint = null;
     this.#completed.push(encodedCheckpoint({
@@ -414,13 +424,37 @@ export class LocalRuntime {
     }, Object.fromEntries(pending.acks)));
   }
 
-  #encodeSnapshot(actorId: string, snapshot: unknown): Encoded {
+  /** The `snapshotParts` of actor `actorId`'s subtask. */
+  #snapshotParts(actorId: string) {
+    return (groups: readonly (readonly unknown[])[]): unknown => {
+      if (groups.length === 0) return [];
+      const indices: number[] = [];
+      for (const group of groups) {
+        let encoded = this.#partEncodings.get(group);
+        if (encoded === undefined) {
+          encoded = this.#encodeSnapshot(actorId, group, []);
+          this.#partEncodings.set(group, encoded);
+        }
+        indices.push(this.#parts.push(encoded) - 1);
+      }
+      return partsPlaceholder(indices);
+    };
+  }
+
+  #encodeSnapshot(
+    actorId: string,
+    snapshot: unknown,
+    parts: readonly Encoded[],
+  ): Encoded {
     const head = `Cannot checkpoint actor '${actorId}' as its snapshot must be`;
     if (snapshot === undefined) {
       throw new TypeError(`${head} defined: current value is undefined`);
     }
     try {
-      return encodeStructured(snapshot);
+      const encoded = encodeStructured(snapshot);
+      return parts.length === 0
+        ? encoded
+        : new Encoded(encoded.bytes, undefined, parts);
     } catch (error) {
       throw new TypeError(
         `${head} structured-cloneable data (no functions or symbols): ${error}`,

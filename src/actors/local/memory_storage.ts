@@ -17,7 +17,7 @@ import {
   MAX_KEY_BYTES,
   orderedKey,
 } from "../_storage_keys.ts";
-import type { Encoded } from "../_codec.ts";
+import { Encoded } from "../_codec.ts";
 import {
   LIMITS,
   type Manifest,
@@ -138,7 +138,10 @@ export class MemoryStorage implements ActorStorage {
         i++
       ) {
         const entry = this.#entries.get(this.#order[i])!;
-        out.push([[...entry.key], entry.value.decode<V>()]);
+        out.push([
+          [...entry.key],
+          options.keysOnly ? undefined as V : entry.value.decode<V>(),
+        ]);
       }
       return Promise.resolve(out);
     } catch (error) {
@@ -178,11 +181,12 @@ export class MemoryStorage implements ActorStorage {
       for (const op of resolved) {
         if (op.encoded === undefined) this.#remove(op.id);
         else {
-          this.#insert(op.id, {
-            key: op.key,
-            value: op.encoded,
-            bytes: op.bytes!.length,
-          });
+          // What a KV store keeps: the payload, not the parts an Encoded
+          // carries beside it (those are stored under their own keys).
+          const value = op.encoded.parts.length === 0
+            ? op.encoded
+            : new Encoded(op.encoded.bytes, op.encoded.text);
+          this.#insert(op.id, { key: op.key, value, bytes: op.bytes!.length });
         }
       }
       return Promise.resolve();

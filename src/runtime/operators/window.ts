@@ -9,7 +9,9 @@ import {
   WindowOperator,
   type WindowOperatorOptions,
   type WindowOperatorSnapshot,
+  type WindowSlotSnapshot,
 } from "../../windows/mod.ts";
+import { keyGroupOf } from "../key_groups.ts";
 import type {
   OperatorContext,
   OperatorOutput,
@@ -24,8 +26,14 @@ import type {
  */
 export type WindowStreamOperatorOptions<T, K, ACC, OUT> = Omit<
   WindowOperatorOptions<T, K, ACC, OUT>,
-  "clock"
+  "clock" | "partitionOf"
 >;
+
+// Windows are grouped for incremental checkpoints by the key group of their
+// key at the default max parallelism: a group is re-encoded only when one
+// of its windows changed. Hashed once per (key, window), not per record.
+const SNAPSHOT_GROUPS = 128;
+const partitionOf = (key: unknown): number => keyGroupOf(key, SNAPSHOT_GROUPS);
 
 /**
  * Adapts a {@linkcode WindowOperator} (keyed windows, triggers, allowed
@@ -42,6 +50,8 @@ export type WindowStreamOperatorOptions<T, K, ACC, OUT> = Omit<
  * - Processing-time windows fire in `onProcessingTime`, which the subtask
  *   calls at `nextProcessingTime()`.
  * - `open` registers the gauges `numLateRecordsDropped` and `numWindows`.
+ * - Snapshots hand their windows out in groups by key group (see
+ *   {@linkcode SnapshotOptions.parts}): checkpoints are incremental.
  *
  * The window operator is built in the constructor (so bad options fail at
  * once) with a clock that reads the context's clock once opened. Cost: that
@@ -71,7 +81,7 @@ export class WindowStreamOperator<T, K, ACC, OUT>
    */
   constructor(options: WindowStreamOperatorOptions<T, K, ACC, OUT>) {
     const clock: Clock = { now: () => this.#clock!.now() };
-    this.#operator = new WindowOperator({ ...options, clock }, {
+    this.#operator = new WindowOperator({ ...options, clock, partitionOf }, {
       collect: (value: OUT, timestamp: number) => {
         this.#values.push(value);
         this.#timestamps.push(timestamp);
@@ -172,7 +182,15 @@ export class WindowStreamOperator<T, K, ACC, OUT>
     _checkpointId?: number,
     options?: SnapshotOptions,
   ): WindowOperatorSnapshot<K, ACC> {
-    const snapshot = this.#operator.snapshot();
+    const operator = this.#operator;
+    const groups = operator.slotGroups();
+    const snapshot = {
+      ...operator.snapshotWithoutSlots(),
+      slots: (options?.parts?.(groups) ?? groups.flat()) as WindowSlotSnapshot<
+        K,
+        ACC
+      >[],
+    };
     if (options?.watermarks !== false) return snapshot;
     // Replay mode: timers are kept, the watermark restarts at -Infinity
     // (reference §6 rules 1-2).
