@@ -29,10 +29,10 @@ import {
 } from "./_keyed_count.ts";
 import {
   type ActorStorage,
+  type AggregateFunction,
   KvStorage,
   type LocalRuntime,
   ManualClock,
-  type ProcessWindowFunction,
   type Sink,
   type Source,
   type SourceBatch,
@@ -135,14 +135,30 @@ const discard: Sink<unknown> = {
   },
 };
 
-const countRecords: ProcessWindowFunction<StateRecord, number, number> =
-  function countRecords(_key, _context, elements, out) {
-    out(elements.length);
+/**
+ * Keeps the newest `cap` records of each window: a record for a key changes
+ * its state without growing it, so every checkpoint of a run sees the same
+ * amount of state.
+ */
+function newestRecords(
+  cap: number,
+): AggregateFunction<StateRecord, StateRecord[], number> {
+  return {
+    createAccumulator: () => [],
+    add(record, kept) {
+      kept.push(record);
+      if (kept.length > cap) kept.shift();
+      return kept;
+    },
+    getResult: (kept) => kept.length,
+    merge: (a, b) => [...a, ...b].slice(-cap),
   };
+}
 
 /** The job whose window state is `records`, checkpointing to `storage`. */
 function stateJob(
   jobName: string,
+  records: number,
   source: HeldOpenSource<StateRecord>,
   storage: ActorStorage,
 ): StreamEnvironment {
@@ -161,7 +177,7 @@ function stateJob(
   )
     .keyBy((r) => r.key)
     .window(TumblingEventTimeWindows.of(STATE_WINDOW_MS))
-    .process(countRecords)
+    .aggregate(newestRecords(Math.ceil(records / STATE_KEYS)))
     .sinkTo(discard);
   return env;
 }
@@ -186,7 +202,12 @@ async function stateFixture(
   const jobName = `state-${size.records}`;
   const records = stateRecords(size.records);
   const source = new HeldOpenSource(records);
-  const env = stateJob(jobName, source, checkpointStorage(kv, jobName));
+  const env = stateJob(
+    jobName,
+    size.records,
+    source,
+    checkpointStorage(kv, jobName),
+  );
   const runtime = env.createRuntime();
   runtime.runUntilIdle();
   // The first checkpoint also measures the state.
@@ -260,6 +281,7 @@ async function restoreOnce(
 ): Promise<RestoreTiming> {
   const env = stateJob(
     fixture.jobName,
+    fixture.size.records,
     new HeldOpenSource(fixture.records),
     checkpointStorage(kv, fixture.jobName),
   );
@@ -525,21 +547,23 @@ Deno.bench(
  * with every key changed each checkpoint is a full one.
  */
 const CHANGED_KEY_SHARES = [0, 0.01, 0.1, 1];
-let changeSeed = 7;
+let changeOffset = 0;
 
-/** One record for each of `share` of the keys, picked at random. */
+/** One record for each of `share` of the keys, different keys each time. */
 function changeRecords(share: number, at: number): StateRecord[] {
   const count = Math.round(share * STATE_KEYS);
-  const keys = new Set<number>();
-  while (keys.size < count) {
-    changeSeed = (changeSeed * 1_103_515_245 + 12_345) % 2_147_483_648;
-    keys.add(changeSeed % STATE_KEYS);
+  changeOffset = (changeOffset + 389) % STATE_KEYS;
+  const records: StateRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    // 7919 is prime, so coprime with the key count: `count` distinct keys.
+    const key = (changeOffset + i * 7_919) % STATE_KEYS;
+    records.push({
+      key,
+      ts: STATE_BASE_TS + at,
+      payload: `changed-${at}-${key}`.padEnd(48, "klmnopqrst"),
+    });
   }
-  return [...keys].map((key) => ({
-    key,
-    ts: STATE_BASE_TS + at,
-    payload: `changed-${at}-${key}`.padEnd(48, "klmnopqrst"),
-  }));
+  return records;
 }
 
 function percentile(sorted: readonly number[], p: number): number {

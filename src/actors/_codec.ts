@@ -22,13 +22,14 @@ import type { CompletedCheckpoint } from "./checkpoint_store.ts";
 
 const STRUCTURED = 0xff;
 const DEFLATED = 0x78;
-// Compression: only of values that would be chunked anyway, and only when a
-// sample of the start shrinks to 40% or less. Deflate at level 1 took about
-// 3 ms per MB of input where bench/checkpoint_bench.ts was measured, and
-// writing to a local KV file about 5.5 ms per MB, so a value that shrinks
-// less is stored sooner as it is.
-const COMPRESS_FROM = 64 * 1024;
-const SAMPLE_BYTES = 32 * 1024;
+// Compression: of values from 4 KiB (incremental checkpoints store state in
+// parts of that order), and only when a sample of the start shrinks to 40%
+// or less. Deflate at level 1 took about 3 ms per MB of input where
+// bench/checkpoint_bench.ts was measured, and writing to a local KV file
+// about 5.5 ms per MB, so a value that shrinks less is stored sooner as it
+// is.
+const COMPRESS_FROM = 4 * 1024;
+const SAMPLE_BYTES = 4 * 1024;
 const WORTH = 0.4;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -160,8 +161,9 @@ export function encodeStructured(value: unknown): Encoded {
     buffer.byteLength,
   );
   if (bytes.length < COMPRESS_FROM) return new Encoded(bytes);
-  const sample = deflateSync(bytes.subarray(0, SAMPLE_BYTES), { level: 1 });
-  if (sample.length > SAMPLE_BYTES * WORTH) return new Encoded(bytes);
+  const sampled = Math.min(SAMPLE_BYTES, bytes.length);
+  const sample = deflateSync(bytes.subarray(0, sampled), { level: 1 });
+  if (sample.length > sampled * WORTH) return new Encoded(bytes);
   const deflated = deflateSync(bytes, { level: 1 });
   // Free the serialised copy now rather than at the next GC: megabytes of
   // external memory per checkpoint make V8 collect the whole heap early.

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { type GroupedItem, SnapshotGroups } from "./_snapshot_groups.ts";
 import type { Clock } from "../time/mod.ts";
 import { requireNonNegativeInteger } from "../time/_validate.ts";
 import { cleanupTime, isElementLate, isWindowLate } from "./lateness.ts";
@@ -95,7 +96,7 @@ export interface WindowOperatorSnapshot<K, ACC> {
   numLateRecordsDropped: number;
 }
 
-interface Slot<K, ACC> {
+interface Slot<K, ACC> extends GroupedItem {
   readonly id: number;
   readonly key: K;
   readonly window: TimeWindow;
@@ -108,14 +109,8 @@ interface Slot<K, ACC> {
   // pending: triggers re-register the same timer on every record, and this
   // skips the timer service's lookup for the repeats. NaN when unknown.
   knownEventTimer: number;
-  // The group it belongs to; any change to the slot drops the group's snapshot.
-  readonly group: SlotGroup<K, ACC>;
-}
-
-// The slots of one group and their snapshot while none of them changed.
-interface SlotGroup<K, ACC> {
-  readonly slots: Set<Slot<K, ACC>>;
-  snapshot: WindowSlotSnapshot<K, ACC>[] | null;
+  // The same for the trigger's processing-time timer.
+  knownProcessingTimer: number;
 }
 
 /**
@@ -172,8 +167,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   // the inner maps are then keyed by small keys, which hash fast.
   #index = new Map<unknown, Map<unknown, Slot<K, ACC>>>();
   #byId = new Map<number, Slot<K, ACC>>();
-  readonly #partitionOf: ((key: K) => number) | null;
-  #groups = new Map<number, SlotGroup<K, ACC>>();
+  readonly #groups: SnapshotGroups<Slot<K, ACC>, WindowSlotSnapshot<K, ACC>>;
   #nextId = 0;
   #numLateRecordsDropped = 0;
 
@@ -208,7 +202,11 @@ export class WindowOperator<T, K, ACC, OUT> {
     this.#clock = options.clock;
     this.#output = output;
     this.#assignerContext = { clock: options.clock };
-    this.#partitionOf = options.partitionOf ?? null;
+    const partitionOf = options.partitionOf;
+    this.#groups = new SnapshotGroups(
+      partitionOf === undefined ? () => 0 : (slot) => partitionOf(slot.key),
+      slotSnapshot,
+    );
     this.#context = new SlotContext(this.#timers, options.clock);
   }
 
@@ -279,7 +277,7 @@ export class WindowOperator<T, K, ACC, OUT> {
       }
       skipped = false;
       slot.contents = this.#fn.add(slot.contents ?? this.#fn.create(), value);
-      slot.group.snapshot = null;
+      slot.changed = true;
       const result = this.#trigger.onElement(
         value,
         timestamp,
@@ -351,13 +349,7 @@ export class WindowOperator<T, K, ACC, OUT> {
    * records, and do not modify the arrays.
    */
   slotGroups(): WindowSlotSnapshot<K, ACC>[][] {
-    const groups: WindowSlotSnapshot<K, ACC>[][] = [];
-    for (const group of this.#groups.values()) {
-      if (group.slots.size === 0) continue;
-      group.snapshot ??= [...group.slots].map(slotSnapshot);
-      groups.push(group.snapshot);
-    }
-    return groups;
+    return this.#groups.groups(this.#byId.values());
   }
 
   /** The snapshot's fields other than `slots`: see {@linkcode slotGroups}. */
@@ -378,7 +370,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
     this.#index = new Map();
     this.#byId = new Map();
-    this.#groups = new Map();
+    this.#groups.clear();
     for (const entry of snapshot.slots) {
       const slot: Slot<K, ACC> = {
         id: entry.id,
@@ -388,7 +380,9 @@ export class WindowOperator<T, K, ACC, OUT> {
         triggerState: entry.triggerState,
         cleanupRegistered: true,
         knownEventTimer: NaN,
-        group: this.#groupOf(entry.key),
+        knownProcessingTimer: NaN,
+        part: -1,
+        changed: true,
       };
       this.#insert(slot);
     }
@@ -416,6 +410,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   readonly #onProcessingTime = (id: number, time: number): void => {
     const slot = this.#byId.get(id);
     if (slot === undefined) return;
+    if (slot.knownProcessingTimer === time) slot.knownProcessingTimer = NaN;
     this.#apply(
       this.#trigger.onProcessingTime(time, slot.window, this.#context.on(slot)),
       slot,
@@ -433,7 +428,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     if (result === "fire" || result === "fire_and_purge") this.#emit(slot);
     if (result === "purge" || result === "fire_and_purge") {
       slot.contents = undefined;
-      slot.group.snapshot = null;
+      slot.changed = true;
     }
   }
 
@@ -485,7 +480,9 @@ export class WindowOperator<T, K, ACC, OUT> {
       triggerState: undefined,
       cleanupRegistered: false,
       knownEventTimer: NaN,
-      group: this.#groupOf(key),
+      knownProcessingTimer: NaN,
+      part: -1,
+      changed: true,
     };
     this.#insert(created);
     return created;
@@ -501,25 +498,12 @@ export class WindowOperator<T, K, ACC, OUT> {
     }
     inner.set(merging ? slot.window.start : slot.key, slot);
     this.#byId.set(slot.id, slot);
-    slot.group.slots.add(slot);
-    slot.group.snapshot = null;
-  }
-
-  #groupOf(key: K): SlotGroup<K, ACC> {
-    const id = this.#partitionOf === null ? 0 : this.#partitionOf(key);
-    let group = this.#groups.get(id);
-    if (group === undefined) {
-      group = { slots: new Set(), snapshot: null };
-      this.#groups.set(id, group);
-    }
-    return group;
   }
 
   #remove(slot: Slot<K, ACC>): void {
     this.#timers.deleteAllTimers(slot.id);
     this.#byId.delete(slot.id);
-    slot.group.slots.delete(slot);
-    slot.group.snapshot = null;
+    this.#groups.removed(slot);
     const merging = this.#merging;
     const outer = merging ? slot.key : slot.window.start;
     const inner = this.#index.get(outer);
@@ -588,7 +572,9 @@ export class WindowOperator<T, K, ACC, OUT> {
       triggerState: undefined,
       cleanupRegistered: false,
       knownEventTimer: NaN,
-      group: this.#groupOf(key),
+      knownProcessingTimer: NaN,
+      part: -1,
+      changed: true,
     };
     this.#trigger.onMerge(cover, this.#context.onMerge(target, states));
     for (const slot of merged) {
@@ -647,11 +633,18 @@ class SlotContext<K, ACC> implements OnMergeContext {
   }
 
   registerProcessingTimeTimer(timestamp: number): void {
-    this.#timers.registerProcessingTimeTimer(this.#slot!.id, timestamp);
+    const slot = this.#slot!;
+    if (slot.knownProcessingTimer === timestamp) return;
+    this.#timers.registerProcessingTimeTimer(slot.id, timestamp);
+    slot.knownProcessingTimer = timestamp;
   }
 
   deleteProcessingTimeTimer(timestamp: number): void {
-    this.#timers.deleteProcessingTimeTimer(this.#slot!.id, timestamp);
+    const slot = this.#slot!;
+    if (slot.knownProcessingTimer === timestamp) {
+      slot.knownProcessingTimer = NaN;
+    }
+    this.#timers.deleteProcessingTimeTimer(slot.id, timestamp);
   }
 
   getState(): number | undefined {
@@ -662,7 +655,7 @@ class SlotContext<K, ACC> implements OnMergeContext {
     const slot = this.#slot!;
     if (slot.triggerState === value) return;
     slot.triggerState = value;
-    slot.group.snapshot = null;
+    slot.changed = true;
   }
 }
 

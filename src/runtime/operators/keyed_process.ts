@@ -5,6 +5,11 @@
  * @module
  */
 
+import {
+  type GroupedItem,
+  SnapshotGroups,
+} from "../../windows/_snapshot_groups.ts";
+import { keyGroupOf } from "../key_groups.ts";
 import type { Clock, WatermarkStatus } from "../../time/mod.ts";
 import {
   describeValue,
@@ -172,7 +177,10 @@ export interface KeyedProcessOperatorOptions<IN, K> {
  * group.
  */
 export interface KeyedProcessSnapshot<K, S> {
-  /** Every key that has state, with it, in the order keys got state. */
+  /**
+   * Every key that has state, with it: grouped by key group (incremental
+   * checkpoints store unchanged groups once), in order within a group.
+   */
   keyedState: Array<[K, S]>;
   /** Pending event-time timers as `[key, timestamp]`, in firing order. */
   eventTimers: Array<[K, number]>;
@@ -201,6 +209,21 @@ function badTimestamp(action: string, key: unknown, timestamp: unknown): never {
     : new TypeError(message);
 }
 
+/** One key's state, with its bookkeeping for incremental snapshots. */
+interface Entry<K, S> extends GroupedItem {
+  readonly key: K;
+  state: S;
+}
+
+// States are grouped for incremental checkpoints by the key group of their
+// key at the default max parallelism (see window.ts). A state read counts
+// as a change: functions may change their state objects in place.
+const SNAPSHOT_GROUPS = 128;
+
+function entryPair<K, S>(entry: Entry<K, S>): [K, S] {
+  return [entry.key, entry.state];
+}
+
 /** The reused context: re-pointed at each record and timer, so calls allocate nothing. */
 class Context<K, S> implements KeyedTimerContext<K, S> {
   key: K = undefined as K;
@@ -213,16 +236,19 @@ class Context<K, S> implements KeyedTimerContext<K, S> {
   target: OperatorOutput<unknown> | null = null;
   /** Set when the operator opens. */
   clock: Clock | null = null;
-  readonly #states: Map<K, S>;
+  readonly #states: Map<K, Entry<K, S>>;
+  readonly #groups: SnapshotGroups<Entry<K, S>, [K, S]>;
   readonly #eventTimers: KeyedTimers<K>;
   readonly #processingTimers: KeyedTimers<K>;
 
   constructor(
-    states: Map<K, S>,
+    states: Map<K, Entry<K, S>>,
+    groups: SnapshotGroups<Entry<K, S>, [K, S]>,
     eventTimers: KeyedTimers<K>,
     processingTimers: KeyedTimers<K>,
   ) {
     this.#states = states;
+    this.#groups = groups;
     this.#eventTimers = eventTimers;
     this.#processingTimers = processingTimers;
   }
@@ -232,17 +258,34 @@ class Context<K, S> implements KeyedTimerContext<K, S> {
   }
 
   get state(): S | undefined {
-    return this.#states.get(this.key);
+    const entry = this.#states.get(this.key);
+    if (entry === undefined) return undefined;
+    entry.changed = true;
+    return entry.state;
   }
 
   // Arrows, so that `const { setState } = ctx` still works.
   setState = (value: S | undefined): void => {
-    if (value === undefined) this.#states.delete(this.key);
-    else this.#states.set(this.key, value);
+    if (value === undefined) return this.clearState();
+    const entry = this.#states.get(this.key);
+    if (entry === undefined) {
+      this.#states.set(this.key, {
+        key: this.key,
+        state: value,
+        part: -1,
+        changed: true,
+      });
+    } else {
+      entry.state = value;
+      entry.changed = true;
+    }
   };
 
   clearState = (): void => {
+    const entry = this.#states.get(this.key);
+    if (entry === undefined) return;
     this.#states.delete(this.key);
+    this.#groups.removed(entry);
   };
 
   registerEventTimeTimer = (timestamp: number): void => {
@@ -322,7 +365,11 @@ export class KeyedProcessOperator<IN, OUT, K, S>
   implements StreamOperator<IN, OUT> {
   readonly #fn: KeyedProcessFunction<IN, OUT, K, S>;
   readonly #keySelector: (value: IN) => K;
-  readonly #states = new Map<K, S>();
+  readonly #states = new Map<K, Entry<K, S>>();
+  readonly #groups = new SnapshotGroups<Entry<K, S>, [K, S]>(
+    (entry) => keyGroupOf(entry.key, SNAPSHOT_GROUPS),
+    entryPair,
+  );
   readonly #eventTimers = new KeyedTimers<K>();
   readonly #processingTimers = new KeyedTimers<K>();
   readonly #context: Context<K, S>;
@@ -364,6 +411,7 @@ export class KeyedProcessOperator<IN, OUT, K, S>
     this.#fn = fn;
     this.#context = new Context(
       this.#states,
+      this.#groups,
       this.#eventTimers,
       this.#processingTimers,
     );
@@ -489,8 +537,9 @@ export class KeyedProcessOperator<IN, OUT, K, S>
     _checkpointId?: number,
     options?: SnapshotOptions,
   ): KeyedProcessSnapshot<K, S> {
+    const groups = this.#groups.groups(this.#states.values());
     return {
-      keyedState: [...this.#states],
+      keyedState: (options?.parts?.(groups) ?? groups.flat()) as [K, S][],
       eventTimers: this.#eventTimers.toPairs(),
       processingTimers: this.#processingTimers.toPairs(),
       // Replay mode: event time restarts at -Infinity (reference §6).
@@ -513,8 +562,9 @@ export class KeyedProcessOperator<IN, OUT, K, S>
   restoreState(state: unknown): void {
     const snapshot = requireSnapshot<K, S>(state);
     this.#states.clear();
-    for (const [key, value] of snapshot.keyedState) {
-      this.#states.set(key, value);
+    this.#groups.clear();
+    for (const [key, state] of snapshot.keyedState) {
+      this.#states.set(key, { key, state, part: -1, changed: true });
     }
     this.#eventTimers.clear();
     for (const [key, ts] of snapshot.eventTimers) {

@@ -69,7 +69,39 @@ Deno.test("KeyedProcessOperator keeps one state per key and gives outputs the re
     string,
     number
   >;
-  assert.deepEqual(snapshot.keyedState, [["a", 3], ["b", 15]]);
+  // Grouped by key group for incremental checkpoints: compare as a set.
+  assert.deepEqual(sortedByKey(snapshot.keyedState), [["a", 3], ["b", 15]]);
+});
+
+Deno.test("KeyedProcessOperator hands out unchanged key groups as the same parts, so checkpoints are incremental", () => {
+  const h = sumHarness();
+  const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
+  h.batch(keys.map((key) => ({ key, add: 1 })), keys.map(() => 1));
+  const snapshotParts = () => {
+    let handed: readonly (readonly unknown[])[] = [];
+    const snapshot = h.operator.snapshotState(1, {
+      watermarks: true,
+      parts(groups) {
+        handed = groups;
+        return "placeholder";
+      },
+    }) as unknown as { keyedState: unknown };
+    assert.equal(snapshot.keyedState, "placeholder");
+    return handed;
+  };
+  const first = snapshotParts();
+  assert.equal(first.flat().length, 40);
+  assert.ok(first.length > 10, `40 keys fall in ${first.length} groups`);
+  h.element({ key: "k7", add: 1 }, 2);
+  const second = snapshotParts();
+  const renewed = second.filter((group, i) => group !== first[i]);
+  assert.equal(second.length, first.length);
+  assert.equal(renewed.length, 1);
+  assert.ok(renewed[0].some((pair) => (pair as [string, number])[0] === "k7"));
+  assert.deepEqual(
+    renewed[0].find((pair) => (pair as [string, number])[0] === "k7"),
+    ["k7", 2],
+  );
 });
 
 Deno.test("KeyedProcessOperator fires event-time timers at or below the watermark in timestamp order, before forwarding it", () => {
@@ -386,8 +418,12 @@ Deno.test("KeyedProcessOperator restored from a snapshot mid-stream emits what a
 Deno.test("KeyedProcessOperator snapshots state, timers in firing order and the watermark as plain data", () => {
   const h = sumHarness();
   run(h, STEPS.slice(0, 3));
-  assert.deepEqual(h.snapshot(), {
-    keyedState: [["b", 2], ["a", 2], ["d", 7]],
+  const snapshot = h.snapshot() as KeyedProcessSnapshot<string, number>;
+  assert.deepEqual({
+    ...snapshot,
+    keyedState: sortedByKey(snapshot.keyedState),
+  }, {
+    keyedState: [["a", 2], ["b", 2], ["d", 7]],
     eventTimers: [["d", 15], ["b", 20], ["c", 20], ["a", 20]],
     processingTimers: [["a", 400], ["c", 500]],
     currentWatermark: 10,
@@ -631,3 +667,7 @@ Deno.test("KeyedProcessOperator fires timers like a brute-force model under rand
     { numRuns: 300 },
   );
 });
+
+function sortedByKey<S>(pairs: Array<[string, S]>): Array<[string, S]> {
+  return [...pairs].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+}
