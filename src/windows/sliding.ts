@@ -60,6 +60,10 @@ export class SlidingEventTimeWindows<T = unknown> implements WindowAssigner<T> {
   readonly #slide: number;
   readonly #offset: number;
   #memoStart = NaN;
+  // The timestamps the memoised windows are exactly those of: one slide
+  // from the latest start when the size is a multiple of the slide, else
+  // empty (the count of windows then varies within a slide).
+  #memoEnd = NaN;
   #memo: TimeWindow[] = [];
 
   /**
@@ -150,6 +154,9 @@ export class SlidingEventTimeWindows<T = unknown> implements WindowAssigner<T> {
     timestamp: number,
     _context: WindowAssignerContext,
   ): TimeWindow[] {
+    if (timestamp >= this.#memoStart && timestamp < this.#memoEnd) {
+      return this.#memo;
+    }
     requireRecordTimestamp(timestamp, "SlidingEventTimeWindows");
     const size = this.#size;
     const slide = this.#slide;
@@ -169,6 +176,7 @@ export class SlidingEventTimeWindows<T = unknown> implements WindowAssigner<T> {
       windows.push(new TimeWindow(start, start + size));
     }
     this.#memoStart = lastStart;
+    this.#memoEnd = size % slide === 0 ? lastStart + slide : lastStart;
     this.#memo = windows;
     return windows;
   }

@@ -99,6 +99,7 @@ export class TumblingEventTimeWindows<T = unknown>
   // record for the staggers that are chosen then.
   #gridOffset: number | null;
   #memoStart = NaN;
+  #memoEnd = NaN;
   #memo: TimeWindow[] = [];
 
   /**
@@ -185,6 +186,11 @@ export class TumblingEventTimeWindows<T = unknown>
     timestamp: number,
     context: WindowAssignerContext,
   ): TimeWindow[] {
+    // In the memoised window: the common case, decided by two comparisons
+    // (which also fail for NaN and ±Infinity).
+    if (timestamp >= this.#memoStart && timestamp < this.#memoEnd) {
+      return this.#memo;
+    }
     requireRecordTimestamp(timestamp, "TumblingEventTimeWindows");
     const size = this.#size;
     const offset = this.#gridOffset ?? this.#chooseGridOffset(context);
@@ -193,6 +199,7 @@ export class TumblingEventTimeWindows<T = unknown>
     // in time, and reusing the immutable window saves allocations per record.
     if (start !== this.#memoStart) {
       this.#memoStart = start;
+      this.#memoEnd = start + size;
       this.#memo = [new TimeWindow(start, start + size)];
     }
     return this.#memo;

@@ -96,6 +96,10 @@ export interface WindowOperatorSnapshot<K, ACC> {
   numLateRecordsDropped: number;
 }
 
+// How many window starts' inner maps #find remembers (a sliding window's
+// record has size/slide windows; more than this only costs the Map lookup).
+const RECENT = 8;
+
 interface Slot<K, ACC> extends GroupedItem {
   readonly id: number;
   readonly key: K;
@@ -158,6 +162,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   readonly #clock: Clock;
   readonly #output: WindowOutput<OUT>;
   readonly #assignerContext: WindowAssignerContext;
+  #batchTime: number | null = null;
   readonly #timers = new TimerService();
   readonly #context: SlotContext<K, ACC>;
   // Two-level index of the live slots. The window start identifies a window
@@ -167,6 +172,11 @@ export class WindowOperator<T, K, ACC, OUT> {
   // the inner maps are then keyed by small keys, which hash fast.
   #index = new Map<unknown, Map<unknown, Slot<K, ACC>>>();
   #byId = new Map<number, Slot<K, ACC>>();
+  readonly #recentStarts = new Float64Array(RECENT).fill(NaN);
+  readonly #recentInner = new Array<Map<unknown, Slot<K, ACC>> | undefined>(
+    RECENT,
+  ).fill(undefined);
+  #recentNext = 0;
   readonly #groups: SnapshotGroups<Slot<K, ACC>, WindowSlotSnapshot<K, ACC>>;
   #nextId = 0;
   #numLateRecordsDropped = 0;
@@ -201,7 +211,10 @@ export class WindowOperator<T, K, ACC, OUT> {
     this.#lateTag = options.lateDataTag ?? null;
     this.#clock = options.clock;
     this.#output = output;
-    this.#assignerContext = { clock: options.clock };
+    const clock = options.clock;
+    this.#assignerContext = {
+      clock: { now: () => this.#batchTime ?? clock.now() },
+    };
     const partitionOf = options.partitionOf;
     this.#groups = new SnapshotGroups(
       partitionOf === undefined ? () => 0 : (slot) => partitionOf(slot.key),
@@ -232,14 +245,23 @@ export class WindowOperator<T, K, ACC, OUT> {
   }
 
   /**
-   * Processes a batch of records, each with its event timestamp.
+   * Processes a batch of records, each with its event timestamp. A
+   * processing-time assigner sees the clock read once for the batch.
    *
    * @param values The records.
    * @param timestamps Their timestamps in milliseconds, same length.
    */
   processBatch(values: readonly T[], timestamps: ArrayLike<number>): void {
-    for (let i = 0; i < values.length; i++) {
-      this.processElement(values[i], timestamps[i]);
+    // Processing-time assigners see one time per batch, as a batch is
+    // processed at one instant: reading the clock per record cost more than
+    // the rest of the record's work.
+    if (!this.#eventTime) this.#batchTime = this.#clock.now();
+    try {
+      for (let i = 0; i < values.length; i++) {
+        this.processElement(values[i], timestamps[i]);
+      }
+    } finally {
+      this.#batchTime = null;
     }
   }
 
@@ -369,6 +391,7 @@ export class WindowOperator<T, K, ACC, OUT> {
    */
   restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
     this.#index = new Map();
+    this.#forgetRecent();
     this.#byId = new Map();
     this.#groups.clear();
     for (const entry of snapshot.slots) {
@@ -464,9 +487,27 @@ export class WindowOperator<T, K, ACC, OUT> {
   }
 
   #find(key: K, start: number): Slot<K, ACC> | undefined {
-    return this.#merging
-      ? this.#index.get(key)?.get(start)
-      : this.#index.get(start)?.get(key);
+    if (this.#merging) return this.#index.get(key)?.get(start);
+    // The inner maps of the last few window starts, looked up by comparing
+    // numbers: a record's windows are nearly always among them, and hashing
+    // an epoch-millisecond start (not a small integer) costs more.
+    const starts = this.#recentStarts;
+    for (let i = 0; i < RECENT; i++) {
+      if (starts[i] === start) return this.#recentInner[i]!.get(key);
+    }
+    const inner = this.#index.get(start);
+    if (inner === undefined) return undefined;
+    const at = this.#recentNext;
+    this.#recentNext = (at + 1) % RECENT;
+    starts[at] = start;
+    this.#recentInner[at] = inner;
+    return inner.get(key);
+  }
+
+  // An inner map appeared or went away: forget the recent ones.
+  #forgetRecent(): void {
+    this.#recentStarts.fill(NaN);
+    this.#recentInner.fill(undefined);
   }
 
   #slot(key: K, window: TimeWindow): Slot<K, ACC> {
@@ -495,6 +536,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     if (inner === undefined) {
       inner = new Map();
       this.#index.set(outer, inner);
+      if (!merging) this.#forgetRecent();
     }
     inner.set(merging ? slot.window.start : slot.key, slot);
     this.#byId.set(slot.id, slot);
@@ -509,7 +551,10 @@ export class WindowOperator<T, K, ACC, OUT> {
     const inner = this.#index.get(outer);
     if (inner === undefined) return;
     inner.delete(merging ? slot.window.start : slot.key);
-    if (inner.size === 0) this.#index.delete(outer);
+    if (inner.size === 0) {
+      this.#index.delete(outer);
+      if (!merging) this.#forgetRecent();
+    }
   }
 
   #retire(key: K, window: TimeWindow): void {

@@ -36,6 +36,33 @@ Deno.test("WindowOperator fires processing-time windows on the clock and cleans 
   assert.equal(h.operator.nextProcessingTimeTimer, Infinity);
 });
 
+Deno.test("WindowOperator reads processing time once per batch for a processing-time assigner, per record otherwise", () => {
+  class CountingClock extends ManualClock {
+    reads = 0;
+    override now(): number {
+      this.reads++;
+      return super.now();
+    }
+  }
+  const clock = new CountingClock(1_000);
+  const h = sumHarness(TumblingProcessingTimeWindows.of(5_000), { clock });
+  const batch: KV[] = Array.from({ length: 50 }, (_, i) => ["k" + (i % 5), 1]);
+  h.operator.processBatch(batch, batch.map(() => 0));
+  assert.equal(clock.reads, 1);
+  assert.equal(h.operator.numWindows, 5);
+  h.element("k0", 1, 0).element("k0", 1, 0);
+  assert.equal(clock.reads, 3, "single records read the clock themselves");
+  clock.set(5_000);
+  h.operator.onProcessingTime();
+  assert.deepEqual(h.take().sort(), [
+    "(k0,12)@4999",
+    "(k1,10)@4999",
+    "(k2,10)@4999",
+    "(k3,10)@4999",
+    "(k4,10)@4999",
+  ]);
+});
+
 Deno.test("WindowOperator fires a global window only through its trigger, never on the final watermark", () => {
   const h = sumHarness(GlobalWindows.create<KV>(), {
     trigger: CountTrigger.of<KV>(2),
