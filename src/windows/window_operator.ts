@@ -103,7 +103,8 @@ const RECENT = 8;
 interface Slot<K, ACC> extends GroupedItem {
   readonly id: number;
   readonly key: K;
-  readonly window: TimeWindow;
+  // Replaced when a session grows in place (see #extend).
+  window: TimeWindow;
   contents: ACC | undefined;
   triggerState: number | undefined;
   // The cleanup time is fixed per window, so its timer is registered once
@@ -570,6 +571,17 @@ export class WindowOperator<T, K, ACC, OUT> {
   #addMergingWindow(key: K, added: TimeWindow): TimeWindow {
     const existing = this.#index.get(key);
     if (existing === undefined || existing.size === 0) return added;
+    if (existing.size === 1) {
+      // One open session (the common case): it and the new window either
+      // do not touch, or one covers the other, or they merge into their
+      // cover; mergeWindows() would find the same without sorting.
+      const window = existing.values().next().value!.window;
+      if (!window.intersects(added)) return added;
+      const cover = window.cover(added);
+      if (cover.equals(window)) return window;
+      this.#merge(key, cover, [window]);
+      return cover;
+    }
     const windows = [added];
     for (const slot of existing.values()) windows.push(slot.window);
     let result = added;
@@ -597,6 +609,10 @@ export class WindowOperator<T, K, ACC, OUT> {
       );
     }
     const windows = this.#index.get(key)!;
+    if (mergedWindows.length === 1) {
+      this.#extend(windows, windows.get(mergedWindows[0].start)!, cover);
+      return;
+    }
     const merged: Slot<K, ACC>[] = [];
     for (const window of mergedWindows) merged.push(windows.get(window.start)!);
     let contents: ACC | undefined;
@@ -627,6 +643,33 @@ export class WindowOperator<T, K, ACC, OUT> {
       this.#remove(slot);
     }
     this.#insert(target);
+  }
+
+  /**
+   * Grows one existing window to `cover` in place: the common merge (a
+   * record extends its key's session), done as Flink's merging window set
+   * keeps its state window. The slot keeps its id and contents; its timers
+   * and trigger state are those of a merge of that one window into
+   * `cover`: the old window's are cleared, then the trigger's onMerge runs
+   * for `cover` and the cleanup timer is registered again.
+   */
+  #extend(
+    windows: Map<unknown, Slot<K, ACC>>,
+    slot: Slot<K, ACC>,
+    cover: TimeWindow,
+  ): void {
+    const states = slot.triggerState === undefined ? [] : [slot.triggerState];
+    this.#trigger.clear(slot.window, this.#context.on(slot));
+    this.#timers.deleteAllTimers(slot.id);
+    windows.delete(slot.window.start);
+    slot.window = cover;
+    slot.triggerState = undefined;
+    slot.cleanupRegistered = false;
+    slot.knownEventTimer = NaN;
+    slot.knownProcessingTimer = NaN;
+    slot.changed = true;
+    windows.set(cover.start, slot);
+    this.#trigger.onMerge(cover, this.#context.onMerge(slot, states));
   }
 }
 

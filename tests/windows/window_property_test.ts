@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ManualClock } from "../../src/time/clock.ts";
+import { EventTimeSessionWindows } from "../../src/windows/session.ts";
 import { SlidingEventTimeWindows } from "../../src/windows/sliding.ts";
 import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
 import { WindowOperator } from "../../src/windows/window_operator.ts";
@@ -179,5 +180,58 @@ Deno.test("WindowOperator's sliding results equal a brute-force grouping of on-t
       },
     ),
     { seed: 42, numRuns: 300 },
+  );
+});
+
+/** Sessions by brute force: per key, sorted, windows `[ts, ts + gap)` joined while they touch. */
+function expectedSessions(records: Step[], gap: number): string[] {
+  const byKey = Map.groupBy(
+    records as Array<Step & { key: number; ts: number; value: number }>,
+    (r) => r.key,
+  );
+  const out: string[] = [];
+  for (const [key, list] of byKey) {
+    const sorted = [...list].sort((a, b) => a.ts - b.ts);
+    let start = sorted[0].ts;
+    let end = start + gap;
+    let sum = 0;
+    let count = 0;
+    for (const r of sorted) {
+      if (r.ts > end) {
+        out.push(`${key}|${start}|${end}|${sum}|${count}`);
+        start = r.ts;
+        sum = 0;
+        count = 0;
+      }
+      end = Math.max(end, r.ts + gap);
+      sum += r.value;
+      count++;
+    }
+    out.push(`${key}|${start}|${end}|${sum}|${count}`);
+  }
+  return out.sort();
+}
+
+Deno.test("WindowOperator's session results equal a brute-force sessionisation of records in any order (property)", () => {
+  fc.assert(
+    fc.property(
+      fc.array(
+        fc.record({
+          kind: fc.constant("record" as const),
+          key: fc.integer({ min: 0, max: 3 }),
+          ts: fc.integer({ min: 0, max: 400 }),
+          value: fc.integer({ min: 1, max: 9 }),
+        }),
+        { minLength: 1, maxLength: 120 },
+      ),
+      fc.integer({ min: 1, max: 40 }),
+      (records, gap) => {
+        assert.deepEqual(
+          actual(records, EventTimeSessionWindows.withGap<Rec>(gap)),
+          expectedSessions(records, gap),
+        );
+      },
+    ),
+    { numRuns: 400, seed: 42 },
   );
 });
