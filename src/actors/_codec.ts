@@ -23,13 +23,14 @@ import type { CompletedCheckpoint } from "./checkpoint_store.ts";
 const STRUCTURED = 0xff;
 const DEFLATED = 0x78;
 // Compression: of values from 4 KiB (incremental checkpoints store state in
-// parts of that order), and only when a sample of the start shrinks to 40%
-// or less. Deflate at level 1 took about 3 ms per MB of input where
+// parts of that order), kept when it shrinks the value to 40% or less.
+// Deflate at level 1 took about 3 ms per MB of input where
 // bench/checkpoint_bench.ts was measured, and writing to a local KV file
 // about 5.5 ms per MB, so a value that shrinks less is stored sooner as it
-// is.
+// is. Values from 256 KiB are judged by their first 32 KiB.
 const COMPRESS_FROM = 4 * 1024;
-const SAMPLE_BYTES = 4 * 1024;
+const SAMPLE_FROM = 256 * 1024;
+const SAMPLE_BYTES = 32 * 1024;
 const WORTH = 0.4;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -161,10 +162,18 @@ export function encodeStructured(value: unknown): Encoded {
     buffer.byteLength,
   );
   if (bytes.length < COMPRESS_FROM) return new Encoded(bytes);
-  const sampled = Math.min(SAMPLE_BYTES, bytes.length);
-  const sample = deflateSync(bytes.subarray(0, sampled), { level: 1 });
-  if (sample.length > sampled * WORTH) return new Encoded(bytes);
+  // A large value is sampled first, so that megabytes that do not compress
+  // are not deflated in vain; a small one is deflated at once (each deflate
+  // sets up zlib's state, which costs more than deflating a few KiB).
+  const sampleFirst = bytes.length >= SAMPLE_FROM;
+  if (sampleFirst) {
+    const sample = deflateSync(bytes.subarray(0, SAMPLE_BYTES), { level: 1 });
+    if (sample.length > SAMPLE_BYTES * WORTH) return new Encoded(bytes);
+  }
   const deflated = deflateSync(bytes, { level: 1 });
+  if (!sampleFirst && deflated.length > bytes.length * WORTH) {
+    return new Encoded(bytes);
+  }
   // Free the serialised copy now rather than at the next GC: megabytes of
   // external memory per checkpoint make V8 collect the whole heap early.
   if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength) {
