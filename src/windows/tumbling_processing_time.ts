@@ -50,6 +50,9 @@ export class TumblingProcessingTimeWindows<T = unknown>
 
   readonly #size: number;
   readonly #offset: number;
+  #memoStart = NaN;
+  #memoEnd = NaN;
+  #memo: TimeWindow[] = [];
 
   /**
    * Creates the assigner; prefer {@linkcode TumblingProcessingTimeWindows.of}.
@@ -108,17 +111,24 @@ export class TumblingProcessingTimeWindows<T = unknown>
    * @param _element The record (unused).
    * @param _timestamp The record's event time (unused; may be `-Infinity`).
    * @param context The clock giving the current processing time.
-   * @returns `[new TimeWindow(start, start + sizeMs)]`.
+   * @returns `[new TimeWindow(start, start + sizeMs)]`, memoised while the
+   * clock stays in that window: shared, do not modify it.
    */
   assignWindows(
     _element: T,
     _timestamp: number,
     context: WindowAssignerContext,
   ): TimeWindow[] {
-    const size = this.#size;
     const now = context.clock.now();
+    // The window of the latest time is memoised (returned arrays are shared
+    // and immutable): processing time stays in one window for its length.
+    if (now >= this.#memoStart && now < this.#memoEnd) return this.#memo;
+    const size = this.#size;
     const start = TimeWindow.getWindowStartWithOffset(now, this.#offset, size);
-    return [new TimeWindow(start, start + size)];
+    this.#memoStart = start;
+    this.#memoEnd = start + size;
+    this.#memo = [new TimeWindow(start, start + size)];
+    return this.#memo;
   }
 
   /** Returns {@linkcode ProcessingTimeTrigger}. */
