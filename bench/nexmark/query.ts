@@ -39,7 +39,8 @@ export interface NexmarkQuery<OUT> {
   build(events: DataStream<Event>): DataStream<OUT>;
   /**
    * The query as one loop over the events, in order; processing time (q12)
-   * is read from `clock` per event, as the engine's window assigner does.
+   * is read from `clock` (not per event: the engine reads it once per
+   * batch).
    * Results go to `emit` (the benchmark counts them, as the engine's sink
    * does; {@linkcode runKernel} collects them).
    *

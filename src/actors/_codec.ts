@@ -106,35 +106,41 @@ export function partsPlaceholder(indices: readonly number[]): unknown {
  */
 export function fillParts(value: unknown, parts: readonly unknown[]): unknown {
   if (typeof value !== "object" || value === null) return value;
-  const indices = placeholderIndices(value);
-  if (indices !== null) {
-    return indices.flatMap((i) => {
-      const part = parts[i];
-      if (!Array.isArray(part)) {
-        throw new RangeError(
-          `Cannot decode a snapshot as its part ${i} must be an array: current value is ${typeof part}`,
-        );
-      }
-      return part;
-    });
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const item = value[i];
-      if (typeof item === "object" && item !== null) {
-        value[i] = fillParts(item, parts);
-      }
-    }
-  } else if (Object.getPrototypeOf(value) === Object.prototype) {
-    const record = value as Record<string, unknown>;
-    for (const key in record) {
-      const item = record[key];
-      if (typeof item === "object" && item !== null) {
-        record[key] = fillParts(item, parts);
-      }
+  const top = placeholderIndices(value);
+  if (top !== null) return concatParts(top, parts);
+  // Iterative, so that deeply nested operator state cannot overflow the stack.
+  const pending: object[] = [value];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const container = next as Record<string | number, unknown>;
+    const keys: Iterable<string | number> = Array.isArray(container)
+      ? container.keys()
+      : Object.getPrototypeOf(container) === Object.prototype
+      ? Object.keys(container)
+      : [];
+    for (const key of keys) {
+      const item = container[key];
+      if (typeof item !== "object" || item === null) continue;
+      const indices = placeholderIndices(item);
+      if (indices !== null) container[key] = concatParts(indices, parts);
+      else pending.push(item);
     }
   }
   return value;
+}
+
+function concatParts(
+  indices: readonly number[],
+  parts: readonly unknown[],
+): unknown[] {
+  return indices.flatMap((i) => {
+    const part = parts[i];
+    if (!Array.isArray(part)) {
+      throw new RangeError(
+        `Cannot decode a snapshot as its part ${i} must be an array: current value is ${typeof part}`,
+      );
+    }
+    return part;
+  });
 }
 
 function placeholderIndices(value: object): number[] | null {

@@ -88,10 +88,12 @@ const indexKey = (id: number): StorageKey => [INDEX, id];
 // stored under the checkpoint that first wrote them, and later checkpoints
 // whose groups did not change refer to them there. A manifest lists, per
 // subtask, where each of its parts is as flat [checkpoint id, number] pairs.
+// Parts have their own key space, so that listing a checkpoint's other keys
+// (the clean-up's sweep) never reads the parts later checkpoints still use.
+const PARTS = "cpp";
 const partKey = (id: number, actorId: string, n: number): StorageKey => [
-  CHECKPOINTS,
+  PARTS,
   id,
-  "p",
   actorId,
   n,
 ];
@@ -101,8 +103,9 @@ const partName = (id: number, actorId: string, n: number): string =>
 // Operations per storage.atomic() batch: 16 keys of at most 2 KiB each stay
 // within a commit's 80 KiB of written keys whatever the storage's prefix;
 // the storage stages large values ahead of the commit. Keys of a few parts
-// (the usual ones: an id, an actor id, a number) allow 48 per batch, so
-// that the parts of an incremental checkpoint take few commits.
+// (the usual ones: an id, an actor id, a number; at most 256 bytes) allow 48
+// per batch, within 80 KiB even under a 1 KiB storage prefix, so that the
+// parts of an incremental checkpoint take few commits.
 const BATCH = 16;
 const SHORT_KEY_BATCH = 48;
 const SHORT_KEY = 256;
@@ -427,13 +430,13 @@ export class CheckpointStore {
   }
 
   /**
-   * Deletes a checkpoint: its manifest first, so that it is partial (never
-   * read) from the first commit on; then its snapshots and any other key
-   * under it except the parts in `keep` (later checkpoints refer to them);
-   * its index entry last, so that a crash leaves it findable. The parts of
-   * older checkpoints that its `manifest` refers to and `keep` does not go
-   * first: their own checkpoint's keys may be gone already, and only this
-   * manifest still says where they are.
+   * Deletes a checkpoint: the parts of older checkpoints that its
+   * `manifest` refers to and `keep` does not (their own checkpoint's keys
+   * may be gone already, and only this manifest still says where they are),
+   * in the same commits as its manifest, so that it is partial (never read)
+   * once they are gone; then its snapshots, any other key under it, and its
+   * own parts except those in `keep` (later checkpoints refer to them); its
+   * index entry last, so that a crash leaves it findable.
    */
   async #drop(
     id: number,
@@ -456,23 +459,20 @@ export class CheckpointStore {
       del(manifestKey(id)),
       ...subtaskIds.map((actorId) => del(snapshotKey(id, actorId))),
     ]);
-    const listed = await this.#storage.list([CHECKPOINTS, id], {
+    const rest = await this.#storage.list([CHECKPOINTS, id], {
       keysOnly: true,
     });
-    const rest = listed.filter(
-      ([key]) => !keep.has(nameOfPartKey(key)),
-    );
-    for (const [key] of rest) this.#stored.delete(nameOfPartKey(key));
-    await this.#apply(rest.map(([key]) => del(key)));
+    const parts = (await this.#storage.list([PARTS, id], { keysOnly: true }))
+      .filter(([key]) => !keep.has(nameOfPartKey(key)));
+    for (const [key] of parts) this.#stored.delete(nameOfPartKey(key));
+    await this.#apply([...rest, ...parts].map(([key]) => del(key)));
     await this.#storage.delete(indexKey(id));
   }
 
   async #apply(ops: readonly StorageOp[]): Promise<void> {
     for (let i = 0; i < ops.length;) {
       const head = ops.slice(i, i + SHORT_KEY_BATCH);
-      const size = head.every((op) =>
-          JSON.stringify(op.key).length <= SHORT_KEY
-        )
+      const size = head.every((op) => keyBytes(op.key) <= SHORT_KEY)
         ? head.length
         : Math.min(BATCH, head.length);
       await this.#storage.atomic(ops.slice(i, i + size));
@@ -661,11 +661,18 @@ export class CheckpointStore {
   }
 }
 
+/** About how many bytes a key takes in a commit (its JSON in UTF-8). */
+function keyBytes(key: StorageKey): number {
+  return encoder.encode(JSON.stringify(key)).length;
+}
+
+const encoder = new TextEncoder();
+
 /** The name of a part's key, or "" for any other key. */
 function nameOfPartKey(key: StorageKey): string {
-  return key.length === 5 && key[2] === "p" && typeof key[1] === "number" &&
-      typeof key[3] === "string" && typeof key[4] === "number"
-    ? partName(key[1], key[3], key[4])
+  return key.length === 4 && key[0] === PARTS && typeof key[1] === "number" &&
+      typeof key[2] === "string" && typeof key[3] === "number"
+    ? partName(key[1], key[2], key[3])
     : "";
 }
 

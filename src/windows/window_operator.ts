@@ -178,6 +178,9 @@ export class WindowOperator<T, K, ACC, OUT> {
     RECENT,
   ).fill(undefined);
   #recentNext = 0;
+  // A record with more windows than RECENT would evict each start before
+  // its next use (the starts come round in the same order): no caching then.
+  #skipRecent = false;
   readonly #groups: SnapshotGroups<Slot<K, ACC>, WindowSlotSnapshot<K, ACC>>;
   #nextId = 0;
   #numLateRecordsDropped = 0;
@@ -282,6 +285,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     );
     const watermark = this.#timers.currentWatermark;
     const eventTime = this.#eventTime;
+    this.#skipRecent = windows.length > RECENT;
     let skipped = true;
     for (const assigned of windows) {
       let slot: Slot<K, ACC> | undefined;
@@ -492,6 +496,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     // The inner maps of the last few window starts, looked up by comparing
     // numbers: a record's windows are nearly always among them, and hashing
     // an epoch-millisecond start (not a small integer) costs more.
+    if (this.#skipRecent) return this.#index.get(start)?.get(key);
     const starts = this.#recentStarts;
     for (let i = 0; i < RECENT; i++) {
       if (starts[i] === start) return this.#recentInner[i]!.get(key);

@@ -841,11 +841,9 @@ function filled(id: number, parts: readonly Encoded[]) {
   };
 }
 
-/** The storage keys of parts (`["cp", id, "p", actorId, n]`), in key order. */
+/** The storage keys of parts (`["cpp", id, actorId, n]`), in key order. */
 async function partKeys(storage: ActorStorage): Promise<StorageKey[]> {
-  return (await storage.list(["cp"], { keysOnly: true }))
-    .map(([key]) => key)
-    .filter((key) => key[2] === "p");
+  return (await storage.list(["cpp"], { keysOnly: true })).map(([key]) => key);
 }
 
 test("a part unchanged since the previous checkpoint is stored once and read by both", async ({ storage }) => {
@@ -856,9 +854,9 @@ test("a part unchanged since the previous checkpoint is stored once and read by 
   await store.save(withParts(1, [a, b1]));
   await store.save(withParts(2, [a, b2]));
   assert.deepEqual(await partKeys(storage), [
-    ["cp", 1, "p", WINDOW, 0],
-    ["cp", 1, "p", WINDOW, 1],
-    ["cp", 2, "p", WINDOW, 1],
+    ["cpp", 1, WINDOW, 0],
+    ["cpp", 1, WINDOW, 1],
+    ["cpp", 2, WINDOW, 1],
   ]);
   const manifest = await storage.get<{ parts: unknown }>(["cp", 2, "m"]);
   assert.deepEqual(manifest?.parts, { [WINDOW]: [1, 0, 2, 1] });
@@ -890,8 +888,8 @@ test("retention deletes the parts no kept checkpoint refers to and keeps the oth
   }
   assert.deepEqual((await store.list()).map((info) => info.id), [3]);
   assert.deepEqual(await partKeys(storage), [
-    ["cp", 1, "p", WINDOW, 0],
-    ["cp", 3, "p", WINDOW, 1],
+    ["cpp", 1, WINDOW, 0],
+    ["cpp", 3, WINDOW, 1],
   ]);
   // Nothing else of checkpoints 1 and 2 remains.
   assert.deepEqual(
@@ -909,8 +907,8 @@ test("retention deletes the parts no kept checkpoint refers to and keeps the oth
   const a2 = part("a2");
   await store.save(withParts(4, [a2, b[2]]));
   assert.deepEqual(await partKeys(storage), [
-    ["cp", 3, "p", WINDOW, 1],
-    ["cp", 4, "p", WINDOW, 0],
+    ["cpp", 3, WINDOW, 1],
+    ["cpp", 4, WINDOW, 0],
   ]);
   assert.deepStrictEqual(
     (await store.latest(CLICKS))?.subtasks,
@@ -929,14 +927,14 @@ test("retention deletes an unreferenced part even while an older part is still r
   await store.save(withParts(2, [a, b]));
   await store.save(withParts(3, [a, b]));
   assert.deepEqual(await partKeys(storage), [
-    ["cp", 1, "p", WINDOW, 0],
-    ["cp", 2, "p", WINDOW, 1],
+    ["cpp", 1, WINDOW, 0],
+    ["cpp", 2, WINDOW, 1],
   ]);
   const b4 = part("b4");
   await store.save(withParts(4, [a, b4]));
   assert.deepEqual(await partKeys(storage), [
-    ["cp", 1, "p", WINDOW, 0],
-    ["cp", 4, "p", WINDOW, 1],
+    ["cpp", 1, WINDOW, 0],
+    ["cpp", 4, WINDOW, 1],
   ]);
   assert.deepEqual(
     (await keysOf(storage)).filter((key) => key[0] !== "cp" || key[2] !== "p")
@@ -970,8 +968,8 @@ test("a part whose clean-up failed is deleted by the next save", async ({ storag
   const b5 = part("b5");
   await store.save(withParts(5, [a, b5]));
   assert.deepEqual(await partKeys(storage), [
-    ["cp", 1, "p", WINDOW, 0],
-    ["cp", 5, "p", WINDOW, 1],
+    ["cpp", 1, WINDOW, 0],
+    ["cpp", 5, WINDOW, 1],
   ]);
   assert.deepStrictEqual(
     (await store.latest(CLICKS))?.subtasks,
@@ -986,7 +984,7 @@ test("latest() skips a checkpoint whose part is missing, with one log line namin
   const b1 = part("b1");
   await store.save(withParts(1, [a, b1]));
   await store.save(withParts(2, [a, part("b2")]));
-  await storage.delete(["cp", 2, "p", WINDOW, 1]);
+  await storage.delete(["cpp", 2, WINDOW, 1]);
   const latest = await store.latest(CLICKS);
   assert.equal(latest?.id, 1);
   assert.deepStrictEqual(latest?.subtasks, filled(1, [a, b1]));
@@ -1001,7 +999,7 @@ test("latest() skips a checkpoint whose part is missing, with one log line namin
   });
 
   // A shared part that is gone breaks both checkpoints.
-  await storage.delete(["cp", 1, "p", WINDOW, 0]);
+  await storage.delete(["cpp", 1, WINDOW, 0]);
   lines.length = 0;
   assert.equal(await store.latest(CLICKS), null);
   assert.equal(lines.length, 2);
@@ -1024,10 +1022,10 @@ test("a new store over the same storage writes every part again, and reads both 
   );
   await restarted.save(withParts(3, [a, b]));
   assert.deepEqual(await partKeys(storage), [
-    ["cp", 1, "p", WINDOW, 0],
-    ["cp", 1, "p", WINDOW, 1],
-    ["cp", 3, "p", WINDOW, 0],
-    ["cp", 3, "p", WINDOW, 1],
+    ["cpp", 1, WINDOW, 0],
+    ["cpp", 1, WINDOW, 1],
+    ["cpp", 3, WINDOW, 0],
+    ["cpp", 3, WINDOW, 1],
   ]);
   const manifest = await storage.get<{ parts: unknown }>(["cp", 3, "m"]);
   assert.deepEqual(manifest?.parts, { [WINDOW]: [3, 0, 3, 1] });
@@ -1065,10 +1063,40 @@ test("a part of a save that crashed before its manifest is written again, not re
     (await storage.get<{ parts: unknown }>(["cp", 2, "m"]))?.parts,
     { [WINDOW]: [2, 0] },
   );
-  assert.deepEqual(await partKeys(storage), [["cp", 2, "p", WINDOW, 0]]);
+  assert.deepEqual(await partKeys(storage), [["cpp", 2, WINDOW, 0]]);
   assert.deepStrictEqual(
     (await store.latest(CLICKS))?.subtasks,
     filled(2, [a]),
   );
   assert.deepEqual(lines, []);
+});
+
+test("a save lists no part that a kept checkpoint still uses, however old", async ({ storage }) => {
+  const listed: StorageKey[] = [];
+  const watched: ActorStorage = {
+    get: (key) => storage.get(key),
+    getMany: (keys) => storage.getMany(keys),
+    put: (key, value) => storage.put(key, value),
+    delete: (key) => storage.delete(key),
+    atomic: (ops) => storage.atomic(ops),
+    list: (prefix, options) => {
+      listed.push(prefix);
+      return storage.list(prefix, options);
+    },
+  };
+  const { store } = storeOver(watched, { retain: 2 });
+  const a = part("a", 20);
+  for (let id = 1; id <= 4; id++) {
+    await store.save(withParts(id, [a, part(`b${id}`)]));
+  }
+  listed.length = 0;
+  await store.save(withParts(5, [a, part("b5")]));
+  assert.deepEqual(
+    listed.filter((prefix) => prefix[0] === "cpp" && prefix[1] === 1),
+    [],
+    "checkpoint 1's kept part is not listed again",
+  );
+  assert.deepEqual((await partKeys(storage)).map((key) => key[1]), [1, 4, 5]);
+  const latest = await store.latest(CLICKS);
+  assert.equal(latest?.id, 5);
 });

@@ -46,7 +46,12 @@ export interface KeyedProcessContext<K, S> {
   readonly currentWatermark: number;
   /** The processing time in milliseconds, from the subtask's clock. */
   readonly currentProcessingTime: number;
-  /** The current key's state; `undefined` until set or after `clearState()`. */
+  /**
+   * The current key's state; `undefined` until set or after `clearState()`.
+   * A state object may be changed in place after reading it here (a read
+   * marks the key's state for the next checkpoint); change it through a
+   * reference kept elsewhere only with a `setState` in the same call.
+   */
   readonly state: S | undefined;
   /**
    * Replaces the current key's state; `undefined` clears it. The value is

@@ -32,7 +32,11 @@ import { type HotItem, q5 } from "../../../bench/nexmark/queries/q5.ts";
 import { q7 } from "../../../bench/nexmark/queries/q7.ts";
 import { q8 } from "../../../bench/nexmark/queries/q8.ts";
 import { q11 } from "../../../bench/nexmark/queries/q11.ts";
-import { type BidderCount, q12 } from "../../../bench/nexmark/queries/q12.ts";
+import {
+  type BidderCount,
+  CLOCK_EVERY,
+  q12,
+} from "../../../bench/nexmark/queries/q12.ts";
 import { generate, runEngine, steppedOutOfOrderness } from "./_run_query.ts";
 
 const CONFIG: Partial<NexmarkConfig> = {
@@ -349,7 +353,8 @@ function scriptedClock(counts: number[], times: number[]): Clock {
 }
 
 Deno.test("q12 engine fires processing-time windows when the clock reaches their end, as its kernel", () => {
-  const half = EVENTS.length / 2;
+  // A multiple of the kernel's clock reads, so that no read spans both halves.
+  const half = 10 * CLOCK_EVERY;
   const first = EVENTS.slice(0, half);
   const second = EVENTS.slice(half);
   const bidsOf = (events: Event[]) => events.filter((e) => e.kind === BID);
@@ -370,15 +375,12 @@ Deno.test("q12 engine fires processing-time windows when the clock reaches their
   assert.ok(firstWindow.length >= 100, `${firstWindow.length} bidders`);
 
   // The kernel with the clock at 0 for the first half, 10 s for the second
-  // and 19.999 s at the end.
+  // and 19.999 s at the end; it reads the clock once per CLOCK_EVERY events.
+  const reads = (events: Event[]) => Math.ceil(events.length / CLOCK_EVERY);
   const kernel = runKernel(
     q12,
     EVENTS,
-    scriptedClock([bidsOf(first).length, bidsOf(second).length], [
-      0,
-      10_000,
-      19_999,
-    ]),
+    scriptedClock([reads(first), reads(second)], [0, 10_000, 19_999]),
   );
   assert.deepEqual(sortedJson(kernel), bothWindows);
 
