@@ -68,11 +68,11 @@ function settings(args: string[]): Settings {
     },
     strict: true,
   });
-  const positive = (name: string, text: string): number => {
+  const positive = (name: string, text: string, max: number): number => {
     const n = Number(text);
-    if (!Number.isSafeInteger(n) || n < 1) {
+    if (!/^[1-9][0-9]*$/.test(text) || n > max) {
       throw new RangeError(
-        `Cannot run the Nexmark benchmark as '--${name}' must be a positive integer: current value is ${
+        `Cannot run the Nexmark benchmark as '--${name}' must be an integer from 1 to ${max}: current value is ${
           JSON.stringify(text)
         }`,
       );
@@ -91,12 +91,15 @@ function settings(args: string[]): Settings {
     }
     return found;
   });
+  const events = positive("events", values.events!, Number.MAX_SAFE_INTEGER);
   return {
-    events: positive("events", values.events!),
+    events,
     queries,
-    parallelism: positive("parallelism", values.parallelism!),
-    rate: positive("rate", values.rate!),
-    runs: positive("runs", values.runs!),
+    // One generator split per subtask, so at most one per event.
+    parallelism: positive("parallelism", values.parallelism!, events),
+    // The generator's limit: a gap of 1 ns between events.
+    rate: positive("rate", values.rate!, 1_000_000_000),
+    runs: positive("runs", values.runs!, 1_000),
     checkpoints: !values["no-checkpoints"],
     json: values.json!,
   };
@@ -415,7 +418,14 @@ function targets(reports: readonly QueryReport[]): string[] {
 }
 
 async function main(): Promise<void> {
-  const options = settings(Deno.args);
+  let options: Settings;
+  try {
+    options = settings(Deno.args);
+  } catch (error) {
+    // Bad flags: the message says which and why; no stack trace.
+    console.error((error as Error).message);
+    Deno.exit(2);
+  }
   const config = nexmarkConfig({
     numEvents: options.events,
     firstEventRate: options.rate,

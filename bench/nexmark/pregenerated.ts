@@ -100,6 +100,15 @@ export class PregeneratedSource implements Source<Event> {
    * @returns Its reader.
    */
   createReader(subtaskIndex: number, parallelism: number): SourceReader<Event> {
+    if (
+      !Number.isSafeInteger(parallelism) || parallelism < 1 ||
+      !Number.isSafeInteger(subtaskIndex) || subtaskIndex < 0 ||
+      subtaskIndex >= parallelism
+    ) {
+      throw new RangeError(
+        `Cannot create a PregeneratedSource reader as 'subtaskIndex' must be an integer in [0, parallelism): current values are ${subtaskIndex} and ${parallelism}`,
+      );
+    }
     const mine: number[] = [];
     const all = this.#events;
     for (let p = subtaskIndex; p < all.partitions.length; p += parallelism) {
@@ -135,12 +144,30 @@ export class PregeneratedSource implements Source<Event> {
         return remaining() ? now : Infinity;
       },
       snapshotState(): unknown {
-        return { positions: [...positions], cursor };
+        return { partitions: [...mine], positions: [...positions], cursor };
       },
       restoreState(state: unknown): void {
-        const saved = state as { positions: number[]; cursor: number };
+        const saved = state as Partial<
+          { partitions: number[]; positions: number[]; cursor: number }
+        >;
+        if (
+          JSON.stringify(saved?.partitions) !== JSON.stringify(mine) ||
+          !Array.isArray(saved.positions) ||
+          saved.positions.some((n, i) =>
+            !Number.isSafeInteger(n) || n < 0 ||
+            n > all.partitions[mine[i]].length
+          ) ||
+          !Number.isSafeInteger(saved.cursor) || saved.cursor! < 0 ||
+          saved.cursor! >= Math.max(1, mine.length)
+        ) {
+          throw new TypeError(
+            `Cannot restore a PregeneratedSource reader as 'state' must be the snapshot of a reader of partitions ${
+              JSON.stringify(mine)
+            }: current value is ${JSON.stringify(state)}`,
+          );
+        }
         saved.positions.forEach((n, i) => positions[i] = n);
-        cursor = saved.cursor;
+        cursor = saved.cursor!;
       },
     };
   }
