@@ -132,3 +132,17 @@ export interface BidEvent {
  * ```
  */
 export type Event = PersonEvent | AuctionEvent | BidEvent;
+
+/**
+ * An event's `dateTime`, whatever its kind: its event time.
+ *
+ * @param event The event.
+ * @returns Its `dateTime`, in epoch milliseconds.
+ */
+export function dateTimeOf(event: Event): number {
+  return event.kind === BID
+    ? event.bid.dateTime
+    : event.kind === AUCTION
+    ? event.auction.dateTime
+    : event.person.dateTime;
+}

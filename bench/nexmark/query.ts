@@ -90,3 +90,15 @@ export function runKernel<OUT>(
   query.kernel(events, clock, (result) => results.push(result));
   return results;
 }
+
+/**
+ * `x mod m` in `[0, m)`, for negative `x` too (exact for safe integers): the
+ * start of the window of `x` is `x - floorMod(x, size)`.
+ *
+ * @param x The dividend.
+ * @param m The modulus, positive.
+ * @returns The remainder, in `[0, m)`.
+ */
+export function floorMod(x: number, m: number): number {
+  return ((x % m) + m) % m;
+}

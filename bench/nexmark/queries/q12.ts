@@ -20,7 +20,7 @@ import {
   TumblingProcessingTimeWindows,
 } from "../../../src/mod.ts";
 import { BID, type Event } from "../model.ts";
-import type { NexmarkQuery } from "../query.ts";
+import { floorMod, type NexmarkQuery } from "../query.ts";
 
 /** The bids of one bidder in one processing-time window. */
 export interface BidderCount {
@@ -116,9 +116,4 @@ function q12Kernel(
     counts.set(bidder, (counts.get(bidder) ?? 0) + 1);
   }
   if (clock.now() >= end - 1) fire();
-}
-
-// `x mod m` in [0, m) for negative `x` too; exact for safe integers.
-function floorMod(x: number, m: number): number {
-  return ((x % m) + m) % m;
 }

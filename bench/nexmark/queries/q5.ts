@@ -18,8 +18,8 @@ import {
   SlidingEventTimeWindows,
   TumblingEventTimeWindows,
 } from "../../../src/mod.ts";
-import { AUCTION, BID, type Event } from "../model.ts";
-import { type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "../query.ts";
+import { BID, dateTimeOf, type Event } from "../model.ts";
+import { floorMod, type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "../query.ts";
 
 /** One hot auction of one window. */
 export interface HotItem {
@@ -177,9 +177,7 @@ function q5Kernel(
       const auction = bid.auction;
       pane!.set(auction, (pane!.get(auction) ?? 0) + 1);
     } else {
-      timestamp = event.kind === AUCTION
-        ? event.auction.dateTime
-        : event.person.dateTime;
+      timestamp = dateTimeOf(event);
     }
     if (timestamp > maxTimestamp) {
       maxTimestamp = timestamp;
@@ -189,9 +187,4 @@ function q5Kernel(
   }
   watermark = Infinity;
   advance();
-}
-
-// `x mod m` in [0, m) for negative `x` too; exact for safe integers.
-function floorMod(x: number, m: number): number {
-  return ((x % m) + m) % m;
 }

@@ -19,8 +19,8 @@ import {
   type ProcessWindowFunction,
   TumblingEventTimeWindows,
 } from "../../../src/mod.ts";
-import { AUCTION, BID, type Bid, type Event } from "../model.ts";
-import { type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "../query.ts";
+import { BID, type Bid, dateTimeOf, type Event } from "../model.ts";
+import { floorMod, type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "../query.ts";
 
 /** A bid with the highest price of its 10 s window. */
 export type HighestBid = Bid;
@@ -139,9 +139,7 @@ function q7Kernel(
         current!.bids.push(bid);
       }
     } else {
-      timestamp = event.kind === AUCTION
-        ? event.auction.dateTime
-        : event.person.dateTime;
+      timestamp = dateTimeOf(event);
     }
     if (timestamp > maxTimestamp) {
       maxTimestamp = timestamp;
@@ -151,9 +149,4 @@ function q7Kernel(
   }
   watermark = Infinity;
   advance();
-}
-
-// `x mod m` in [0, m) for negative `x` too; exact for safe integers.
-function floorMod(x: number, m: number): number {
-  return ((x % m) + m) % m;
 }

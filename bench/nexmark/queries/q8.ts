@@ -17,8 +17,8 @@ import {
   type ProcessWindowFunction,
   TumblingEventTimeWindows,
 } from "../../../src/mod.ts";
-import { AUCTION, BID, type Event, PERSON } from "../model.ts";
-import { type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "../query.ts";
+import { BID, dateTimeOf, type Event, PERSON } from "../model.ts";
+import { floorMod, type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "../query.ts";
 
 /** A person who joined and sold within one window. */
 export interface NewUser {
@@ -129,11 +129,7 @@ function q8Kernel(
 
   for (let i = 0; i < events.length; i++) {
     const event = events[i];
-    const timestamp = event.kind === BID
-      ? event.bid.dateTime
-      : event.kind === AUCTION
-      ? event.auction.dateTime
-      : event.person.dateTime;
+    const timestamp = dateTimeOf(event);
     if (event.kind !== BID) {
       const start = timestamp - floorMod(timestamp, SIZE_MS);
       if (start !== currentStart) {
@@ -160,9 +156,4 @@ function q8Kernel(
   }
   watermark = Infinity;
   advance();
-}
-
-// `x mod m` in [0, m) for negative `x` too; exact for safe integers.
-function floorMod(x: number, m: number): number {
-  return ((x % m) + m) % m;
 }

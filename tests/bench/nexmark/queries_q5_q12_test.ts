@@ -20,6 +20,7 @@ import type { NexmarkConfig } from "../../../bench/nexmark/config.ts";
 import {
   AUCTION,
   BID,
+  dateTimeOf,
   type Event,
   PERSON,
 } from "../../../bench/nexmark/model.ts";
@@ -98,14 +99,6 @@ async function checkHandMade<OUT>(
       `${query.name} at parallelism ${parallelism}`,
     );
   }
-}
-
-function dateTimeOf(event: Event): number {
-  return event.kind === BID
-    ? event.bid.dateTime
-    : event.kind === AUCTION
-    ? event.auction.dateTime
-    : event.person.dateTime;
 }
 
 function bid(
