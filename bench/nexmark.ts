@@ -265,18 +265,18 @@ async function measure(
     if (results < 0) throw new Error("unreachable: keeps the count alive");
     if (i > 0) kernelRates.push(events.count / (ms / 1_000));
   }
+  // One more run than measured, as for the kernel: the first compiles.
   const engineRuns: EngineRun[] = [];
-  for (let i = 0; i < runs; i++) {
-    progress.step(`${query.name} engine, run ${i + 1}/${runs}`);
-    engineRuns.push(
-      await runEngine(
-        query,
-        new PregeneratedSource(events),
-        events.count,
-        parallelism,
-        null,
-      ),
+  for (let i = 0; i <= runs; i++) {
+    progress.step(`${query.name} engine, run ${i + 1}/${runs + 1}`);
+    const run = await runEngine(
+      query,
+      new PregeneratedSource(events),
+      events.count,
+      parallelism,
+      null,
     );
+    if (i > 0) engineRuns.push(run);
   }
   progress.step(`${query.name} engine with the generator`);
   const included = await runEngine(
@@ -431,7 +431,7 @@ async function main(): Promise<void> {
     firstEventRate: options.rate,
     numEventGenerators: options.parallelism,
   });
-  const perQuery = 2 * options.runs + 2 +
+  const perQuery = 2 * options.runs + 3 +
     (options.checkpoints ? 2 * CHECKPOINTED_RUNS : 0);
   const progress = new Progress(1 + perQuery * options.queries.length);
   progress.step(`generating ${options.events} events`);
