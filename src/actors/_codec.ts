@@ -133,14 +133,91 @@ function concatParts(
   parts: readonly unknown[],
 ): unknown[] {
   return indices.flatMap((i) => {
-    const part = parts[i];
-    if (!Array.isArray(part)) {
+    const rows = partRows(parts[i]);
+    if (rows === null) {
       throw new RangeError(
-        `Cannot decode a snapshot as its part ${i} must be an array: current value is ${typeof part}`,
+        `Cannot decode a snapshot as its part ${i} must be an array or a table: current value is ${typeof parts[
+          i
+        ]}`,
       );
     }
-    return part;
+    return rows;
   });
+}
+
+// A part whose items are plain objects with the same fields is stored as a
+// table: one column per field, and a column of numbers as a Float64Array,
+// which V8 serialises as raw bytes (window slots: ids, starts, ends and
+// often their contents are numbers; about twice as fast to encode).
+const TABLE = "weir:table";
+
+/**
+ * A part in the form to encode it in: `rows` as a table when every row is
+ * a plain object with the same fields in the same order, else `rows`.
+ *
+ * @param rows A group of operator state.
+ * @returns The rows, or their table.
+ */
+export function partForm(rows: readonly unknown[]): unknown {
+  if (rows.length < 2) return rows;
+  const first = rows[0];
+  if (!isPlainObject(first)) return rows;
+  const fields = Object.keys(first);
+  const columns: unknown[][] = fields.map(() => new Array(rows.length));
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r];
+    if (!isPlainObject(row)) return rows;
+    const keys = Object.keys(row);
+    if (keys.length !== fields.length) return rows;
+    for (let f = 0; f < fields.length; f++) {
+      if (keys[f] !== fields[f]) return rows;
+      columns[f][r] = (row as Record<string, unknown>)[fields[f]];
+    }
+  }
+  return {
+    [TABLE]: fields,
+    columns: columns.map((column) =>
+      column.every((v) => typeof v === "number")
+        ? Float64Array.from(column as number[])
+        : column
+    ),
+  };
+}
+
+/**
+ * The rows of a stored part: the part itself if it is an array, the rows of
+ * its table if it is one, else `null`.
+ *
+ * @param part A decoded part.
+ * @returns Its rows, or `null` if it is neither.
+ */
+export function partRows(part: unknown): unknown[] | null {
+  if (Array.isArray(part)) return part;
+  if (!isPlainObject(part) || !Object.hasOwn(part, TABLE)) return null;
+  const fields = (part as Record<string, unknown>)[TABLE];
+  const columns = (part as { columns?: unknown }).columns;
+  if (
+    !Array.isArray(fields) || !Array.isArray(columns) ||
+    columns.length !== fields.length || columns.length === 0
+  ) return null;
+  const length = (columns[0] as ArrayLike<unknown>).length;
+  if (
+    columns.some((c) =>
+      !(Array.isArray(c) || c instanceof Float64Array) || c.length !== length
+    )
+  ) return null;
+  const rows = new Array<Record<string, unknown>>(length);
+  for (let r = 0; r < length; r++) {
+    const row: Record<string, unknown> = {};
+    for (let f = 0; f < fields.length; f++) row[fields[f]] = columns[f][r];
+    rows[r] = row;
+  }
+  return rows;
+}
+
+function isPlainObject(value: unknown): value is object {
+  return typeof value === "object" && value !== null &&
+    Object.getPrototypeOf(value) === Object.prototype;
 }
 
 function placeholderIndices(value: object): number[] | null {

@@ -12,6 +12,7 @@ import {
   encodedSnapshots,
   encodeStructured,
   fillParts,
+  partRows,
 } from "./_codec.ts";
 import {
   type JobFingerprint,
@@ -616,16 +617,17 @@ export class CheckpointStore {
       await this.#probe(error);
       return `the parts of subtask '${actorId}' cannot be read (${error})`;
     }
-    const missing = parts.findIndex((part) => !Array.isArray(part));
+    const rows = parts.map(partRows);
+    const missing = rows.indexOf(null);
     if (missing >= 0) {
       return `part ${refs[2 * missing + 1]} of checkpoint ${
         refs[2 * missing]
       } of subtask '${actorId}' is ${
-        parts[missing] === undefined ? "missing" : "not an array"
+        parts[missing] === undefined ? "missing" : "not an array or a table"
       }`;
     }
     try {
-      subtasks[actorId] = fillParts(subtasks[actorId], parts);
+      subtasks[actorId] = fillParts(subtasks[actorId], rows);
     } catch (error) {
       return `the snapshot of subtask '${actorId}' cannot take its parts (${error})`;
     }

@@ -8,6 +8,8 @@ import {
   encodeStructured,
   encodeSuperjson,
   fillParts,
+  partForm,
+  partRows,
   partsPlaceholder,
   snapshotsToUse,
 } from "../../src/actors/_codec.ts";
@@ -171,14 +173,14 @@ Deno.test("fillParts throws a RangeError naming the part that is missing or not 
     () => fillParts({ slots: partsPlaceholder([0, 2]) }, [[1], [2]]),
     {
       name: "RangeError",
-      message: /part 2 must be an array: current value is undefined/,
+      message: /part 2 must be an array or a table: current value is undefined/,
     },
   );
   assert.throws(
     () => fillParts([partsPlaceholder([1])], [[1], { not: "an array" }]),
     {
       name: "RangeError",
-      message: /part 1 must be an array: current value is object/,
+      message: /part 1 must be an array or a table: current value is object/,
     },
   );
 });
@@ -216,4 +218,38 @@ Deno.test("an Encoded with parts decodes to its value with the placeholders fill
     name: "RangeError",
     message: /part 1 /,
   });
+});
+
+Deno.test("a part of plain rows with the same fields is encoded as a table, numbers as Float64Array, and decodes to equal rows", () => {
+  const rows = [
+    { id: 1, key: "a", start: 0, end: 10, contents: [1, 2] },
+    { id: 2, key: "b", start: -0, end: NaN, contents: { n: 1 } },
+    { id: 3, key: 7, start: 1e15, end: Infinity, contents: undefined },
+  ];
+  const form = partForm(rows) as { columns: unknown[] };
+  assert.ok(!Array.isArray(form), "a table, not the rows");
+  assert.ok(form.columns[0] instanceof Float64Array, "ids are numbers");
+  assert.ok(Array.isArray(form.columns[1]), "keys are mixed");
+  const back = partRows(decodeStored(encodeStructured(form).bytes));
+  assert.deepStrictEqual(back, rows);
+  assert.ok(Object.is((back![1] as { start: number }).start, -0));
+});
+
+Deno.test("a part whose rows differ in fields, or are not plain objects, stays rows; a malformed table is refused", () => {
+  const mixed = [{ id: 1, key: "a" }, { id: 2, key: "b", triggerState: 3 }];
+  assert.equal(partForm(mixed), mixed);
+  const reordered = [{ id: 1, key: "a" }, { key: "b", id: 2 }];
+  assert.equal(partForm(reordered), reordered);
+  const pairs = [["a", 1], ["b", 2]];
+  assert.equal(partForm(pairs), pairs);
+  assert.deepEqual(partRows(pairs), pairs);
+  const one = [{ id: 1 }];
+  assert.equal(partForm(one), one);
+  assert.equal(partRows({ "weir:table": ["id"], columns: [[1], [2]] }), null);
+  assert.equal(
+    partRows({ "weir:table": ["id", "k"], columns: [[1], [2, 3]] }),
+    null,
+  );
+  assert.equal(partRows({ columns: [[1]] }), null);
+  assert.equal(partRows(undefined), null);
 });

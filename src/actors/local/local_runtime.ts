@@ -23,6 +23,7 @@ import {
   Encoded,
   encodedCheckpoint,
   encodeStructured,
+  partForm,
   partsPlaceholder,
   snapshotsToUse,
 } from "../_codec.ts";
@@ -432,7 +433,7 @@ export class LocalRuntime {
       for (const group of groups) {
         let encoded = this.#partEncodings.get(group);
         if (encoded === undefined) {
-          encoded = this.#encodeSnapshot(actorId, group, []);
+          encoded = this.#encodeSnapshot(actorId, partForm(group), []);
           this.#partEncodings.set(group, encoded);
         }
         indices.push(this.#parts.push(encoded) - 1);
