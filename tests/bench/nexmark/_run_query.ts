@@ -9,6 +9,7 @@
 // - 1 ms`) from `onEvent`, each time it has advanced by `stepMs` of event
 // time, so windows and timers fire mid-stream, deterministically.
 
+import assert from "node:assert/strict";
 import {
   ManualClock,
   StreamEnvironment,
@@ -22,6 +23,8 @@ import type { Event } from "../../../bench/nexmark/model.ts";
 import {
   type NexmarkQuery,
   OUT_OF_ORDERNESS_MS,
+  runKernel,
+  sortedJson,
 } from "../../../bench/nexmark/query.ts";
 import { NexmarkSource } from "../../../bench/nexmark/source.ts";
 
@@ -120,4 +123,34 @@ class SteppedWatermarks implements WatermarkGenerator<Event> {
     this.#emitted = this.#maxTimestamp - this.#bound - 1;
     output.emitWatermark(this.#emitted);
   }
+}
+
+/**
+ * Checks that the engine's results equal the kernel's (by the query's
+ * `canonical` form) at parallelism 1 and 2, on the events of `config`.
+ *
+ * @returns The kernel's results, for further checks.
+ */
+export async function checkAgainstKernel<OUT>(
+  query: NexmarkQuery<OUT>,
+  config: Partial<NexmarkConfig>,
+  events: readonly Event[],
+  minResults: number,
+): Promise<OUT[]> {
+  const canonical = query.canonical ?? sortedJson;
+  const kernel = runKernel(query, events, new ManualClock(0));
+  assert.ok(
+    kernel.length >= minResults,
+    `${query.name} kernel gave ${kernel.length} results, expected at least ${minResults}`,
+  );
+  const expected = canonical(kernel);
+  for (const parallelism of [1, 2]) {
+    const engine = await runEngine(query, config, parallelism);
+    assert.deepEqual(
+      canonical(engine),
+      expected,
+      `${query.name} at parallelism ${parallelism}`,
+    );
+  }
+  return kernel;
 }

@@ -38,36 +38,18 @@ import {
   CLOCK_EVERY,
   q12,
 } from "../../../bench/nexmark/queries/q12.ts";
-import { generate, runEngine, steppedOutOfOrderness } from "./_run_query.ts";
+import {
+  checkAgainstKernel,
+  generate,
+  runEngine,
+  steppedOutOfOrderness,
+} from "./_run_query.ts";
 
 const CONFIG: Partial<NexmarkConfig> = {
   numEvents: 20_000,
   firstEventRate: 100,
 };
 const EVENTS = generate(CONFIG);
-
-/** Checks engine == kernel at parallelism 1 and 2; returns the kernel's results. */
-async function checkAgainstKernel<OUT>(
-  query: NexmarkQuery<OUT>,
-  minResults: number,
-): Promise<OUT[]> {
-  const canonical = query.canonical ?? sortedJson;
-  const kernel = runKernel(query, EVENTS, new ManualClock(0));
-  assert.ok(
-    kernel.length >= minResults,
-    `${query.name} kernel gave ${kernel.length} results, expected at least ${minResults}`,
-  );
-  const expected = canonical(kernel);
-  for (const parallelism of [1, 2]) {
-    const engine = await runEngine(query, CONFIG, parallelism);
-    assert.deepEqual(
-      canonical(engine),
-      expected,
-      `${query.name} at parallelism ${parallelism}`,
-    );
-  }
-  return kernel;
-}
 
 /** Runs a query on hand-made events (timestamps = `dateTime`) at parallelism 1 and 2. */
 async function checkHandMade<OUT>(
@@ -166,7 +148,7 @@ function countBy<T>(items: readonly T[], key: (item: T) => number): number[] {
 }
 
 Deno.test("q5 engine finds the same hot auctions per window as its kernel, ties included", async () => {
-  const results = await checkAgainstKernel(q5, 100);
+  const results = await checkAgainstKernel(q5, CONFIG, EVENTS, 100);
   const perWindow = countBy(results, (r: HotItem) => r.windowEnd);
   assert.ok(perWindow.length >= 90, `${perWindow.length} windows`);
   const tied = perWindow.filter((n) => n > 1).length;
@@ -197,7 +179,7 @@ Deno.test("q5 emits every tied auction in each of the five windows of a bid", as
 });
 
 Deno.test("q7 engine finds the same highest bids per window as its kernel", async () => {
-  const results = await checkAgainstKernel(q7, 20);
+  const results = await checkAgainstKernel(q7, CONFIG, EVENTS, 20);
   const windows = new Set(results.map((b) => b.dateTime - b.dateTime % 10_000));
   assert.ok(windows.size >= 19, `${windows.size} windows`);
 });
@@ -221,7 +203,7 @@ Deno.test("q7 emits every bid at the max price of its own window only", async ()
 });
 
 Deno.test("q8 engine finds the same new sellers as its kernel", async () => {
-  const results = await checkAgainstKernel(q8, 30);
+  const results = await checkAgainstKernel(q8, CONFIG, EVENTS, 30);
   const windows = new Set(results.map((r) => r.windowStart));
   assert.ok(windows.size >= 10, `${windows.size} windows`);
 });
@@ -247,7 +229,7 @@ Deno.test("q8 joins a person with their auctions in the same window, in either o
 });
 
 Deno.test("q11 engine finds the same sessions as its kernel, several per bidder", async () => {
-  const results = await checkAgainstKernel(q11, 1_000);
+  const results = await checkAgainstKernel(q11, CONFIG, EVENTS, 1_000);
   const perBidder = countBy(results, (r) => r.bidder);
   assert.ok(perBidder.length >= 100, `${perBidder.length} bidders`);
   const repeat = perBidder.filter((n) => n >= 3).length;
