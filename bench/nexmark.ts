@@ -38,7 +38,7 @@ import { type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "./nexmark/query.ts";
 import { QUERIES, WINDOWED } from "./nexmark/queries/mod.ts";
 
 /** What the command line asked for. */
-interface Settings {
+export interface Settings {
   readonly events: number;
   readonly queries: readonly NexmarkQuery<unknown>[];
   readonly parallelism: number;
@@ -54,7 +54,8 @@ const CHECKPOINT_INTERVAL_MS = 1_000;
 const CHECKPOINTED_RUN_MS = 5_000;
 const CHECKPOINTED_RUNS = 2;
 
-function settings(args: string[]): Settings {
+/** Reads the command line; errors name the flag and its value. */
+export function settings(args: string[]): Settings {
   const { values } = parseArgs({
     args,
     options: {
