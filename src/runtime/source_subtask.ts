@@ -334,6 +334,33 @@ export class SourceSubtask<T> {
    */
   triggerCheckpoint(checkpointId: number): boolean {
     if (this.#ended) return false;
+    const snapshot = this.#ownSnapshot();
+    this.#chainSnapshot = null;
+    this.#subtask.receive(0, { kind: "barrier", checkpointId });
+    this.#onSnapshot?.(checkpointId, {
+      ...snapshot,
+      chain: this.#chainSnapshot!,
+    });
+    return true;
+  }
+
+  /**
+   * Returns the subtask's state without sending a barrier: what
+   * `triggerCheckpoint` would store. The KV runtime commits it with every
+   * step, so `checkpointId` names that step's sink transaction.
+   *
+   * @param checkpointId The transaction the chain's sinks close.
+   * @returns Plain data that may share live objects: copy (encode) it
+   * before processing more input.
+   */
+  snapshot(checkpointId: number): SourceSubtaskSnapshot {
+    return {
+      ...this.#ownSnapshot(),
+      chain: this.#subtask.snapshot(checkpointId),
+    };
+  }
+
+  #ownSnapshot(): Omit<SourceSubtaskSnapshot, "chain"> {
     const snapshot: {
       reader: unknown;
       generators?: unknown[];
@@ -347,13 +374,7 @@ export class SourceSubtask<T> {
       );
       snapshot.emitter = this.#emitter.snapshotState();
     }
-    this.#chainSnapshot = null;
-    this.#subtask.receive(0, { kind: "barrier", checkpointId });
-    this.#onSnapshot?.(checkpointId, {
-      ...snapshot,
-      chain: this.#chainSnapshot!,
-    });
-    return true;
+    return snapshot;
   }
 
   /**

@@ -7,15 +7,15 @@
 import {
   type Clock,
   isAlignmentEnabled,
-  type MetricGroup,
-  PausableClock,
+  type PausableClock,
   reportableWatermark,
   WatermarkAlignmentCoordinator,
 } from "../../time/mod.ts";
+import { buildSubtask, edgeChannelOffsets } from "../_subtask_factory.ts";
 import { type JobGraph, validateJobGraph } from "../../runtime/job_graph.ts";
-import {
+import type {
   SourceSubtask,
-  type SourceSubtaskSnapshot,
+  SourceSubtaskSnapshot,
 } from "../../runtime/source_subtask.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
@@ -29,11 +29,10 @@ import {
 } from "../_codec.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
 import type { StreamElement } from "../../runtime/stream_element.ts";
-import {
-  type InputChannelStatus,
+import type {
+  InputChannelStatus,
   Subtask,
-  type SubtaskEdge,
-  type SubtaskSnapshot,
+  SubtaskSnapshot,
 } from "../../runtime/subtask.ts";
 
 /** Options of a {@linkcode LocalRuntime}. */
@@ -216,130 +215,69 @@ export class LocalRuntime {
     const byVertex = new Map<string, Actor[]>();
     for (const vertex of graph.vertices) {
       const actors: Actor[] = [];
-      const edges = graph.edges.filter((e) => e.from === vertex.id);
-      const numInputs = graph.edges.filter((e) => e.to === vertex.id).reduce(
-        (sum, e) =>
-          sum + graph.vertices.find((v) => v.id === e.from)!.parallelism,
-        0,
-      );
       for (let index = 0; index < vertex.parallelism; index++) {
-        const gauges = new Map<string, () => number>();
-        const metrics: MetricGroup = {
-          gauge(name, read) {
-            gauges.set(name, read);
-          },
-        };
-        const activityClock = new PausableClock(this.#clock);
-        const context = {
+        let actor: Actor;
+        const id = `${graph.jobName}/${vertex.id}/${index}`;
+        const built = buildSubtask(graph, vertex, index, {
           clock: this.#clock,
-          activityClock,
-          subtaskIndex: index,
-          parallelism: vertex.parallelism,
-          metrics,
+          persistWatermarks: this.#persist,
+          send: (edge, channel, element) => {
+            const target = actor.targets[edge][channel];
+            target.actor.mailbox.push({
+              channel: target.channelOffset + index,
+              element,
+            });
+          },
           requestMail: () => {
             actor.mail = true;
             this.#wake?.();
           },
-        };
-        const subtaskEdges: SubtaskEdge[] = edges.map((edge) => ({
-          partitioner: edge.partitioner(index),
-          numChannels: graph.vertices.find((v) =>
-            v.id === edge.to
-          )!.parallelism,
-          sideOutputTag: edge.sideOutputTag,
-        }));
-        const actor: Actor = {
-          id: `${graph.jobName}/${vertex.id}/${index}`,
+          snapshotParts: this.#snapshotParts(id),
+          onSnapshot: (checkpointId, snapshot) =>
+            this.#ack(id, checkpointId, snapshot),
+        });
+        actor = {
+          id,
           operator: vertex.id,
           index,
           mailbox: [],
           head: 0,
-          activityClock,
-          gauges,
-          subtask: null,
-          source: null,
+          activityClock: built.activityClock,
+          gauges: built.gauges,
+          subtask: built.subtask,
+          source: built.source,
           targets: [],
           paused: false,
           suspended: false,
           mail: false,
           alignmentSource: null,
         };
-        const send = (
-          edge: number,
-          channel: number,
-          element: StreamElement,
-        ) => {
-          const target = actor.targets[edge][channel];
-          target.actor.mailbox.push({
-            channel: target.channelOffset + index,
-            element,
-          });
-        };
-        if (vertex.source !== undefined) {
-          const source = new SourceSubtask(
-            {
-              reader: vertex.source.source.createReader(
-                index,
-                vertex.parallelism,
-              ),
-              strategy: vertex.source.strategy,
-              operators: vertex.createOperators(index),
-              edges: subtaskEdges,
-              autoWatermarkIntervalMs: graph.autoWatermarkIntervalMs,
-              persistWatermarks: this.#persist,
-              snapshotParts: this.#snapshotParts(actor.id),
-              onSnapshot: (checkpointId, snapshot) =>
-                this.#ack(actor.id, checkpointId, snapshot),
-            },
-            context,
-            send,
-          );
-          (actor as { source: SourceSubtask<unknown> }).source = source;
-          const alignment = vertex.source.strategy.alignmentParameters;
-          if (isAlignmentEnabled(alignment)) {
-            if (index === 0) {
-              this.#alignment.registerSource(vertex.id, {
-                group: alignment.group,
-                maxDriftMs: alignment.maxDriftMs,
-              });
-            }
-            actor.alignmentSource = vertex.id;
-            interval = Math.min(interval, alignment.updateIntervalMs);
+        const alignment = vertex.source?.strategy.alignmentParameters;
+        if (alignment !== undefined && isAlignmentEnabled(alignment)) {
+          if (index === 0) {
+            this.#alignment.registerSource(vertex.id, {
+              group: alignment.group,
+              maxDriftMs: alignment.maxDriftMs,
+            });
           }
-        } else {
-          (actor as { subtask: Subtask }).subtask = new Subtask(
-            {
-              operators: vertex.createOperators(index),
-              numInputChannels: numInputs,
-              edges: subtaskEdges,
-              inputPolicy: vertex.inputPolicy,
-              persistWatermarks: this.#persist,
-              snapshotParts: this.#snapshotParts(actor.id),
-              onSnapshot: (checkpointId, snapshot) =>
-                this.#ack(actor.id, checkpointId, snapshot),
-            },
-            context,
-            send,
-          );
+          actor.alignmentSource = vertex.id;
+          interval = Math.min(interval, alignment.updateIntervalMs);
         }
         actors.push(actor);
       }
       byVertex.set(vertex.id, actors);
       this.#actors.push(...actors);
     }
-    // Wire each upstream subtask's edges to the downstream mailboxes; a
-    // vertex with several inputs numbers their channels one after another.
-    const offsets = new Map<string, number>();
-    for (const edge of graph.edges) {
-      const offset = offsets.get(edge.to) ?? 0;
+    // Wire each upstream subtask's edges to the downstream mailboxes.
+    const offsets = edgeChannelOffsets(graph);
+    graph.edges.forEach((edge, e) => {
       const downstream = byVertex.get(edge.to)!;
       for (const actor of byVertex.get(edge.from)!) {
         actor.targets.push(
-          downstream.map((d) => ({ actor: d, channelOffset: offset })),
+          downstream.map((d) => ({ actor: d, channelOffset: offsets[e] })),
         );
       }
-      offsets.set(edge.to, offset + byVertex.get(edge.from)!.length);
-    }
+    });
     this.#alignmentInterval = interval;
     this.#nextAlignment = interval === Infinity
       ? Infinity
