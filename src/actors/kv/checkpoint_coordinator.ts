@@ -1,0 +1,233 @@
+/**
+ * {@linkcode CheckpointCoordinator}: the KV runtime's checkpoint
+ * coordinator, a pseudo-actor with its own lease, so that exactly one
+ * worker at a time starts and completes checkpoints.
+ *
+ * @module
+ */
+
+import type { Clock } from "../../time/mod.ts";
+import type { JobFingerprint } from "../../runtime/fingerprint.ts";
+import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import {
+  type Encoded,
+  encodedCheckpoint,
+  encodeStructured,
+} from "../_codec.ts";
+import type { KvStorage } from "./kv_storage.ts";
+import type { Lease } from "./lease.ts";
+
+/** What every worker learns from the coordinator each round. */
+export interface CoordinatorState {
+  /** The checkpoint sources should take part in, or `null`. */
+  readonly pending: number | null;
+  /** Whether this round committed anything. */
+  readonly progressed: boolean;
+}
+
+/** Options of a {@linkcode CheckpointCoordinator}. */
+export interface CoordinatorOptions {
+  /** The database (for checkpoint requests). */
+  readonly kv: Deno.Kv;
+  /** The coordinator's own storage. */
+  readonly storage: KvStorage;
+  /** The coordinator's lease. */
+  readonly lease: Lease;
+  /** Processing time. */
+  readonly clock: Clock;
+  /** Processing time between checkpoints; 0: only on request. */
+  readonly intervalMs: number;
+  /** The highest checkpoint id already stored. */
+  readonly lastCheckpointId: number;
+  /** The job's fingerprint, recorded with each checkpoint. */
+  readonly fingerprint: JobFingerprint;
+  /** Every actor of the job. */
+  readonly actors: readonly string[];
+  /** Reads another actor's storage. */
+  storageOf(actorId: string): KvStorage;
+  /** Where completed checkpoints go. */
+  readonly store?: { save(checkpoint: CompletedCheckpoint): Promise<void> };
+  /** Retries transient KV errors. */
+  retry<T>(what: string, call: () => Promise<T>): Promise<T>;
+}
+
+interface CoordinatorMeta {
+  lastId: number;
+  pending: number | null;
+  pendingAt: number;
+  completed: number;
+  nextAt: number;
+  requestSeen: number;
+}
+
+interface ActorProgress {
+  readonly finished: boolean;
+  readonly acked: number;
+}
+
+/**
+ * Starts checkpoint `n + 1` every `intervalMs` (or on request): it records
+ * the id as pending, sources see it and send barriers, and every actor
+ * stores its aligned snapshot under `["ack", id]` in the same commit as the
+ * step that aligned. Once every actor has acknowledged, the coordinator
+ * saves the checkpoint to the store and records it as completed. A
+ * checkpoint that cannot complete (an actor finished, or it took longer
+ * than ten intervals and at least a minute) is abandoned.
+ */
+export class CheckpointCoordinator {
+  readonly #options: CoordinatorOptions;
+  readonly #requestKey: Deno.KvKey;
+  #latest: CompletedCheckpoint | null = null;
+  #nextTry = -Infinity;
+  #nextAt = Infinity;
+
+  /**
+   * Creates the coordinator's view; it does not touch KV yet.
+   *
+   * @param options Storage, lease, clock, interval and actors.
+   */
+  constructor(options: CoordinatorOptions) {
+    this.#options = options;
+    this.#requestKey = [...options.storage.prefix, "request"];
+  }
+
+  /** The last checkpoint this worker completed, or `null`. */
+  get latest(): CompletedCheckpoint | null {
+    return this.#latest;
+  }
+
+  /** When the coordinator next has work in this worker, or `Infinity`. */
+  nextWakeup(): number {
+    return this.#options.lease.held
+      ? this.#nextAt
+      : Math.max(this.#nextTry, this.#options.clock.now() + 1);
+  }
+
+  /** Asks for a checkpoint as soon as possible, from any worker. */
+  async request(): Promise<void> {
+    await this.#options.kv.set(this.#requestKey, this.#options.clock.now());
+  }
+
+  /**
+   * One round: reads the coordinator's state; if this worker holds (or can
+   * take) its lease, advances the protocol.
+   *
+   * @returns The pending checkpoint, and whether anything was committed.
+   */
+  async step(): Promise<CoordinatorState> {
+    const { storage, lease, clock, retry } = this.#options;
+    const now = clock.now();
+    if (!lease.held && now >= this.#nextTry) {
+      this.#nextTry = now + 1_000;
+      await retry("take the coordinator's lease", () => lease.acquire());
+    } else if (lease.held && lease.due(now)) {
+      await retry("renew the coordinator's lease", () => lease.renew());
+    }
+    const [stored, request] = await retry(
+      "read the checkpoint coordinator",
+      () =>
+        Promise.all([
+          storage.get<CoordinatorMeta>(["meta"]),
+          this.#options.kv.get<number>(this.#requestKey),
+        ]),
+    );
+    const meta: CoordinatorMeta = stored ?? {
+      lastId: this.#options.lastCheckpointId,
+      pending: null,
+      pendingAt: 0,
+      completed: 0,
+      nextAt: this.#options.intervalMs > 0
+        ? now + this.#options.intervalMs
+        : Infinity,
+      requestSeen: 0,
+    };
+    if (!lease.held) {
+      this.#nextAt = Infinity;
+      return { pending: meta.pending, progressed: false };
+    }
+    const next = await this.#advance(meta, request.value ?? 0, now);
+    this.#nextAt = next?.pending !== null && next !== null
+      ? now + 10
+      : (next ?? meta).nextAt;
+    if (next === null) return { pending: meta.pending, progressed: false };
+    try {
+      await storage.atomic([{ type: "put", key: ["meta"], value: next }], {
+        checks: [lease.check],
+      });
+    } catch (error) {
+      lease.lost();
+      throw error;
+    }
+    return { pending: next.pending, progressed: true };
+  }
+
+  /** The next state, or `null` if nothing changes. */
+  async #advance(
+    meta: CoordinatorMeta,
+    requested: number,
+    now: number,
+  ): Promise<CoordinatorMeta | null> {
+    const interval = this.#options.intervalMs;
+    if (meta.pending === null) {
+      const asked = requested > meta.requestSeen;
+      if (!asked && now < meta.nextAt) return null;
+      const progress = await this.#progress();
+      const next = {
+        ...meta,
+        requestSeen: Math.max(meta.requestSeen, requested),
+        nextAt: interval > 0 ? now + interval : Infinity,
+      };
+      // As in the local runtime: no checkpoints once part of the job ended.
+      if (progress.some((p) => p.finished)) return next;
+      return {
+        ...next,
+        lastId: meta.lastId + 1,
+        pending: meta.lastId + 1,
+        pendingAt: now,
+      };
+    }
+    const progress = await this.#progress();
+    const id = meta.pending;
+    const timeout = Math.max(60_000, 10 * interval);
+    if (progress.some((p) => p.finished) || now - meta.pendingAt > timeout) {
+      return { ...meta, pending: null };
+    }
+    if (!progress.every((p) => p.acked >= id)) return null;
+    await this.#complete(id, now);
+    return { ...meta, pending: null, completed: id };
+  }
+
+  async #progress(): Promise<ActorProgress[]> {
+    const { actors, storageOf, retry } = this.#options;
+    return await retry("read the actors' progress", () =>
+      Promise.all(
+        actors.map(async (id) =>
+          (await storageOf(id).get<ActorProgress>(["meta"])) ??
+            { finished: false, acked: 0 }
+        ),
+      ));
+  }
+
+  async #complete(id: number, now: number): Promise<void> {
+    const { actors, storageOf, retry, fingerprint, store } = this.#options;
+    const snapshots: Record<string, Encoded> = {};
+    for (const actor of actors) {
+      const snapshot = await retry(
+        `read the snapshot of '${actor}'`,
+        () => storageOf(actor).get(["ack", id]),
+      );
+      snapshots[actor] = encodeStructured(snapshot);
+    }
+    const checkpoint = encodedCheckpoint(
+      { id, fingerprint, createdAt: now },
+      snapshots,
+    );
+    await store?.save(checkpoint);
+    this.#latest = checkpoint;
+  }
+
+  /** Gives the lease up, so another worker coordinates at once. */
+  async release(): Promise<void> {
+    await this.#options.lease.release().catch(() => {});
+  }
+}

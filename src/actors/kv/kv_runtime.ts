@@ -1,0 +1,1123 @@
+/**
+ * The KV runtime: the subtasks of a job as actors whose every step is one
+ * atomic Deno KV commit, shared by any number of processes (Deno Deploy
+ * instances, or local processes on one KV file).
+ *
+ * @module
+ */
+
+import type { Clock } from "../../time/mod.ts";
+import { type JobGraph, validateJobGraph } from "../../runtime/job_graph.ts";
+import type {
+  SourceSubtask,
+  SourceSubtaskSnapshot,
+} from "../../runtime/source_subtask.ts";
+import type { StreamElement } from "../../runtime/stream_element.ts";
+import type { Subtask, SubtaskSnapshot } from "../../runtime/subtask.ts";
+import { fingerprintOf } from "../../runtime/fingerprint.ts";
+import { isAlignmentEnabled } from "../../time/mod.ts";
+import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import { Encoded, encodeStructured, snapshotsToUse } from "../_codec.ts";
+import { snapshotsToRestore } from "../_restore_plan.ts";
+import { buildSubtask, type BuiltSubtask } from "../_subtask_factory.ts";
+import type { StorageKey, StorageOp } from "../storage.ts";
+import type { SubtaskStatus } from "../local/local_runtime.ts";
+import { AtomicConflictError, KvStorage } from "./kv_storage.ts";
+import { barrierOf, logEntries, logKey } from "./channel_log.ts";
+import { Lease } from "./lease.ts";
+import { PersistentKvError, retryTransient } from "./retry.ts";
+import { type ActorWiring, wireActors } from "./_kv_wiring.ts";
+import {
+  CheckpointCoordinator,
+  type CoordinatorState,
+} from "./checkpoint_coordinator.ts";
+
+/** Options of a {@linkcode KvRuntime}. */
+export interface KvRuntimeOptions {
+  /** The shared database: a local file, `:memory:` in tests, or Deploy's KV. */
+  readonly kv: Deno.Kv;
+  /** Processing time (for timers, leases and checkpoints). */
+  readonly clock: Clock;
+  /**
+   * This worker's id, unique among the processes of the job.
+   * @default {a random id}
+   */
+  readonly workerId?: string;
+  /**
+   * How long a lease lasts without renewal: how soon the actors of a dead
+   * worker are taken over. Renewed when half of it is left.
+   * @default {10000}
+   */
+  readonly leaseMs?: number;
+  /**
+   * Real time between polls of the channels of actors whose producers run
+   * in other processes (kv.watch notices changes sooner where it can).
+   * @default {100}
+   */
+  readonly pollIntervalMs?: number;
+  /**
+   * Processing time between checkpoints; 0 disables them.
+   * @default {0}
+   */
+  readonly checkpointIntervalMs?: number;
+  /** Where completed checkpoints are saved. */
+  readonly checkpointStore?: {
+    save(checkpoint: CompletedCheckpoint): Promise<void>;
+  };
+  /**
+   * The checkpoint the job starts from when it is first started in this
+   * database (later starts resume from the actors' committed state).
+   */
+  readonly restoreFrom?: CompletedCheckpoint;
+  /**
+   * The highest checkpoint id already stored, so new ids continue above it.
+   * @default {0}
+   */
+  readonly lastCheckpointId?: number;
+  /**
+   * Log entries a producer may be ahead of a consumer on one channel before
+   * it pauses: the back-pressure bound.
+   * @default {32}
+   */
+  readonly maxChannelLag?: number;
+  /**
+   * Whether `run()` moves a settable clock to the next timer when nothing
+   * can run (deterministic tests).
+   * @default {true when the clock has a `set` method}
+   */
+  readonly simulate?: boolean;
+  /**
+   * Waits for real time; tests inject an instant one.
+   * @default {setTimeout}
+   */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * What an actor commits with every step, next to its state. Sequence
+ * numbers make redelivery harmless: a consumer reads entry
+ * `inputs[c] + 1` next and never an entry twice.
+ */
+interface Meta {
+  /** Steps committed. */
+  step: number;
+  /** Per input channel: the last log entry applied. */
+  inputs: number[];
+  /** Per input channel: whether its `end` arrived. */
+  ended: boolean[];
+  /** Per output channel: the last log entry written. */
+  outputs: number[];
+  /** Per output channel: entries up to here are deleted. */
+  trimmed: number[];
+  /** Whether the subtask finished (its `end` is sent). */
+  finished: boolean;
+  /** The last checkpoint a source took part in. */
+  triggered: number;
+  /** The last checkpoint whose snapshot is stored under `["ack", id]`. */
+  acked: number;
+  /** The last state the service reports for this actor. */
+  status: {
+    inputWatermark: number;
+    outputWatermark: number;
+    idle: boolean;
+    recordsIn: number;
+    recordsOut: number;
+  };
+}
+
+interface Live {
+  readonly wiring: ActorWiring;
+  readonly built: BuiltSubtask;
+  readonly lease: Lease;
+  readonly storage: KvStorage;
+  meta: Meta;
+  /** Per output channel: elements sent in this step. */
+  out: StreamElement[][];
+  /** Snapshots taken for checkpoints in this step. */
+  acks: [number, Encoded][];
+  /** Per output channel: the consumer's last applied entry, as last read. */
+  consumed: number[];
+  recordsInBase: number;
+  recordsOutBase: number;
+  mail: boolean;
+  wake: (() => void) | null;
+  dirty: boolean;
+  paused: boolean;
+}
+
+// Sink transactions of steps are numbered above any checkpoint id, so a
+// transaction closed at a barrier and one closed at a step never share a
+// name.
+const STEP_TXN_BASE = 2 ** 40;
+// Bounds of one step: log entries read per channel, polls of a source,
+// deletions of consumed entries.
+const ENTRIES_PER_CHANNEL = 16;
+const POLLS_PER_STEP = 16;
+const TRIMS_PER_STEP = 64;
+/** The pseudo-actor that coordinates checkpoints. */
+const COORDINATOR = "$checkpoints";
+
+/**
+ * Runs a {@linkcode JobGraph} with its subtasks as durable actors in Deno
+ * KV (DESIGN "KV runtime"). Each process runs one `KvRuntime` (a worker);
+ * the workers share the actors by leases.
+ *
+ * An actor step reads a bounded run of input log entries (or polls its
+ * source), runs the same subtask state machine as the local runtime, and
+ * commits in ONE atomic write: the lease check, the actor's state, its
+ * input positions, its output entries and the deletion of entries its
+ * consumers applied. A crash before the commit changes nothing; after it,
+ * the step is done: each step is exactly-once. Sinks close a transaction
+ * per step and commit it once the step is committed (again, idempotently,
+ * after a take-over).
+ *
+ * A worker that loses a lease (its commit fails the check) drops that
+ * actor's in-memory state and stops working on it. Checkpoints (consistent
+ * cuts for restores and rescaling) still flow as barriers, coordinated by
+ * a pseudo-actor with its own lease. Event time is always persisted with
+ * the steps (`watermarkRecovery: "persist"`): a take-over resumes exactly.
+ *
+ * @example One worker on an in-memory database
+ * ```ts ignore
+ * const kv = await Deno.openKv(":memory:");
+ * const runtime = new KvRuntime(env.getJobGraph(), { kv, clock: new ManualClock(0) });
+ * await runtime.run();
+ * ```
+ */
+export class KvRuntime {
+  readonly #graph: JobGraph;
+  readonly #kv: Deno.Kv;
+  readonly #clock: Clock;
+  readonly #worker: string;
+  readonly #leaseMs: number;
+  readonly #pollMs: number;
+  readonly #maxLag: number;
+  readonly #simulate: boolean;
+  readonly #sleep: (ms: number) => Promise<void>;
+  readonly #base: readonly string[];
+  readonly #wirings: ActorWiring[];
+  readonly #byId: Map<string, ActorWiring>;
+  readonly #live = new Map<string, Live>();
+  readonly #readers = new Map<string, KvStorage>();
+  readonly #failed = new Map<string, Error>();
+  readonly #coordinator: CheckpointCoordinator;
+  readonly #restoreFrom: CompletedCheckpoint | undefined;
+  #coordinatorState: CoordinatorState | null = null;
+  #nextRebalance = -Infinity;
+  #nextPoll = -Infinity;
+  #stopped = false;
+  #finished = false;
+  #wakeLoop: (() => void) | null = null;
+  #watch: ReadableStreamDefaultReader<unknown> | null = null;
+  #watched = "";
+  readonly #log: (line: string) => void = (line) => console.error(line);
+
+  /**
+   * Prepares a worker of the job; nothing is read or written until
+   * {@linkcode KvRuntime.run} or {@linkcode KvRuntime.tick}.
+   *
+   * @param graph The job's plan; every worker must run the same plan.
+   * @param options The database, clock, leases and checkpoints.
+   * @throws {RangeError} If the plan is invalid, an option is out of range,
+   * or a source uses watermark alignment (not supported here yet).
+   */
+  constructor(graph: JobGraph, options: KvRuntimeOptions) {
+    validateJobGraph(graph);
+    const action = "create KvRuntime";
+    if (typeof (options?.kv as { atomic?: unknown })?.atomic !== "function") {
+      throw new TypeError(
+        `Cannot ${action} as 'kv' must be a Deno.Kv: current value is ${options?.kv}`,
+      );
+    }
+    for (
+      const [param, value] of [
+        ["leaseMs", options.leaseMs ?? 10_000],
+        ["pollIntervalMs", options.pollIntervalMs ?? 100],
+        ["maxChannelLag", options.maxChannelLag ?? 32],
+      ] as const
+    ) {
+      if (!Number.isSafeInteger(value) || value < 1) {
+        throw new RangeError(
+          `Cannot ${action} as '${param}' must be a positive safe integer: current value is ${value}`,
+        );
+      }
+    }
+    for (const vertex of graph.vertices) {
+      const alignment = vertex.source?.strategy.alignmentParameters;
+      if (alignment !== undefined && isAlignmentEnabled(alignment)) {
+        throw new RangeError(
+          `Cannot ${action} as source '${vertex.id}' must not use watermark alignment in the KV runtime: current value is group '${alignment.group}'`,
+        );
+      }
+    }
+    this.#graph = graph;
+    this.#kv = options.kv;
+    this.#clock = options.clock;
+    this.#worker = options.workerId ?? crypto.randomUUID();
+    this.#leaseMs = options.leaseMs ?? 10_000;
+    this.#pollMs = options.pollIntervalMs ?? 100;
+    this.#maxLag = options.maxChannelLag ?? 32;
+    this.#simulate = options.simulate ??
+      typeof (options.clock as { set?: unknown }).set === "function";
+    this.#sleep = options.sleep ??
+      ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.#base = ["weir", graph.jobName, "kvrt"];
+    this.#wirings = wireActors(graph);
+    this.#byId = new Map(this.#wirings.map((w) => [w.id, w]));
+    this.#restoreFrom = options.restoreFrom;
+    this.#coordinator = new CheckpointCoordinator({
+      kv: this.#kv,
+      storage: this.#storageOf(COORDINATOR),
+      lease: this.#leaseOf(COORDINATOR),
+      clock: this.#clock,
+      intervalMs: options.checkpointIntervalMs ?? 0,
+      lastCheckpointId: options.lastCheckpointId ?? 0,
+      fingerprint: fingerprintOf(graph),
+      actors: this.#wirings.map((w) => w.id),
+      storageOf: (id) => this.#readerOf(id),
+      store: options.checkpointStore,
+      retry: (what, call) => this.#retry(what, call),
+    });
+  }
+
+  /** This worker's id. */
+  get workerId(): string {
+    return this.#worker;
+  }
+
+  /** The actor ids this worker works on now. */
+  get ownedActors(): string[] {
+    return [...this.#live.keys()];
+  }
+
+  /** Whether every actor of the job has finished (known after a `tick`). */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** Actors this worker stopped after a persistent error, with the error. */
+  get errors(): ReadonlyMap<string, Error> {
+    return this.#failed;
+  }
+
+  /**
+   * The last checkpoint completed by this job's coordinator, if this worker
+   * ran it; `null` otherwise.
+   */
+  get latestCheckpoint(): CompletedCheckpoint | null {
+    return this.#coordinator.latest;
+  }
+
+  /**
+   * Asks for a checkpoint now (the coordinator starts it on its next step,
+   * in whichever worker holds its lease).
+   */
+  async triggerCheckpoint(): Promise<void> {
+    await this.#coordinator.request();
+  }
+
+  /**
+   * Deletes the job's KV-runtime state (actors, channels, leases) so that
+   * the next start begins afresh (or from `restoreFrom`). Checkpoints are
+   * kept. Run it while no worker runs.
+   *
+   * @param kv The database.
+   * @param jobName The job.
+   * @returns How many keys were deleted.
+   */
+  static async reset(kv: Deno.Kv, jobName: string): Promise<number> {
+    let deleted = 0;
+    let op = kv.atomic();
+    let n = 0;
+    for await (const entry of kv.list({ prefix: ["weir", jobName, "kvrt"] })) {
+      op.delete(entry.key);
+      deleted++;
+      if (++n === 500) {
+        await op.commit();
+        op = kv.atomic();
+        n = 0;
+      }
+    }
+    if (n > 0) await op.commit();
+    return deleted;
+  }
+
+  /**
+   * Runs until the whole job has finished or {@linkcode KvRuntime.stop} is
+   * called: takes a share of the actors, steps them, takes over the actors
+   * of workers that died, and waits (or moves a simulated clock) when
+   * nothing can run.
+   */
+  async run(): Promise<void> {
+    try {
+      while (!this.#stopped) {
+        const progressed = await this.tick();
+        if (this.#finished) break;
+        if (progressed) continue;
+        await this.#idle();
+      }
+    } finally {
+      await this.#shutdown();
+    }
+  }
+
+  /** Stops `run()` after its current step; the leases are given up. */
+  stop(): void {
+    this.#stopped = true;
+    this.#wakeLoop?.();
+  }
+
+  /**
+   * One round of work, idempotent and safe to call at any time (a
+   * `Deno.cron` backstop, `POST /tick`): renews and takes leases, runs the
+   * checkpoint coordinator if this worker holds it, and steps every owned
+   * actor that can make progress.
+   *
+   * @returns Whether anything was committed.
+   */
+  async tick(): Promise<boolean> {
+    const now = this.#clock.now();
+    if (this.#finished) return false;
+    await this.#initialise();
+    if (now >= this.#nextRebalance) {
+      this.#nextRebalance = now + Math.max(1, Math.floor(this.#leaseMs / 4));
+      await this.#rebalance(now);
+    }
+    if (now >= this.#nextPoll || this.#simulate) {
+      this.#nextPoll = now + this.#pollMs;
+      for (const live of this.#live.values()) live.dirty = true;
+    }
+    this.#watchInputs();
+    let progressed = false;
+    this.#coordinatorState = await this.#coordinator.step();
+    if (this.#coordinatorState?.progressed) progressed = true;
+    // Downstream first, as in the local runtime: consumers make room.
+    const order = [...this.#live.values()].reverse();
+    for (const live of order) {
+      if (!this.#live.has(live.wiring.id)) continue;
+      try {
+        if (live.lease.due(this.#clock.now()) && !(await live.lease.renew())) {
+          this.#drop(live, "its lease was taken over");
+          continue;
+        }
+        if (await this.#step(live)) progressed = true;
+      } catch (error) {
+        if (error instanceof AtomicConflictError) {
+          this.#drop(live, "a commit failed its lease check");
+        } else if (error instanceof PersistentKvError) {
+          this.#fail(live, error);
+        } else throw error;
+      }
+    }
+    if (!progressed) await this.#checkFinished();
+    return progressed;
+  }
+
+  /** Every actor's last committed status (owned ones as they are now). */
+  async status(): Promise<SubtaskStatus[]> {
+    const now = this.#clock.now();
+    const metas = await Promise.all(
+      this.#wirings.map((w) =>
+        this.#live.get(w.id)?.meta ??
+          this.#readerOf(w.id).get<Meta>(["meta"])
+      ),
+    );
+    return this.#wirings.map((w, i) => {
+      const live = this.#live.get(w.id);
+      const status = live !== undefined
+        ? this.#statusOf(live)
+        : metas[i]?.status;
+      return {
+        id: w.id,
+        operator: w.vertex,
+        subtask: w.index,
+        inputWatermark: status?.inputWatermark ?? -Infinity,
+        outputWatermark: status?.outputWatermark ?? -Infinity,
+        idle: status?.idle ?? false,
+        recordsIn: status?.recordsIn ?? 0,
+        recordsOut: status?.recordsOut ?? 0,
+        mailboxDepth: 0,
+        watermarkLagMs: now - (status?.outputWatermark ?? -Infinity),
+        paused: live?.paused ?? false,
+        gauges: live === undefined ? {} : Object.fromEntries(
+          [...live.built.gauges].map(([name, read]) => [name, read()]),
+        ),
+      };
+    });
+  }
+
+  // ---- start, leases and sharing -------------------------------------
+
+  #initialised = false;
+
+  /**
+   * Writes the job's record once per database: the first worker to start
+   * the job seeds the actors' state from `restoreFrom` (if given) under the
+   * coordinator's lease; the others wait for the record.
+   */
+  async #initialise(): Promise<void> {
+    if (this.#initialised) return;
+    const key = [...this.#base, "job"];
+    const fingerprint = fingerprintOf(this.#graph);
+    for (;;) {
+      const entry = await this.#retry(
+        "read the job record",
+        () => this.#kv.get<{ fingerprint: string }>(key),
+      );
+      if (entry.value !== null) {
+        if (
+          JSON.stringify(entry.value.fingerprint) !==
+            JSON.stringify(fingerprint)
+        ) {
+          throw new RangeError(
+            `Cannot run job '${this.#graph.jobName}' in the KV runtime as its plan must match the one already running in this database: current value differs (reset it with KvRuntime.reset)`,
+          );
+        }
+        this.#initialised = true;
+        return;
+      }
+      const lease = this.#leaseOf(`${COORDINATOR}-init`);
+      if (await lease.acquire()) {
+        if (this.#restoreFrom !== undefined) {
+          await this.#seed(this.#restoreFrom);
+        }
+        const result = await this.#kv.atomic().check({
+          key,
+          versionstamp: null,
+        })
+          .check(lease.check)
+          .set(key, { fingerprint, createdAt: this.#clock.now() })
+          .commit();
+        await lease.release();
+        if (result.ok) {
+          this.#initialised = true;
+          return;
+        }
+      } else await this.#sleep(this.#pollMs);
+    }
+  }
+
+  /** Writes every actor's first state from a checkpoint (redistributed on a rescale). */
+  async #seed(checkpoint: CompletedCheckpoint): Promise<void> {
+    const partitions = new Map<string, string[][]>();
+    for (const vertex of this.#graph.vertices) {
+      if (vertex.source === undefined) continue;
+      const list: string[][] = [];
+      for (let i = 0; i < vertex.parallelism; i++) {
+        list.push([
+          ...vertex.source.source.createReader(i, vertex.parallelism)
+            .partitions,
+        ]);
+      }
+      partitions.set(vertex.id, list);
+    }
+    const snapshots = snapshotsToRestore(
+      this.#graph,
+      {
+        id: checkpoint.id,
+        fingerprint: checkpoint.fingerprint,
+        createdAt: checkpoint.createdAt,
+        subtasks: snapshotsToUse(checkpoint),
+      },
+      (vertexId) => partitions.get(vertexId)!,
+    );
+    for (const wiring of this.#wirings) {
+      const storage = this.#storageOf(wiring.id);
+      const meta = freshMeta(wiring);
+      await storage.atomic([
+        { type: "put", key: ["meta"], value: meta },
+        {
+          type: "put",
+          key: ["state"],
+          value: encodeStructured(snapshots.get(wiring.id)),
+        },
+      ]);
+    }
+  }
+
+  /** Takes free or expired actors up to this worker's share; gives extras back. */
+  async #rebalance(now: number): Promise<void> {
+    const workersKey = [...this.#base, "worker"];
+    await this.#retry(
+      "renew the worker's heartbeat",
+      () =>
+        this.#kv.set([...workersKey, this.#worker], {
+          expiresAt: now + this.#leaseMs,
+        }),
+    );
+    let workers = 0;
+    for await (
+      const entry of this.#kv.list<{ expiresAt: number }>({
+        prefix: workersKey,
+      })
+    ) {
+      if (entry.value.expiresAt > now) workers++;
+    }
+    const share = Math.ceil(this.#wirings.length / Math.max(1, workers));
+    const owners = new Map<string, number>();
+    const leases = new Map<string, { owner: string; expiresAt: number }>();
+    for await (
+      const entry of this.#kv.list<{ owner: string; expiresAt: number }>({
+        prefix: [...this.#base, "lease"],
+      })
+    ) {
+      const id = entry.key[entry.key.length - 1] as string;
+      leases.set(id, entry.value);
+      if (entry.value.expiresAt > now) {
+        owners.set(entry.value.owner, (owners.get(entry.value.owner) ?? 0) + 1);
+      }
+    }
+    for (const wiring of this.#wirings) {
+      if (this.#live.has(wiring.id) || this.#failed.has(wiring.id)) continue;
+      const lease = leases.get(wiring.id);
+      if (lease !== undefined && lease.expiresAt > now) continue;
+      if (this.#live.size >= share) break;
+      await this.#activate(wiring);
+    }
+    // Give back what is above the share while another worker has room.
+    const room = workers > 1 &&
+      (owners.size < workers ||
+        [...owners.values()].some((count) => count < share - 1));
+    if (room && this.#live.size > share) {
+      const extra = [...this.#live.values()].slice(share);
+      for (const live of extra) {
+        this.#live.delete(live.wiring.id);
+        await live.built.source?.close();
+        await live.lease.release();
+      }
+    }
+  }
+
+  /** Takes the lease of an actor and loads its committed state. */
+  async #activate(wiring: ActorWiring): Promise<void> {
+    const lease = this.#leaseOf(wiring.id);
+    if (!(await this.#retry("take a lease", () => lease.acquire()))) return;
+    const storage = this.#storageOf(wiring.id);
+    const [meta, state] = await this.#retry(
+      `load actor '${wiring.id}'`,
+      () => storage.getMany<unknown>([["meta"], ["state"]]),
+    );
+    let live: Live;
+    const vertex = this.#graph.vertices.find((v) => v.id === wiring.vertex)!;
+    const built = buildSubtask(this.#graph, vertex, wiring.index, {
+      clock: this.#clock,
+      persistWatermarks: true,
+      send: (edge, channel, element) => {
+        live.out[wiring.edgeBase[edge] + channel].push(element);
+      },
+      requestMail: () => {
+        live.mail = true;
+        live.wake?.();
+      },
+      onSnapshot: (checkpointId, snapshot) => {
+        live.acks.push([checkpointId, encodeStructured(snapshot)]);
+      },
+    });
+    const committed = (meta as Meta | undefined) ?? freshMeta(wiring);
+    live = {
+      wiring,
+      built,
+      lease,
+      storage,
+      meta: committed,
+      out: wiring.outputs.map(() => []),
+      acks: [],
+      consumed: [...committed.trimmed],
+      recordsInBase: committed.status.recordsIn,
+      recordsOutBase: committed.status.recordsOut,
+      mail: false,
+      wake: null,
+      dirty: true,
+      paused: false,
+    };
+    if (state !== undefined && !committed.finished) {
+      if (built.source !== null) {
+        built.source.restore(state as SourceSubtaskSnapshot);
+      } else built.subtask!.restore(state as SubtaskSnapshot);
+      // The sinks' transactions of the last committed step may not have
+      // been committed before the previous owner stopped: commit them again.
+      await (built.subtask ?? built.source!).notifyCheckpointComplete(
+        STEP_TXN_BASE + committed.step,
+      );
+    }
+    this.#live.set(wiring.id, live);
+  }
+
+  #drop(live: Live, why: string): void {
+    if (!this.#live.delete(live.wiring.id)) return;
+    live.lease.lost();
+    void live.built.source?.close();
+    this.#log(
+      `weir: worker ${this.#worker} stops working on actor '${live.wiring.id}' as ${why}; its in-memory state is dropped`,
+    );
+  }
+
+  #fail(live: Live, error: Error): void {
+    this.#live.delete(live.wiring.id);
+    this.#failed.set(live.wiring.id, error);
+    void live.built.source?.close();
+    void live.lease.release().catch(() => {});
+    this.#log(`weir: actor '${live.wiring.id}' stopped: ${error.message}`);
+  }
+
+  // ---- one step --------------------------------------------------------
+
+  /** Runs one step of an actor; commits it if it did anything. */
+  async #step(live: Live): Promise<boolean> {
+    const { meta } = live;
+    if (meta.finished) return await this.#trimOnly(live);
+    const machine = live.built.subtask ?? live.built.source!;
+    const now = this.#clock.now();
+    const blocked = await this.#blocked(live);
+    if (blocked !== live.paused) {
+      live.paused = blocked;
+      if (blocked) live.built.activityClock.pause();
+      else live.built.activityClock.resume();
+    }
+    let worked = false;
+    if (!blocked) {
+      if (live.built.source !== null) {
+        worked = this.#pollSource(live, live.built.source, now);
+      } else if (live.dirty) {
+        live.dirty = false;
+        worked = await this.#readInputs(live, live.built.subtask!);
+      }
+    }
+    const due = live.built.source !== null
+      ? live.built.source.nextProcessingTime(now)
+      : live.built.subtask!.nextProcessingTime();
+    if (due <= now) {
+      const before = live.built.source?.currentWatermark;
+      if (live.built.source !== null) {
+        live.built.source.onProcessingTime(now);
+        worked ||= live.built.source.currentWatermark !== before ||
+          live.out.some((o) => o.length > 0);
+      } else {
+        live.built.subtask!.onProcessingTime(now);
+        worked = true;
+      }
+    }
+    worked = (await this.#drainMail(live, machine)) || worked;
+    if (live.acks.length > 0 || machine.finished) worked = true;
+    if (!worked && !this.#trimDue(live)) return false;
+    await this.#commit(live, machine);
+    return true;
+  }
+
+  /** A source's step: takes part in a requested checkpoint, then polls. */
+  #pollSource(
+    live: Live,
+    source: SourceSubtask<unknown>,
+    now: number,
+  ): boolean {
+    let worked = false;
+    const pending = this.#coordinatorState?.pending ?? null;
+    if (pending !== null && pending > live.meta.triggered) {
+      live.meta.triggered = pending;
+      source.triggerCheckpoint(pending);
+      worked = true;
+    }
+    for (let i = 0; i < POLLS_PER_STEP && !source.finished; i++) {
+      if (!source.poll(now)) break;
+      worked = true;
+    }
+    return worked;
+  }
+
+  /**
+   * Reads the next entries of every input channel and applies them; stops
+   * a channel in front of a barrier until every open channel is at that
+   * barrier, then applies all the barriers at once (alignment within one
+   * step, so nothing of it lives only in memory).
+   */
+  async #readInputs(live: Live, subtask: Subtask): Promise<boolean> {
+    const { meta, wiring } = live;
+    const batches = await Promise.all(wiring.inputs.map((input, c) => {
+      if (meta.ended[c]) return Promise.resolve([] as StreamElement[][]);
+      return this.#readEntries(input.producer, input.out, meta.inputs[c]);
+    }));
+    let worked = false;
+    const atBarrier: (number | null)[] = wiring.inputs.map(() => null);
+    for (let c = 0; c < batches.length; c++) {
+      for (const entry of batches[c]) {
+        const barrier = barrierOf(entry);
+        if (barrier !== null) {
+          atBarrier[c] = barrier;
+          break;
+        }
+        for (const element of entry) {
+          if (element.kind === "end") meta.ended[c] = true;
+          subtask.receive(c, element);
+        }
+        meta.inputs[c]++;
+        worked = true;
+        await this.#waitWhileBackPressured(live, subtask);
+      }
+    }
+    const id = atBarrier.find((b) => b !== null);
+    if (
+      id !== undefined && id !== null &&
+      atBarrier.every((b, c) => b === id || meta.ended[c])
+    ) {
+      for (let c = 0; c < atBarrier.length; c++) {
+        if (atBarrier[c] === null) continue;
+        subtask.receive(c, { kind: "barrier", checkpointId: id });
+        meta.inputs[c]++;
+      }
+      worked = true;
+      live.dirty = true; // more input may wait behind the barriers
+    }
+    if (batches.some((b) => b.length === ENTRIES_PER_CHANNEL)) {
+      live.dirty = true;
+    }
+    return worked;
+  }
+
+  async #readEntries(
+    producer: string,
+    out: number,
+    applied: number,
+  ): Promise<StreamElement[][]> {
+    const keys: StorageKey[] = [];
+    for (let seq = applied + 1; seq <= applied + ENTRIES_PER_CHANNEL; seq++) {
+      keys.push(logKey(out, seq));
+    }
+    const values = await this.#retry(
+      `read channel ${out} of '${producer}'`,
+      () => this.#readerOf(producer).getMany<StreamElement[]>(keys),
+    );
+    const entries: StreamElement[][] = [];
+    for (const value of values) {
+      if (value === undefined) break;
+      entries.push(value);
+    }
+    return entries;
+  }
+
+  /** An asynchronous operator is full: lets its calls complete first. */
+  async #waitWhileBackPressured(live: Live, subtask: Subtask): Promise<void> {
+    while (subtask.backPressured) {
+      await this.#nextMail(live);
+      live.mail = false;
+      subtask.processMail();
+    }
+  }
+
+  /**
+   * Waits until no asynchronous call is in flight, letting results in:
+   * a step commits only settled state, so a take-over never loses a call.
+   */
+  async #drainMail(
+    live: Live,
+    machine: Subtask | SourceSubtask<unknown>,
+  ): Promise<boolean> {
+    let worked = false;
+    for (;;) {
+      if (live.mail) {
+        live.mail = false;
+        machine.processMail();
+        worked = true;
+      }
+      if (machine.inFlight === 0) return worked;
+      await this.#nextMail(live);
+    }
+  }
+
+  #nextMail(live: Live): Promise<void> {
+    if (live.mail) return Promise.resolve();
+    return new Promise((resolve) => {
+      live.wake = () => {
+        live.wake = null;
+        resolve();
+      };
+    });
+  }
+
+  /**
+   * Whether a consumer is `maxChannelLag` entries behind on some output
+   * channel; the consumers' positions are re-read only when it looks so.
+   */
+  async #blocked(live: Live): Promise<boolean> {
+    const { meta, wiring } = live;
+    const behind = (k: number) =>
+      meta.outputs[k] - live.consumed[k] >= this.#maxLag;
+    if (!wiring.outputs.some((_, k) => behind(k))) return false;
+    await this.#refreshConsumed(live);
+    return wiring.outputs.some((_, k) => behind(k));
+  }
+
+  async #refreshConsumed(live: Live): Promise<void> {
+    const { wiring } = live;
+    const metas = await Promise.all(
+      wiring.outputs.map((o) =>
+        this.#live.get(o.consumer)?.meta ??
+          this.#retry(`read actor '${o.consumer}'`, () =>
+            this.#readerOf(o.consumer).get<Meta>(["meta"]))
+      ),
+    );
+    wiring.outputs.forEach((o, k) => {
+      const consumer = metas[k];
+      if (consumer !== undefined) {
+        live.consumed[k] = Math.max(
+          live.consumed[k],
+          consumer.inputs[o.channel],
+        );
+      }
+    });
+  }
+
+  #trimDue(live: Live): boolean {
+    return live.meta.trimmed.some((t, k) => live.consumed[k] > t);
+  }
+
+  /** A finished actor only deletes what its consumers applied. */
+  async #trimOnly(live: Live): Promise<boolean> {
+    if (live.meta.outputs.every((seq, k) => live.meta.trimmed[k] >= seq)) {
+      return false;
+    }
+    await this.#refreshConsumed(live);
+    if (!this.#trimDue(live)) return false;
+    await this.#commit(live, null);
+    return true;
+  }
+
+  /** The one atomic commit of a step. */
+  async #commit(
+    live: Live,
+    machine: Subtask | SourceSubtask<unknown> | null,
+  ): Promise<void> {
+    const { meta, wiring, storage } = live;
+    const next: Meta = structuredClone(meta);
+    next.step++;
+    const txn = STEP_TXN_BASE + next.step;
+    const ops: StorageOp[] = [];
+    if (machine !== null) {
+      next.finished = machine.finished;
+      if (next.finished) ops.push({ type: "delete", key: ["state"] });
+      else {
+        ops.push({
+          type: "put",
+          key: ["state"],
+          value: encodeStructured(machine.snapshot(txn)),
+        });
+      }
+      next.status = this.#statusOf(live);
+    }
+    for (let k = 0; k < live.out.length; k++) {
+      const elements = live.out[k];
+      if (elements.length === 0) continue;
+      for (const entry of logEntries(elements)) {
+        next.outputs[k]++;
+        ops.push({
+          type: "put",
+          key: logKey(k, next.outputs[k]),
+          value: encodeStructured(entry),
+        });
+      }
+    }
+    for (const [id, snapshot] of live.acks) {
+      ops.push({ type: "put", key: ["ack", id], value: snapshot });
+      if (next.acked > 0 && next.acked !== id) {
+        ops.push({ type: "delete", key: ["ack", next.acked] });
+      }
+      next.acked = id;
+    }
+    let trims = 0;
+    for (let k = 0; k < wiring.outputs.length && trims < TRIMS_PER_STEP; k++) {
+      while (next.trimmed[k] < live.consumed[k] && trims < TRIMS_PER_STEP) {
+        next.trimmed[k]++;
+        ops.push({ type: "delete", key: logKey(k, next.trimmed[k]) });
+        trims++;
+      }
+    }
+    ops.push({ type: "put", key: ["meta"], value: next });
+    live.out = wiring.outputs.map(() => []);
+    live.acks = [];
+    await this.#retry(
+      `commit a step of actor '${wiring.id}'`,
+      () => storage.atomic(ops, { checks: [live.lease.check] }),
+    );
+    live.meta = next;
+    for (const output of wiring.outputs) {
+      const consumer = this.#live.get(output.consumer);
+      if (consumer !== undefined) consumer.dirty = true;
+    }
+    if (machine !== null) {
+      await machine.notifyCheckpointComplete(txn);
+      if (next.finished) await machine.settle();
+    }
+  }
+
+  #statusOf(live: Live): Meta["status"] {
+    const machine = live.built.subtask ?? live.built.source!;
+    const metrics = machine.metrics;
+    return {
+      inputWatermark: live.built.source?.currentWatermark ??
+        metrics.inputWatermark,
+      outputWatermark: metrics.outputWatermark,
+      idle: metrics.idle,
+      recordsIn: live.recordsInBase + metrics.recordsIn,
+      recordsOut: live.recordsOutBase + metrics.recordsOut,
+    };
+  }
+
+  // ---- waiting ---------------------------------------------------------
+
+  /** Whether every actor's committed meta says it finished. */
+  async #checkFinished(): Promise<void> {
+    const metas = await Promise.all(
+      this.#wirings.map((w) =>
+        this.#live.get(w.id)?.meta ??
+          this.#retry(`read actor '${w.id}'`, () =>
+            this.#readerOf(w.id).get<Meta>(["meta"]))
+      ),
+    );
+    this.#finished = metas.every((m) =>
+      m !== undefined && m.finished &&
+      m.outputs.every((seq, k) => m.trimmed[k] >= seq)
+    ) || metas.every((m) => m?.finished === true) &&
+        [...this.#live.values()].every((l) => !this.#trimDue(l));
+  }
+
+  /** The earliest processing time at which an owned actor has work. */
+  nextWakeup(): number {
+    const now = this.#clock.now();
+    let next = Math.min(this.#nextRebalance, this.#coordinator.nextWakeup());
+    for (const live of this.#live.values()) {
+      if (live.meta.finished) continue;
+      const due = live.built.source !== null
+        ? live.built.source.nextProcessingTime(now)
+        : live.built.subtask!.nextProcessingTime();
+      next = Math.min(next, due, live.lease.expiresSoonAt());
+    }
+    return next;
+  }
+
+  async #idle(): Promise<void> {
+    const now = this.#clock.now();
+    const next = this.nextWakeup();
+    if (this.#simulate) {
+      (this.#clock as unknown as { set(ms: number): void }).set(
+        Math.max(next, now + 1),
+      );
+      return;
+    }
+    const wait = Math.max(0, Math.min(next - now, this.#pollMs));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, wait);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wakeLoop = () => {
+        this.#wakeLoop = null;
+        done();
+      };
+    });
+  }
+
+  /**
+   * Watches the meta entries of the producers of owned actors: on a
+   * database shared across instances (Deploy), a commit upstream wakes the
+   * loop at once instead of at the next poll. At most 10 keys per watch.
+   */
+  #watchInputs(): void {
+    if (this.#simulate) return;
+    const producers = new Set<string>();
+    for (const live of this.#live.values()) {
+      for (const input of live.wiring.inputs) {
+        if (!this.#live.has(input.producer)) producers.add(input.producer);
+      }
+    }
+    const keys = [...producers].sort().slice(0, 10);
+    const signature = keys.join("\n");
+    if (signature === this.#watched) return;
+    this.#watched = signature;
+    void this.#watch?.cancel().catch(() => {});
+    this.#watch = null;
+    if (keys.length === 0) return;
+    const stream = this.#kv.watch(
+      keys.map((id) => [...this.#base, "a", id, "v", "meta"]),
+    );
+    const reader = stream.getReader();
+    this.#watch = reader;
+    (async () => {
+      try {
+        for (;;) {
+          const { done } = await reader.read();
+          if (done) return;
+          for (const live of this.#live.values()) live.dirty = true;
+          this.#wakeLoop?.();
+        }
+      } catch {
+        // The watch ends when the database closes; polling remains.
+      }
+    })();
+  }
+
+  async #shutdown(): Promise<void> {
+    const watch = this.#watch;
+    this.#watch = null;
+    this.#watched = "";
+    await watch?.cancel().catch(() => {});
+    for (const live of this.#live.values()) {
+      await live.built.source?.close();
+      await live.lease.release().catch(() => {});
+    }
+    this.#live.clear();
+    await this.#coordinator.release();
+    await this.#kv.delete([...this.#base, "worker", this.#worker]).catch(
+      () => {},
+    );
+  }
+
+  // ---- storage ---------------------------------------------------------
+
+  #storageOf(id: string): KvStorage {
+    return new KvStorage(this.#kv, [...this.#base, "a", id]);
+  }
+
+  /** A storage used only to read another actor's entries (never to write). */
+  #readerOf(id: string): KvStorage {
+    let reader = this.#readers.get(id);
+    if (reader === undefined) {
+      reader = this.#storageOf(id);
+      this.#readers.set(id, reader);
+    }
+    return reader;
+  }
+
+  #leaseOf(id: string): Lease {
+    return new Lease(
+      this.#kv,
+      [...this.#base, "lease", id],
+      this.#worker,
+      this.#clock,
+      this.#leaseMs,
+    );
+  }
+
+  #retry<T>(what: string, call: () => Promise<T>): Promise<T> {
+    return retryTransient(call, { what, sleep: this.#sleep });
+  }
+}
+
+function freshMeta(wiring: ActorWiring): Meta {
+  return {
+    step: 0,
+    inputs: wiring.inputs.map(() => 0),
+    ended: wiring.inputs.map(() => false),
+    outputs: wiring.outputs.map(() => 0),
+    trimmed: wiring.outputs.map(() => 0),
+    finished: false,
+    triggered: 0,
+    acked: 0,
+    status: {
+      inputWatermark: -Infinity,
+      outputWatermark: -Infinity,
+      idle: false,
+      recordsIn: 0,
+      recordsOut: 0,
+    },
+  };
+}
