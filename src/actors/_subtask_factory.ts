@@ -33,6 +33,8 @@ export interface SubtaskHooks {
   readonly clock: Clock;
   /** Whether snapshots keep generator and valve state. */
   readonly persistWatermarks: boolean;
+  /** Whether the runtime snapshots every step (see `OperatorContext.stepSnapshots`). */
+  readonly stepSnapshots?: boolean;
   /** Delivers an element to channel `channel` of output edge `edge`. */
   send(edge: number, channel: number, element: StreamElement): void;
   /** An operator has mail (an asynchronous call completed). */
@@ -71,6 +73,7 @@ export function buildSubtask(
     parallelism: vertex.parallelism,
     metrics,
     requestMail: () => hooks.requestMail(),
+    stepSnapshots: hooks.stepSnapshots ?? false,
   };
   const edges: SubtaskEdge[] = graph.edges.filter((e) => e.from === vertex.id)
     .map((edge) => ({

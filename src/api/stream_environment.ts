@@ -14,6 +14,7 @@ import { DEFAULT_MAX_PARALLELISM } from "../runtime/key_groups.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";
 import type { Source } from "../runtime/source.ts";
 import { LocalRuntime } from "../actors/local/local_runtime.ts";
+import { KvRuntime, type KvRuntimeOptions } from "../actors/kv/kv_runtime.ts";
 import {
   CheckpointStore,
   type CompletedCheckpoint,
@@ -273,6 +274,40 @@ export class StreamEnvironment {
       mailboxCapacity: this.#mailboxCapacity,
       checkpointIntervalMs: this.#checkpointIntervalMs,
       watermarkRecovery: this.#watermarkRecovery,
+      checkpointStore: this.#checkpoints ?? undefined,
+      restoreFrom,
+    });
+  }
+
+  /**
+   * Creates a worker of the KV runtime for the job (DESIGN "KV runtime"):
+   * the same job, with every subtask an actor whose steps are atomic
+   * commits to `options.kv`. Start one per process (or Deploy instance);
+   * they share the actors. The environment's clock, checkpoint interval and
+   * checkpoint storage apply.
+   *
+   * @param options The shared database and the worker's settings.
+   * @param restoreFrom The checkpoint the job starts from the first time it
+   * runs in this database.
+   * @returns The worker; call `run()` (or `tick()`).
+   *
+   * @example
+   * ```ts ignore
+   * const kv = await Deno.openKv("./.weir/weir.sqlite");
+   * await env.createKvRuntime({ kv }).run();
+   * ```
+   */
+  createKvRuntime(
+    options: Omit<
+      KvRuntimeOptions,
+      "clock" | "checkpointIntervalMs" | "checkpointStore" | "restoreFrom"
+    >,
+    restoreFrom?: CompletedCheckpoint,
+  ): KvRuntime {
+    return new KvRuntime(this.getJobGraph(), {
+      ...options,
+      clock: this.#clock,
+      checkpointIntervalMs: this.#checkpointIntervalMs,
       checkpointStore: this.#checkpoints ?? undefined,
       restoreFrom,
     });

@@ -345,19 +345,15 @@ export class SourceSubtask<T> {
   }
 
   /**
-   * Returns the subtask's state without sending a barrier: what
-   * `triggerCheckpoint` would store. The KV runtime commits it with every
-   * step, so `checkpointId` names that step's sink transaction.
+   * Returns the subtask's state without sending a barrier or cutting
+   * anything (a step snapshot, see `SnapshotOptions.step`): the KV runtime
+   * commits it with every step.
    *
-   * @param checkpointId The transaction the chain's sinks close.
    * @returns Plain data that may share live objects: copy (encode) it
    * before processing more input.
    */
-  snapshot(checkpointId: number): SourceSubtaskSnapshot {
-    return {
-      ...this.#ownSnapshot(),
-      chain: this.#subtask.snapshot(checkpointId),
-    };
+  snapshot(): SourceSubtaskSnapshot {
+    return { ...this.#ownSnapshot(), chain: this.#subtask.snapshot(0, true) };
   }
 
   #ownSnapshot(): Omit<SourceSubtaskSnapshot, "chain"> {

@@ -44,6 +44,14 @@ export interface OperatorContext {
    * results enter the stream between elements, never concurrently.
    */
   readonly requestMail?: () => void;
+  /**
+   * Whether the runtime snapshots the subtask after every step, not only at
+   * checkpoints (the KV runtime commits each step). Transactional sinks then
+   * keep the records of the running checkpoint in their own state, so that
+   * a step snapshot never closes a transaction.
+   * @default {false}
+   */
+  readonly stepSnapshots?: boolean;
 }
 
 /**
@@ -116,4 +124,11 @@ export interface SnapshotOptions {
    * checkpoint): put the concatenation itself.
    */
   readonly parts?: (groups: readonly (readonly unknown[])[]) => unknown;
+  /**
+   * Whether this is a step snapshot (see `OperatorContext.stepSnapshots`):
+   * state to resume from, not a checkpoint, so nothing may be cut (no sink
+   * transaction closed).
+   * @default {false}
+   */
+  readonly step?: boolean;
 }

@@ -287,13 +287,18 @@ export class Subtask {
    * mode, the valve's channel watermarks and statuses.
    *
    * @param checkpointId The checkpoint the snapshot belongs to.
+   * @param step Whether it is a step snapshot of the KV runtime, which cuts
+   * nothing (see `SnapshotOptions.step`).
    * @returns Plain data; operators' parts may share live objects, so copy it
    * before processing more input.
    */
-  snapshot(checkpointId: number): SubtaskSnapshot {
+  snapshot(checkpointId: number, step = false): SubtaskSnapshot {
+    const options = step
+      ? { ...this.#snapshotOptions, step }
+      : this.#snapshotOptions;
     const snapshot: SubtaskSnapshot = {
       operators: this.#operators.map((op) =>
-        op.snapshotState(checkpointId, this.#snapshotOptions)
+        op.snapshotState(checkpointId, options)
       ),
       ended: [...this.#ended],
     };

@@ -21,6 +21,8 @@ import type { Lease } from "./lease.ts";
 export interface CoordinatorState {
   /** The checkpoint sources should take part in, or `null`. */
   readonly pending: number | null;
+  /** The last completed checkpoint (0 for none): sinks commit up to it. */
+  readonly completed: number;
   /** Whether this round committed anything. */
   readonly progressed: boolean;
 }
@@ -143,13 +145,25 @@ export class CheckpointCoordinator {
     };
     if (!lease.held) {
       this.#nextAt = Infinity;
-      return { pending: meta.pending, progressed: false };
+      return {
+        pending: meta.pending,
+        completed: meta.completed,
+        progressed: false,
+      };
     }
-    const next = await this.#advance(meta, request.value ?? 0, now);
+    const next = stored === undefined
+      ? meta
+      : await this.#advance(meta, request.value ?? 0, now);
     this.#nextAt = next?.pending !== null && next !== null
       ? now + 10
       : (next ?? meta).nextAt;
-    if (next === null) return { pending: meta.pending, progressed: false };
+    if (next === null) {
+      return {
+        pending: meta.pending,
+        completed: meta.completed,
+        progressed: false,
+      };
+    }
     try {
       await storage.atomic([{ type: "put", key: ["meta"], value: next }], {
         checks: [lease.check],
@@ -158,7 +172,11 @@ export class CheckpointCoordinator {
       lease.lost();
       throw error;
     }
-    return { pending: next.pending, progressed: true };
+    return {
+      pending: next.pending,
+      completed: next.completed,
+      progressed: true,
+    };
   }
 
   /** The next state, or `null` if nothing changes. */

@@ -17,7 +17,7 @@ import type { Subtask, SubtaskSnapshot } from "../../runtime/subtask.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import { isAlignmentEnabled } from "../../time/mod.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
-import { Encoded, encodeStructured, snapshotsToUse } from "../_codec.ts";
+import { type Encoded, encodeStructured, snapshotsToUse } from "../_codec.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
 import { buildSubtask, type BuiltSubtask } from "../_subtask_factory.ts";
 import type { StorageKey, StorageOp } from "../storage.ts";
@@ -143,12 +143,10 @@ interface Live {
   wake: (() => void) | null;
   dirty: boolean;
   paused: boolean;
+  /** The last completed checkpoint the subtask was told of. */
+  notified: number;
 }
 
-// Sink transactions of steps are numbered above any checkpoint id, so a
-// transaction closed at a barrier and one closed at a step never share a
-// name.
-const STEP_TXN_BASE = 2 ** 40;
 // Bounds of one step: log entries read per channel, polls of a source,
 // deletions of consumed entries.
 const ENTRIES_PER_CHANNEL = 16;
@@ -196,7 +194,6 @@ export class KvRuntime {
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #base: readonly string[];
   readonly #wirings: ActorWiring[];
-  readonly #byId: Map<string, ActorWiring>;
   readonly #live = new Map<string, Live>();
   readonly #readers = new Map<string, KvStorage>();
   readonly #failed = new Map<string, Error>();
@@ -263,7 +260,6 @@ export class KvRuntime {
       ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#base = ["weir", graph.jobName, "kvrt"];
     this.#wirings = wireActors(graph);
-    this.#byId = new Map(this.#wirings.map((w) => [w.id, w]));
     this.#restoreFrom = options.restoreFrom;
     this.#coordinator = new CheckpointCoordinator({
       kv: this.#kv,
@@ -271,7 +267,10 @@ export class KvRuntime {
       lease: this.#leaseOf(COORDINATOR),
       clock: this.#clock,
       intervalMs: options.checkpointIntervalMs ?? 0,
-      lastCheckpointId: options.lastCheckpointId ?? 0,
+      lastCheckpointId: Math.max(
+        options.lastCheckpointId ?? 0,
+        options.restoreFrom?.id ?? 0,
+      ),
       fingerprint: fingerprintOf(graph),
       actors: this.#wirings.map((w) => w.id),
       storageOf: (id) => this.#readerOf(id),
@@ -597,11 +596,14 @@ export class KvRuntime {
       `load actor '${wiring.id}'`,
       () => storage.getMany<unknown>([["meta"], ["state"]]),
     );
+    // Assigned once below; the subtask's callbacks need the binding first.
+    // deno-lint-ignore prefer-const
     let live: Live;
     const vertex = this.#graph.vertices.find((v) => v.id === wiring.vertex)!;
     const built = buildSubtask(this.#graph, vertex, wiring.index, {
       clock: this.#clock,
       persistWatermarks: true,
+      stepSnapshots: true,
       send: (edge, channel, element) => {
         live.out[wiring.edgeBase[edge] + channel].push(element);
       },
@@ -629,16 +631,12 @@ export class KvRuntime {
       wake: null,
       dirty: true,
       paused: false,
+      notified: 0,
     };
     if (state !== undefined && !committed.finished) {
       if (built.source !== null) {
         built.source.restore(state as SourceSubtaskSnapshot);
       } else built.subtask!.restore(state as SubtaskSnapshot);
-      // The sinks' transactions of the last committed step may not have
-      // been committed before the previous owner stopped: commit them again.
-      await (built.subtask ?? built.source!).notifyCheckpointComplete(
-        STEP_TXN_BASE + committed.step,
-      );
     }
     this.#live.set(wiring.id, live);
   }
@@ -667,6 +665,13 @@ export class KvRuntime {
     const { meta } = live;
     if (meta.finished) return await this.#trimOnly(live);
     const machine = live.built.subtask ?? live.built.source!;
+    // Sinks commit the transactions of completed checkpoints (again after
+    // a take-over: commits are idempotent).
+    const completed = this.#coordinatorState?.completed ?? 0;
+    if (completed > live.notified) {
+      live.notified = completed;
+      await machine.notifyCheckpointComplete(completed);
+    }
     const now = this.#clock.now();
     const blocked = await this.#blocked(live);
     if (blocked !== live.paused) {
@@ -674,27 +679,28 @@ export class KvRuntime {
       if (blocked) live.built.activityClock.pause();
       else live.built.activityClock.resume();
     }
+    // Timers first, then input, as the local runtime orders a round.
     let worked = false;
-    if (!blocked) {
-      if (live.built.source !== null) {
-        worked = this.#pollSource(live, live.built.source, now);
-      } else if (live.dirty) {
-        live.dirty = false;
-        worked = await this.#readInputs(live, live.built.subtask!);
-      }
-    }
     const due = live.built.source !== null
       ? live.built.source.nextProcessingTime(now)
       : live.built.subtask!.nextProcessingTime();
     if (due <= now) {
-      const before = live.built.source?.currentWatermark;
       if (live.built.source !== null) {
+        const before = live.built.source.currentWatermark;
         live.built.source.onProcessingTime(now);
-        worked ||= live.built.source.currentWatermark !== before ||
+        worked = live.built.source.currentWatermark !== before ||
           live.out.some((o) => o.length > 0);
       } else {
         live.built.subtask!.onProcessingTime(now);
         worked = true;
+      }
+    }
+    if (!blocked) {
+      if (live.built.source !== null) {
+        worked = this.#pollSource(live, live.built.source, now) || worked;
+      } else if (live.dirty) {
+        live.dirty = false;
+        worked = (await this.#readInputs(live, live.built.subtask!)) || worked;
       }
     }
     worked = (await this.#drainMail(live, machine)) || worked;
@@ -889,7 +895,6 @@ export class KvRuntime {
     const { meta, wiring, storage } = live;
     const next: Meta = structuredClone(meta);
     next.step++;
-    const txn = STEP_TXN_BASE + next.step;
     const ops: StorageOp[] = [];
     if (machine !== null) {
       next.finished = machine.finished;
@@ -898,7 +903,10 @@ export class KvRuntime {
         ops.push({
           type: "put",
           key: ["state"],
-          value: encodeStructured(machine.snapshot(txn)),
+          value: encodeStructured(
+            live.built.source?.snapshot() ??
+              live.built.subtask!.snapshot(0, true),
+          ),
         });
       }
       next.status = this.#statusOf(live);
@@ -942,10 +950,7 @@ export class KvRuntime {
       const consumer = this.#live.get(output.consumer);
       if (consumer !== undefined) consumer.dirty = true;
     }
-    if (machine !== null) {
-      await machine.notifyCheckpointComplete(txn);
-      if (next.finished) await machine.settle();
-    }
+    if (machine?.finished) await machine.settle();
   }
 
   #statusOf(live: Live): Meta["status"] {

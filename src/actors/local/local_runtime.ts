@@ -216,6 +216,8 @@ export class LocalRuntime {
     for (const vertex of graph.vertices) {
       const actors: Actor[] = [];
       for (let index = 0; index < vertex.parallelism; index++) {
+        // Assigned once below; the subtask's callbacks need the binding first.
+        // deno-lint-ignore prefer-const
         let actor: Actor;
         const id = `${graph.jobName}/${vertex.id}/${index}`;
         const built = buildSubtask(graph, vertex, index, {

@@ -9,8 +9,19 @@ import type { SinkWriter } from "../sink.ts";
 import type {
   OperatorContext,
   OperatorOutput,
+  SnapshotOptions,
   StreamOperator,
 } from "../stream_operator.ts";
+
+// Marks a step snapshot's state (see SinkOperator).
+const STEP = "weir:sinkStep";
+
+interface StepState<T> {
+  readonly [STEP]: true;
+  readonly values: readonly T[];
+  readonly timestamps: readonly number[];
+  readonly writer: unknown;
+}
 
 /**
  * A terminal operator (Flink's `SinkOperator`): writes every batch to its
@@ -24,11 +35,25 @@ import type {
  * `notifyCheckpointComplete(id)` calls its `commit(id)`, and `finish` its
  * `finish` (a promise the runtime waits for). Cost: one `write` per batch.
  *
+ * Under a runtime that snapshots every step (`context.stepSnapshots`, the
+ * KV runtime), a transactional writer (one with `snapshotState`) gets the
+ * records of the running checkpoint only at its barrier: until then the
+ * operator keeps them in its own state, which every step snapshot carries
+ * with the writer's state of the last barrier. So a step never closes a
+ * transaction, transactions still commit when their checkpoint completes,
+ * and a take-over or a restore loses and repeats nothing.
+ *
  * @typeParam T The record type.
  */
 export class SinkOperator<T> implements StreamOperator<T, never> {
   readonly #sink: SinkWriter<T>;
   #output: OperatorOutput<never> | null = null;
+  // Step snapshots: records held back until the next barrier, and the
+  // writer's state as of the last barrier.
+  #holding = false;
+  #values: T[] = [];
+  #timestamps: number[] = [];
+  #writerState: unknown = null;
 
   /**
    * Creates the operator.
@@ -48,13 +73,20 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
   }
 
   /** Keeps the output, used for watermarks and statuses only. */
-  open(_context: OperatorContext, output: OperatorOutput<never>): void {
+  open(context: OperatorContext, output: OperatorOutput<never>): void {
     this.#output = output;
+    this.#holding = context.stepSnapshots === true &&
+      typeof this.#sink.snapshotState === "function";
   }
 
   /** Writes a non-empty batch to the sink. */
   processBatch(values: readonly T[], timestamps: readonly number[]): void {
-    if (values.length > 0) this.#sink.write(values, timestamps);
+    if (values.length === 0) return;
+    if (!this.#holding) return this.#sink.write(values, timestamps);
+    for (let i = 0; i < values.length; i++) {
+      this.#values.push(values[i]);
+      this.#timestamps.push(timestamps[i]);
+    }
   }
 
   /** Forwards the watermark (for metrics). */
@@ -77,17 +109,51 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
 
   /** Calls the sink's `finish`, if any; returns its promise. */
   finish(): void | Promise<void> {
+    this.#release();
     return this.#sink.finish?.();
   }
 
-  /** The writer's state for checkpoint `checkpointId` (its staged transaction), or `null`. */
-  snapshotState(checkpointId?: number): unknown {
-    return this.#sink.snapshotState?.(checkpointId ?? 0) ?? null;
+  /**
+   * The writer's state for checkpoint `checkpointId` (its staged
+   * transaction), or `null`; for a step snapshot, the held-back records and
+   * the writer's state of the last barrier.
+   */
+  snapshotState(checkpointId?: number, options?: SnapshotOptions): unknown {
+    if (options?.step) {
+      return {
+        [STEP]: true,
+        values: this.#values,
+        timestamps: this.#timestamps,
+        writer: this.#writerState,
+      };
+    }
+    this.#release();
+    this.#writerState = this.#sink.snapshotState?.(checkpointId ?? 0) ?? null;
+    return this.#writerState;
   }
 
-  /** Hands a restored state back to the writer. */
+  /** Hands a restored state back to the writer (and held-back records to the operator). */
   restoreState(state: unknown): void {
+    const step = state as StepState<T> | null;
+    if (step !== null && typeof step === "object" && step[STEP] === true) {
+      this.#values = [...step.values];
+      this.#timestamps = [...step.timestamps];
+      this.#writerState = step.writer;
+      if (step.writer !== null) this.#sink.restoreState?.(step.writer);
+      return;
+    }
+    this.#writerState = state;
     if (state !== null) this.#sink.restoreState?.(state);
+  }
+
+  /** Writes the held-back records, at a barrier or the end of input. */
+  #release(): void {
+    if (this.#values.length === 0) return;
+    const values = this.#values;
+    const timestamps = this.#timestamps;
+    this.#values = [];
+    this.#timestamps = [];
+    this.#sink.write(values, timestamps);
   }
 
   /** Commits the writer's transactions up to `checkpointId`. */

@@ -1,0 +1,333 @@
+// One suite, two runtimes: the cases of the runtime and checkpoint issues
+// (keyed windows across a shuffle, late data and allowed lateness, idle
+// partitions, keyed process timers, crash and restore from a checkpoint,
+// restore at another parallelism) written once against RuntimeUnderTest
+// and run on the local runtime and on the KV runtime. Expectations are
+// absolute (brute force over the script), not "same as the other runtime".
+
+import assert from "node:assert/strict";
+import { ManualClock } from "../../src/time/clock.ts";
+import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
+import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
+import { EventTimeSessionWindows } from "../../src/windows/session.ts";
+import { OutputTag } from "../../src/windows/output_tag.ts";
+import {
+  ScriptedSource,
+  type ScriptStep,
+} from "../../src/connectors/sources/scripted.ts";
+import { CollectSink } from "../../src/connectors/sinks/collect.ts";
+import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
+import type { CompletedCheckpoint } from "../../src/actors/checkpoint_store.ts";
+import { StreamEnvironment } from "../../src/api/stream_environment.ts";
+import type { KeyedProcessFunction } from "../../src/runtime/operators/keyed_process.ts";
+import { ExternalTable } from "../_support/two_phase_sink.ts";
+import { type Mode, type Reading, sensorJob } from "../_support/sensor_job.ts";
+
+/** A runtime as the suite drives it. */
+export interface RuntimeUnderTest {
+  /** Its name, in test names. */
+  readonly name: string;
+  /** Runs the job to its end, from `restoreFrom` if given. */
+  run(
+    env: StreamEnvironment,
+    clock: ManualClock,
+    restoreFrom?: CompletedCheckpoint,
+  ): Promise<void>;
+  /**
+   * Runs until `checkpoints` checkpoints are saved, then drops everything
+   * the runtime holds in memory (a crash); stored checkpoints survive.
+   */
+  crashAfterCheckpoints(
+    env: StreamEnvironment,
+    clock: ManualClock,
+    checkpoints: number,
+  ): Promise<void>;
+}
+
+const PARTITIONS = 4;
+
+/** Readings up to 150 ms out of order, within the job's 300 ms bound. */
+function readings(count: number): ScriptStep<Reading>[] {
+  const steps: ScriptStep<Reading>[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = i * 20;
+    steps.push({
+      at,
+      partition: i % PARTITIONS,
+      value: { sensor: i % 7, value: i, ts: Math.max(0, at - (i * 37) % 150) },
+    });
+  }
+  return steps;
+}
+
+/** `sensor@windowStart=sum` per 500 ms window, by brute force. */
+function expectedSums(script: ScriptStep<Reading>[]): string[] {
+  const sums = new Map<string, number>();
+  for (const step of script) {
+    if (!("value" in step)) continue;
+    const r = step.value;
+    const key = `${r.sensor}@${Math.floor(r.ts / 500) * 500}`;
+    sums.set(key, (sums.get(key) ?? 0) + r.value);
+  }
+  return [...sums].map(([key, sum]) => JSON.stringify(`${key}=${sum}`)).sort();
+}
+
+function sensors(
+  storage: MemoryStorage,
+  clock: ManualClock,
+  mode: Mode,
+  table: ExternalTable<string>,
+  parallelism: number,
+): StreamEnvironment {
+  return sensorJob({
+    storage,
+    clock,
+    mode,
+    table,
+    script: readings(120),
+    partitions: PARTITIONS,
+    parallelism,
+  });
+}
+
+/** Registers the suite's tests for one runtime. */
+export function runtimeConformance(runtime: RuntimeUnderTest): void {
+  const name = (what: string) => `[${runtime.name}] ${what}`;
+
+  for (const mode of ["persist", "replay"] as const) {
+    Deno.test(
+      name(
+        `keyed windows across a shuffle sum every reading once (${mode} mode)`,
+      ),
+      async () => {
+        const table = new ExternalTable<string>();
+        const clock = new ManualClock(0);
+        await runtime.run(
+          sensors(new MemoryStorage(), clock, mode, table, 2),
+          clock,
+        );
+        assert.deepEqual(table.rows(), expectedSums(readings(120)));
+      },
+    );
+
+    Deno.test(
+      name(
+        `a crash after a checkpoint, restored from it, commits every result exactly once (${mode} mode)`,
+      ),
+      async () => {
+        for (const checkpoints of [1, 3]) {
+          const table = new ExternalTable<string>();
+          const clock = new ManualClock(0);
+          const storage = new MemoryStorage();
+          await runtime.crashAfterCheckpoints(
+            sensors(storage, clock, mode, table, 2),
+            clock,
+            checkpoints,
+          );
+          const env = sensors(storage, clock, mode, table, 2);
+          const checkpoint = await env.findCheckpoint();
+          assert.ok(checkpoint !== null && checkpoint.id >= checkpoints);
+          await runtime.run(env, clock, checkpoint);
+          assert.deepEqual(
+            table.rows(),
+            expectedSums(readings(120)),
+            `after checkpoint ${checkpoints}`,
+          );
+        }
+      },
+    );
+  }
+
+  for (const parallelism of [3, 1]) {
+    Deno.test(
+      name(
+        `a checkpoint of parallelism 2 restored at parallelism ${parallelism} commits every result exactly once`,
+      ),
+      async () => {
+        const table = new ExternalTable<string>();
+        const clock = new ManualClock(0);
+        const storage = new MemoryStorage();
+        await runtime.crashAfterCheckpoints(
+          sensors(storage, clock, "persist", table, 2),
+          clock,
+          2,
+        );
+        const env = sensors(storage, clock, "persist", table, parallelism);
+        const checkpoint = (await env.findCheckpoint())!;
+        assert.equal(
+          Object.keys(checkpoint.subtasks).filter((id) =>
+            id.startsWith("sensors/source-0/")
+          ).length,
+          2,
+        );
+        await runtime.run(env, clock, checkpoint);
+        assert.deepEqual(table.rows(), expectedSums(readings(120)));
+      },
+    );
+  }
+
+  Deno.test(
+    name(
+      "late records go to the side output; allowed lateness fires a window again",
+    ),
+    async () => {
+      const clock = new ManualClock(0);
+      const env = new StreamEnvironment({
+        jobName: "late",
+        parallelism: 1,
+        clock,
+      });
+      // One partition, ascending watermarks every 200 ms. 250 is 850 ms
+      // behind: within the allowed 1000 ms, it re-fires [0, 1000). 40 is
+      // 2960 ms behind: past the lateness, so late.
+      const script: ScriptStep<Reading>[] = [
+        ...[100, 400, 1_100, 1_600].map((ts, i) => ({
+          at: i * 250,
+          value: { sensor: 1, value: ts, ts },
+        })),
+        { at: 1_500, value: { sensor: 1, value: 250, ts: 250 } },
+        { at: 1_600, value: { sensor: 1, value: 3_000, ts: 3_000 } },
+        { at: 2_400, value: { sensor: 1, value: 40, ts: 40 } },
+      ];
+      const tag = new OutputTag<Reading>("late");
+      const fired = env.fromSource(
+        new ScriptedSource(script),
+        WatermarkStrategy.forMonotonousTimestamps<Reading>()
+          .withTimestampAssigner((r) => r.ts),
+        "r",
+      ).keyBy((r) => r.sensor).window(TumblingEventTimeWindows.of(1_000))
+        .allowedLateness(1_000).sideOutputLateData(tag)
+        .reduce((a, b) => ({ ...a, value: a.value + b.value }));
+      const results = new CollectSink<number>();
+      const late = new CollectSink<number>();
+      fired.map((r) => r.value).sinkTo(results);
+      fired.getSideOutput(tag).map((r) => r.ts).sinkTo(late);
+      await runtime.run(env, clock);
+      assert.deepEqual(results.values, [500, 750, 2_700, 3_000]);
+      assert.deepEqual(late.values, [40]);
+    },
+  );
+
+  Deno.test(
+    name(
+      "an idle partition stops holding windows back after the idleness timeout",
+    ),
+    async () => {
+      const clock = new ManualClock(0);
+      const env = new StreamEnvironment({
+        jobName: "idle",
+        parallelism: 2,
+        clock,
+      });
+      // Partition 1 speaks once, then is silent; partition 0 goes on to 6 s.
+      const script: ScriptStep<Reading>[] = [
+        { at: 0, partition: 1, value: { sensor: 2, value: 1, ts: 0 } },
+      ];
+      for (let at = 0; at <= 6_000; at += 100) {
+        script.push({
+          at,
+          partition: 0,
+          value: { sensor: 1, value: 1, ts: at },
+        });
+      }
+      const firedAt = new CollectSink<[number, number, number]>();
+      env.fromSource(
+        new ScriptedSource(script, { partitions: 2 }),
+        WatermarkStrategy.forMonotonousTimestamps<Reading>()
+          .withTimestampAssigner((r) => r.ts).withIdleness(1_000),
+        "r",
+      ).keyBy((r) => r.sensor).window(TumblingEventTimeWindows.of(1_000))
+        .reduce((a, b) => ({ ...a, value: a.value + b.value }))
+        .map((r): [number, number, number] => [r.sensor, r.ts, clock.now()])
+        .sinkTo(firedAt);
+      await runtime.run(env, clock);
+      const first = firedAt.values.filter(([s, ts]) => s === 1 && ts === 0);
+      assert.equal(first.length, 1, "window [0, 1000) of sensor 1 fired once");
+      // Without idleness it would wait for the end of input (after 6 s).
+      assert.ok(first[0][2] < 3_000, `fired at ${first[0][2]} ms`);
+    },
+  );
+
+  Deno.test(name("session windows merge across a shuffle"), async () => {
+    const clock = new ManualClock(0);
+    const env = new StreamEnvironment({
+      jobName: "sessions",
+      parallelism: 2,
+      clock,
+    });
+    const ts = [0, 400, 900, 3_000, 3_200, 8_000];
+    const script: ScriptStep<Reading>[] = ts.flatMap((t, i) =>
+      [1, 2].map((sensor) => ({
+        at: i * 100,
+        partition: sensor - 1,
+        value: { sensor, value: 1, ts: t + sensor },
+      }))
+    );
+    const sessions = new CollectSink<string>();
+    env.fromSource(
+      new ScriptedSource(script, { partitions: 2 }),
+      WatermarkStrategy.forMonotonousTimestamps<Reading>()
+        .withTimestampAssigner((r) => r.ts),
+      "r",
+    ).keyBy((r) => r.sensor).window(EventTimeSessionWindows.withGap(1_000))
+      .reduce((a, b) => ({ ...a, value: a.value + b.value }))
+      .map((r) => `${r.sensor}:${r.value}`).sinkTo(sessions);
+    await runtime.run(env, clock);
+    assert.deepEqual(
+      sessions.values.sort(),
+      ["1:1", "1:2", "1:3", "2:1", "2:2", "2:3"],
+    );
+  });
+
+  Deno.test(
+    name("keyed process state and event-time timers per key"),
+    async () => {
+      const clock = new ManualClock(0);
+      const env = new StreamEnvironment({
+        jobName: "process",
+        parallelism: 2,
+        clock,
+      });
+      const script: ScriptStep<Reading>[] = readings(60);
+      // Counts each sensor's readings per second, emitted by a timer at the
+      // end of the second.
+      const count: KeyedProcessFunction<
+        Reading,
+        string,
+        number,
+        Record<number, number>
+      > = {
+        processElement(r, ctx) {
+          const second = Math.floor(r.ts / 1_000);
+          const counts = ctx.state ?? {};
+          counts[second] = (counts[second] ?? 0) + 1;
+          ctx.setState(counts);
+          ctx.registerEventTimeTimer(second * 1_000 + 999);
+        },
+        onTimer(at, ctx, out) {
+          const counts = ctx.state!;
+          const second = Math.floor(at / 1_000);
+          out(`${ctx.key}@${second}=${counts[second]}`);
+        },
+      };
+      const sink = new CollectSink<string>();
+      env.fromSource(
+        new ScriptedSource(script, { partitions: PARTITIONS }),
+        WatermarkStrategy.forBoundedOutOfOrderness<Reading>(300)
+          .withTimestampAssigner((r) => r.ts),
+        "r",
+      ).keyBy((r) => r.sensor).process(count).sinkTo(sink);
+      await runtime.run(env, clock);
+      const expected = new Map<string, number>();
+      for (const step of script) {
+        if (!("value" in step)) continue;
+        const key = `${step.value.sensor}@${Math.floor(step.value.ts / 1_000)}`;
+        expected.set(key, (expected.get(key) ?? 0) + 1);
+      }
+      assert.deepEqual(
+        sink.values.sort(),
+        [...expected].map(([k, n]) => `${k}=${n}`).sort(),
+      );
+    },
+  );
+}

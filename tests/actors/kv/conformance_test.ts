@@ -1,0 +1,25 @@
+// The runtime conformance suite on the KV runtime: one worker on an
+// in-memory Deno KV per run (a restore starts in a fresh database, as a new
+// deployment would).
+
+import { runtimeConformance } from "../_runtime_conformance.ts";
+
+runtimeConformance({
+  name: "kv",
+  async run(env, _clock, restoreFrom) {
+    using kv = await Deno.openKv(":memory:");
+    await env.createKvRuntime({ kv }, restoreFrom).run();
+  },
+  async crashAfterCheckpoints(env, clock, checkpoints) {
+    using kv = await Deno.openKv(":memory:");
+    const runtime = env.createKvRuntime({ kv });
+    while ((runtime.latestCheckpoint?.id ?? 0) < checkpoints) {
+      if (await runtime.tick()) continue;
+      if (runtime.finished) {
+        throw new Error("the job ended before the checkpoint");
+      }
+      clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
+    }
+    // A crash: the worker is dropped as it is, leases held, nothing released.
+  },
+});

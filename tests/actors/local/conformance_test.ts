@@ -1,0 +1,32 @@
+// The runtime conformance suite on the local runtime.
+
+import { runtimeConformance } from "../_runtime_conformance.ts";
+import type { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
+import type { ManualClock } from "../../../src/time/clock.ts";
+
+/** Steps until `checkpoints` are saved (or the job ends). */
+async function runUntil(
+  runtime: LocalRuntime,
+  clock: ManualClock,
+  checkpoints: number,
+): Promise<void> {
+  while ((runtime.latestCheckpoint?.id ?? 0) < checkpoints) {
+    const worked = runtime.step();
+    await runtime.flushCheckpoints();
+    if (worked) continue;
+    if (runtime.finished) {
+      throw new Error("the job ended before the checkpoint");
+    }
+    clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
+  }
+}
+
+runtimeConformance({
+  name: "local",
+  async run(env, _clock, restoreFrom) {
+    await env.createRuntime(restoreFrom).run();
+  },
+  async crashAfterCheckpoints(env, clock, checkpoints) {
+    await runUntil(env.createRuntime(), clock, checkpoints);
+  },
+});
