@@ -38,6 +38,19 @@ import {
   SystemClock,
 } from "./src/mod.ts";
 import { createApp, LocalJobHandle } from "./src/http/mod.ts";
+import { KvRuntime } from "./src/actors/kv/kv_runtime.ts";
+import { KvRuntimeView } from "./src/actors/kv/kv_runtime_view.ts";
+
+// On Deno Deploy: the KV runtime on the app's database, with Deno.cron as
+// the backstop that wakes an instance every minute (registered at the top
+// level, as Deploy requires, before anything is served).
+const onDeploy = Deno.env.get("DENO_DEPLOY") !== undefined;
+let deployTick: (() => Promise<boolean>) | null = null;
+if (onDeploy) {
+  Deno.cron("weir tick", "* * * * *", async () => {
+    await deployTick?.();
+  });
+}
 
 type Restore = "latest" | "none" | number;
 
@@ -91,12 +104,22 @@ async function loadJob(
   return { name, define: module.default as JobDefinition };
 }
 
-async function serve(
-  file: string | undefined,
-  options: { port: number; host: string; store: string; restore: Restore },
-): Promise<void> {
+interface ServeOptions {
+  port: number;
+  host: string;
+  store: string;
+  restore: Restore;
+}
+
+interface KvOptions extends ServeOptions {
+  processes: number;
+  worker: string | undefined;
+  leaseMs: number;
+}
+
+/** A job file's job on a store: the environment and its ingest streams. */
+async function openJob(file: string | undefined, kv: Deno.Kv) {
   const { name, define } = await loadJob(file);
-  const kv = await openStore(options.store);
   const clock = new SystemClock();
   const storage = new KvStorage(kv, ["weir", name, "checkpoints"]);
   const env = new StreamEnvironment({
@@ -109,33 +132,21 @@ async function serve(
   });
   const { context, streams } = createJobContext(env, kv);
   await define(context);
-  const checkpoint = await env.findCheckpoint(options.restore);
-  const runtime = env.createRuntime(checkpoint ?? undefined);
-  const handle = new LocalJobHandle({
-    name,
-    runtime,
-    graph: env.getJobGraph(),
-    store: new CheckpointStore(storage),
-    clock,
-  });
-  handle.startSampling(500);
-  const app = createApp({
-    jobs: new Map([[name, handle]]),
-    streams: new Map(streams.map((s) => [s.name, s])),
-    token: Deno.env.get("WEIR_TOKEN") || undefined,
-    clock,
-  });
-  let server: Deno.HttpServer;
+  return { name, env, clock, streams, store: new CheckpointStore(storage) };
+}
+
+/** Serves the HTTP app; Ctrl-C (or SIGTERM) runs `onStop`, then exits. */
+function startServer(
+  options: ServeOptions,
+  app: { fetch: (request: Request) => Response | Promise<Response> },
+  banner: string,
+): Deno.HttpServer {
   try {
-    server = Deno.serve({
+    return Deno.serve({
       hostname: options.host,
       port: options.port,
       onListen({ hostname, port }) {
-        console.log(
-          `weir: job '${name}'${
-            checkpoint ? ` restored from checkpoint ${checkpoint.id}` : ""
-          }, serving http://${hostname}:${port}`,
-        );
+        console.log(`${banner}, serving http://${hostname}:${port}`);
       },
     }, app.fetch);
   } catch (error) {
@@ -146,8 +157,50 @@ async function serve(
     }
     throw error;
   }
+}
+
+function onShutdown(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) return;
+    stopping = true;
+    stop().finally(() => Deno.exit(0));
+  };
+  Deno.addSignalListener("SIGINT", handler);
+  Deno.addSignalListener("SIGTERM", handler);
+}
+
+async function serve(
+  file: string | undefined,
+  options: ServeOptions,
+): Promise<void> {
+  const kv = await openStore(options.store);
+  const { name, env, clock, streams, store } = await openJob(file, kv);
+  const checkpoint = await env.findCheckpoint(options.restore);
+  const runtime = env.createRuntime(checkpoint ?? undefined);
+  const handle = new LocalJobHandle({
+    name,
+    runtime,
+    graph: env.getJobGraph(),
+    store,
+    clock,
+  });
+  handle.startSampling(500);
+  const app = createApp({
+    jobs: new Map([[name, handle]]),
+    streams: new Map(streams.map((s) => [s.name, s])),
+    token: Deno.env.get("WEIR_TOKEN") || undefined,
+    clock,
+  });
+  const server = startServer(
+    options,
+    app,
+    `weir: job '${name}'${
+      checkpoint ? ` restored from checkpoint ${checkpoint.id}` : ""
+    }`,
+  );
   const running = runtime.run();
-  const shutdown = async () => {
+  onShutdown(async () => {
     runtime.stop();
     await running.catch(() => {});
     // A final checkpoint, so a restart resumes exactly here.
@@ -157,11 +210,165 @@ async function serve(
     await runtime.close();
     await server.shutdown();
     kv.close();
-    Deno.exit(0);
-  };
-  Deno.addSignalListener("SIGINT", shutdown);
-  Deno.addSignalListener("SIGTERM", shutdown);
+  });
   await running;
+}
+
+/** The KV runtime's dashboard and `POST /tick`, over a view refreshed from KV. */
+function serveKvApp(
+  options: ServeOptions,
+  job: Awaited<ReturnType<typeof openJob>>,
+  runtime: KvRuntime,
+  banner: string,
+  tick?: () => Promise<boolean>,
+): { server: Deno.HttpServer; stop: () => void } {
+  const view = new KvRuntimeView(runtime);
+  const handle = new LocalJobHandle({
+    name: job.name,
+    runtime: view,
+    graph: job.env.getJobGraph(),
+    store: job.store,
+    clock: job.clock,
+  });
+  const timer = setInterval(() => {
+    view.refresh().then(() => handle.sample(), () => {});
+  }, 500);
+  const app = createApp({
+    jobs: new Map([[job.name, handle]]),
+    streams: new Map(job.streams.map((s) => [s.name, s])),
+    token: Deno.env.get("WEIR_TOKEN") || undefined,
+    clock: job.clock,
+    tick,
+  });
+  return {
+    server: startServer(options, app, banner),
+    stop: () => clearInterval(timer),
+  };
+}
+
+/**
+ * The KV runtime: one worker (this process, or a Deploy instance) that
+ * also serves the app, or with `--processes N` a supervisor that starts N
+ * workers sharing the store and serves the app from what they commit.
+ */
+async function serveKv(file: string | undefined, options: KvOptions) {
+  const kv = onDeploy ? await Deno.openKv() : await openStore(options.store);
+  const job = await openJob(file, kv);
+  if (options.worker === undefined && options.processes > 1) {
+    return await supervise(file, options, kv, job);
+  }
+  const checkpoint = await job.env.findCheckpoint(options.restore);
+  const runtime = job.env.createKvRuntime(
+    { kv, workerId: options.worker, leaseMs: options.leaseMs },
+    checkpoint ?? undefined,
+  );
+  const running = runtime.run();
+  if (options.worker !== undefined) {
+    // A worker of `--processes N`: no server; the supervisor serves.
+    console.log(`weir: worker ${options.worker} of job '${job.name}' started`);
+    onShutdown(async () => {
+      runtime.stop();
+      await running.catch(() => {});
+      kv.close();
+    });
+    await running;
+    console.log(
+      `weir: worker ${options.worker}: job '${job.name}' ${
+        runtime.finished ? "finished" : "stopped"
+      }`,
+    );
+    kv.close();
+    return;
+  }
+  deployTick = () => runtime.tick();
+  const { server, stop } = serveKvApp(
+    options,
+    job,
+    runtime,
+    `weir: job '${job.name}' on the KV runtime (worker ${runtime.workerId})`,
+    () => runtime.tick(),
+  );
+  onShutdown(async () => {
+    runtime.stop();
+    await running.catch(() => {});
+    stop();
+    await server.shutdown();
+    kv.close();
+  });
+  await running;
+}
+
+/** Starts `--processes` workers on the store and serves the app until they end. */
+async function supervise(
+  file: string | undefined,
+  options: KvOptions,
+  kv: Deno.Kv,
+  job: Awaited<ReturnType<typeof openJob>>,
+): Promise<void> {
+  if (options.restore !== "latest") {
+    // Start over (from nothing, or from the checkpoint asked for).
+    await KvRuntime.reset(kv, job.name);
+  }
+  const main = new URL(import.meta.url).pathname;
+  const children = Array.from(
+    { length: options.processes },
+    (_, i) =>
+      new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-read",
+          "--allow-write",
+          "--allow-env",
+          "--allow-net",
+          "--unstable-kv",
+          "--unstable-cron",
+          main,
+          ...(file === undefined ? [] : [file]),
+          "--runtime",
+          "kv",
+          "--worker",
+          `w${i + 1}`,
+          "--store",
+          options.store,
+          "--restore",
+          String(options.restore),
+          "--lease-ms",
+          String(options.leaseMs),
+        ],
+        stdout: "inherit",
+        stderr: "inherit",
+      }).spawn(),
+  );
+  const observer = job.env.createKvRuntime({ kv, workerId: "supervisor" });
+  const { server, stop } = serveKvApp(
+    options,
+    job,
+    observer,
+    `weir: job '${job.name}' on the KV runtime, ${options.processes} worker processes sharing ${options.store}`,
+  );
+  onShutdown(async () => {
+    for (const child of children) {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Already gone.
+      }
+    }
+    await Promise.all(children.map((c) => c.status));
+    stop();
+    await server.shutdown();
+    kv.close();
+  });
+  const statuses = await Promise.all(children.map((c) => c.status));
+  stop();
+  await server.shutdown();
+  kv.close();
+  const failed = statuses.filter((s) => !s.success).length;
+  console.log(
+    `weir: job '${job.name}': ${
+      options.processes - failed
+    } of ${options.processes} workers ended normally`,
+  );
 }
 
 async function demo(): Promise<void> {
@@ -218,9 +425,13 @@ if (import.meta.main) {
       allowPositionals: true,
       options: {
         restore: { type: "string", default: "latest" },
-        port: { type: "string", default: "8000" },
-        host: { type: "string", default: "127.0.0.1" },
+        port: { type: "string", default: Deno.env.get("PORT") ?? "8000" },
+        host: { type: "string", default: onDeploy ? "0.0.0.0" : "127.0.0.1" },
         store: { type: "string", default: "./.weir/weir.sqlite" },
+        runtime: { type: "string", default: onDeploy ? "kv" : "local" },
+        processes: { type: "string", default: "1" },
+        worker: { type: "string" },
+        "lease-ms": { type: "string", default: "10000" },
       },
     });
     const restore = parseRestore(values.restore);
@@ -235,12 +446,45 @@ if (import.meta.main) {
           `Cannot serve as '--port' must be a port number: current value is ${values.port}`,
         );
       }
-      await serve(positionals[0], {
+      const serveOptions = {
         port,
         host: values.host,
         store: values.store,
         restore,
-      });
+      };
+      if (values.runtime === "local") {
+        if (values.processes !== "1") {
+          throw new RangeError(
+            `Cannot start as '--processes' needs '--runtime kv': current value is ${values.processes} with --runtime local`,
+          );
+        }
+        await serve(positionals[0], serveOptions);
+      } else if (values.runtime === "kv") {
+        const processes = Number(values.processes);
+        if (!Number.isSafeInteger(processes) || processes < 1) {
+          throw new RangeError(
+            `Cannot start as '--processes' must be a positive integer: current value is ${values.processes}`,
+          );
+        }
+        const leaseMs = Number(values["lease-ms"]);
+        if (!Number.isSafeInteger(leaseMs) || leaseMs < 100) {
+          throw new RangeError(
+            `Cannot start as '--lease-ms' must be an integer of at least 100: current value is ${
+              values["lease-ms"]
+            }`,
+          );
+        }
+        await serveKv(positionals[0], {
+          ...serveOptions,
+          processes,
+          worker: values.worker,
+          leaseMs,
+        });
+      } else {
+        throw new RangeError(
+          `Cannot start as '--runtime' must be local or kv: current value is ${values.runtime}`,
+        );
+      }
     }
   } catch (error) {
     console.error(

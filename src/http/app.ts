@@ -12,6 +12,7 @@ import { ingestRoutes } from "./ingest.ts";
 import { jobRoutes } from "./jobs.ts";
 import { metricsRoutes } from "./metrics.ts";
 import type { ServiceOptions } from "./service.ts";
+import { requireToken } from "./auth.ts";
 
 /**
  * Builds the HTTP app of a weir process: ingest, jobs (watermarks,
@@ -64,6 +65,13 @@ export function createApp(options: ServiceOptions): Hono {
   app.route("/jobs", jobRoutes(options));
   // GET /metrics.
   app.route("/metrics", metricsRoutes(options));
+  // POST /tick: one round of the KV-runtime worker (guarded by the token).
+  const tick = options.tick;
+  if (tick !== undefined) {
+    app.post("/tick", requireToken(options.token), async (c) => {
+      return c.json({ progressed: await tick() });
+    });
+  }
   // GET / (the dashboard page); last, so it shadows no route above.
   app.route("/", dashboardRoutes(options));
   return app;

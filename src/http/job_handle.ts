@@ -20,10 +20,24 @@ import type {
   WatermarkSample,
 } from "./service.ts";
 
+/**
+ * What a job handle reads from its runtime: a {@linkcode LocalRuntime}, or
+ * a `KvRuntimeView` (the KV runtime's state as last read from KV).
+ */
+export type ObservedRuntime = Pick<
+  LocalRuntime,
+  | "status"
+  | "checkpointDurationMs"
+  | "triggerCheckpoint"
+  | "sourcePartitions"
+  | "inputChannels"
+  | "latestCheckpoint"
+>;
+
 /** Options of a {@linkcode LocalJobHandle}. */
 export interface LocalJobHandleOptions {
   /** The running job. */
-  readonly runtime: LocalRuntime;
+  readonly runtime: ObservedRuntime;
   /** The job's plan, as the runtime was built from. */
   readonly graph: JobGraph;
   /** Processing time: when samples are taken and channels moved. */
@@ -108,7 +122,7 @@ export class LocalJobHandle implements JobHandle {
   readonly name: string;
   /** The job's plan. */
   readonly graph: JobGraph;
-  readonly #runtime: LocalRuntime;
+  readonly #runtime: ObservedRuntime;
   readonly #clock: Clock;
   readonly #store: LocalJobHandleOptions["store"];
   readonly #historySize: number;

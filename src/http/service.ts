@@ -86,4 +86,10 @@ export interface ServiceOptions {
   readonly maxBodyBytes?: number;
   /** Processing time. */
   readonly clock: Clock;
+  /**
+   * One round of work of the process's KV-runtime worker, for
+   * `POST /tick` (tests, manual runs, a scheduler's backstop); without it
+   * the route answers 404.
+   */
+  readonly tick?: () => Promise<boolean>;
 }

@@ -165,9 +165,13 @@ export class CheckpointCoordinator {
       };
     }
     try {
-      await storage.atomic([{ type: "put", key: ["meta"], value: next }], {
-        checks: [lease.check],
-      });
+      await retry(
+        "commit the checkpoint coordinator",
+        () =>
+          storage.atomic([{ type: "put", key: ["meta"], value: next }], {
+            checks: [lease.check],
+          }),
+      );
     } catch (error) {
       lease.lost();
       throw error;

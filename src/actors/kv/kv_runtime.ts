@@ -13,7 +13,11 @@ import type {
   SourceSubtaskSnapshot,
 } from "../../runtime/source_subtask.ts";
 import type { StreamElement } from "../../runtime/stream_element.ts";
-import type { Subtask, SubtaskSnapshot } from "../../runtime/subtask.ts";
+import type {
+  InputChannelStatus,
+  Subtask,
+  SubtaskSnapshot,
+} from "../../runtime/subtask.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import { isAlignmentEnabled } from "../../time/mod.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
@@ -25,12 +29,18 @@ import type { SubtaskStatus } from "../local/local_runtime.ts";
 import { AtomicConflictError, KvStorage } from "./kv_storage.ts";
 import { barrierOf, logEntries, logKey } from "./channel_log.ts";
 import { Lease } from "./lease.ts";
-import { PersistentKvError, retryTransient } from "./retry.ts";
+import { isTransient, PersistentKvError, retryTransient } from "./retry.ts";
 import { type ActorWiring, wireActors } from "./_kv_wiring.ts";
 import {
   CheckpointCoordinator,
   type CoordinatorState,
 } from "./checkpoint_coordinator.ts";
+
+/** A subtask's status in the KV runtime, with its input channels. */
+export interface KvSubtaskStatus extends SubtaskStatus {
+  /** Each input channel as the subtask's valve saw it at its last step. */
+  readonly inputChannels: readonly InputChannelStatus[];
+}
 
 /** Options of a {@linkcode KvRuntime}. */
 export interface KvRuntimeOptions {
@@ -122,6 +132,8 @@ interface Meta {
     idle: boolean;
     recordsIn: number;
     recordsOut: number;
+    /** Each input channel as the valve saw it. */
+    channels: InputChannelStatus[];
   };
 }
 
@@ -380,7 +392,7 @@ export class KvRuntime {
     await this.#initialise();
     if (now >= this.#nextRebalance) {
       this.#nextRebalance = now + Math.max(1, Math.floor(this.#leaseMs / 4));
-      await this.#rebalance(now);
+      await this.#passing("share the actors", () => this.#rebalance(now));
     }
     if (now >= this.#nextPoll || this.#simulate) {
       this.#nextPoll = now + this.#pollMs;
@@ -388,14 +400,20 @@ export class KvRuntime {
     }
     this.#watchInputs();
     let progressed = false;
-    this.#coordinatorState = await this.#coordinator.step();
-    if (this.#coordinatorState?.progressed) progressed = true;
+    const coordinated = await this.#passing(
+      "coordinate checkpoints",
+      () => this.#coordinator.step(),
+    );
+    if (coordinated !== undefined) this.#coordinatorState = coordinated;
+    if (coordinated?.progressed) progressed = true;
     // Downstream first, as in the local runtime: consumers make room.
     const order = [...this.#live.values()].reverse();
     for (const live of order) {
       if (!this.#live.has(live.wiring.id)) continue;
       try {
-        if (live.lease.due(this.#clock.now()) && !(await live.lease.renew())) {
+        const renewed = !live.lease.due(this.#clock.now()) ||
+          await this.#retry("renew a lease", () => live.lease.renew());
+        if (!renewed) {
           this.#drop(live, "its lease was taken over");
           continue;
         }
@@ -412,8 +430,11 @@ export class KvRuntime {
     return progressed;
   }
 
-  /** Every actor's last committed status (owned ones as they are now). */
-  async status(): Promise<SubtaskStatus[]> {
+  /**
+   * Every actor's status as last committed (owned ones as they are now),
+   * with its input channels; readable from any process.
+   */
+  async status(): Promise<KvSubtaskStatus[]> {
     const now = this.#clock.now();
     const metas = await Promise.all(
       this.#wirings.map((w) =>
@@ -441,6 +462,7 @@ export class KvRuntime {
         gauges: live === undefined ? {} : Object.fromEntries(
           [...live.built.gauges].map(([name, read]) => [name, read()]),
         ),
+        inputChannels: status?.channels ?? [],
       };
     });
   }
@@ -476,18 +498,19 @@ export class KvRuntime {
         return;
       }
       const lease = this.#leaseOf(`${COORDINATOR}-init`);
-      if (await lease.acquire()) {
+      if (await this.#retry("take the start lease", () => lease.acquire())) {
         if (this.#restoreFrom !== undefined) {
           await this.#seed(this.#restoreFrom);
         }
-        const result = await this.#kv.atomic().check({
-          key,
-          versionstamp: null,
-        })
-          .check(lease.check)
-          .set(key, { fingerprint, createdAt: this.#clock.now() })
-          .commit();
-        await lease.release();
+        const result = await this.#retry(
+          "record the job",
+          () =>
+            this.#kv.atomic().check({ key, versionstamp: null })
+              .check(lease.check)
+              .set(key, { fingerprint, createdAt: this.#clock.now() })
+              .commit(),
+        );
+        await lease.release().catch(() => {});
         if (result.ok) {
           this.#initialised = true;
           return;
@@ -523,14 +546,15 @@ export class KvRuntime {
     for (const wiring of this.#wirings) {
       const storage = this.#storageOf(wiring.id);
       const meta = freshMeta(wiring);
-      await storage.atomic([
-        { type: "put", key: ["meta"], value: meta },
-        {
-          type: "put",
-          key: ["state"],
-          value: encodeStructured(snapshots.get(wiring.id)),
-        },
-      ]);
+      await this.#retry(`seed actor '${wiring.id}'`, () =>
+        storage.atomic([
+          { type: "put", key: ["meta"], value: meta },
+          {
+            type: "put",
+            key: ["state"],
+            value: encodeStructured(snapshots.get(wiring.id)),
+          },
+        ]));
     }
   }
 
@@ -963,6 +987,7 @@ export class KvRuntime {
       idle: metrics.idle,
       recordsIn: live.recordsInBase + metrics.recordsIn,
       recordsOut: live.recordsOutBase + metrics.recordsOut,
+      channels: live.built.subtask?.inputChannels() ?? [],
     };
   }
 
@@ -1103,7 +1128,37 @@ export class KvRuntime {
   }
 
   #retry<T>(what: string, call: () => Promise<T>): Promise<T> {
-    return retryTransient(call, { what, sleep: this.#sleep });
+    return retryTransient(call, {
+      what,
+      sleep: this.#sleep,
+      attempts: 12,
+      maxMs: 2_000,
+    });
+  }
+
+  /**
+   * Runs work whose failure only delays it (sharing actors, coordinating):
+   * a database that stays busy, or a lease lost meanwhile, is logged and
+   * the work is tried again at the next round.
+   */
+  async #passing<T>(
+    what: string,
+    call: () => Promise<T>,
+  ): Promise<T | undefined> {
+    try {
+      return await call();
+    } catch (error) {
+      if (
+        !(error instanceof PersistentKvError) &&
+        !(error instanceof AtomicConflictError) && !isTransient(error)
+      ) throw error;
+      this.#log(
+        `weir: worker ${this.#worker} could not ${what} this round: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+      return undefined;
+    }
   }
 }
 
@@ -1123,6 +1178,7 @@ function freshMeta(wiring: ActorWiring): Meta {
       idle: false,
       recordsIn: 0,
       recordsOut: 0,
+      channels: [],
     },
   };
 }

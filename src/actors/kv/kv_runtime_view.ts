@@ -1,0 +1,87 @@
+/**
+ * {@linkcode KvRuntimeView}: the KV runtime's job as the HTTP service reads
+ * it, refreshed from KV, so that any process (a worker, or the supervisor
+ * of `--processes 3`) serves the same dashboard.
+ *
+ * @module
+ */
+
+import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { InputChannelStatus } from "../../runtime/subtask.ts";
+import type { SubtaskStatus } from "../local/local_runtime.ts";
+import type { KvRuntime, KvSubtaskStatus } from "./kv_runtime.ts";
+
+/**
+ * A synchronous view of a {@linkcode KvRuntime} for a job handle: every
+ * actor's status as last committed (whichever process runs it), read by
+ * {@linkcode KvRuntimeView.refresh}.
+ *
+ * @example
+ * ```ts ignore
+ * const view = new KvRuntimeView(runtime);
+ * const handle = new LocalJobHandle({ runtime: view, graph, clock });
+ * setInterval(async () => { await view.refresh(); handle.sample(); }, 500);
+ * ```
+ */
+export class KvRuntimeView {
+  readonly #runtime: KvRuntime;
+  #status: KvSubtaskStatus[] = [];
+  #latest: CompletedCheckpoint | null = null;
+
+  /**
+   * Wraps a worker (it may own no actor: it is only read).
+   *
+   * @param runtime The worker.
+   */
+  constructor(runtime: KvRuntime) {
+    this.#runtime = runtime;
+  }
+
+  /** Reads every actor's status from KV. */
+  async refresh(): Promise<void> {
+    this.#status = await this.#runtime.status();
+    this.#latest = this.#runtime.latestCheckpoint ?? this.#latest;
+  }
+
+  /** The statuses as last refreshed. */
+  status(): SubtaskStatus[] {
+    return this.#status.map(({ inputChannels: _, ...status }) => status);
+  }
+
+  /** Each input channel of an actor as last refreshed. */
+  inputChannels(actorId: string): InputChannelStatus[] {
+    const status = this.#status.find((s) => s.id === actorId);
+    if (status === undefined) {
+      throw new RangeError(
+        `Cannot find actor as 'actorId' must name an actor of the job: current value is "${actorId}"`,
+      );
+    }
+    return status.inputChannels.map((c) => ({ ...c }));
+  }
+
+  /** Not known across processes: none. */
+  sourcePartitions(_actorId: string): readonly string[] {
+    return [];
+  }
+
+  /** Not measured in the KV runtime. */
+  checkpointDurationMs(_id: number): number | undefined {
+    return undefined;
+  }
+
+  /** The last checkpoint this process completed, if it coordinated one. */
+  get latestCheckpoint(): CompletedCheckpoint | null {
+    return this.#latest;
+  }
+
+  /**
+   * Asks the job's coordinator (in whichever process holds it) for a
+   * checkpoint; its id is not known until it starts.
+   *
+   * @returns `0`: requested, id unknown.
+   */
+  triggerCheckpoint(): number | null {
+    void this.#runtime.triggerCheckpoint().catch(() => {});
+    return 0;
+  }
+}
