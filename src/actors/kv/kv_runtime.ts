@@ -208,7 +208,12 @@ export class KvRuntime {
   readonly #wirings: ActorWiring[];
   readonly #live = new Map<string, Live>();
   readonly #readers = new Map<string, KvStorage>();
-  readonly #failed = new Map<string, Error>();
+  // Actors stopped after a persistent error: the error, and when this
+  // worker may try them again (the delay doubles, up to a minute).
+  readonly #failed = new Map<
+    string,
+    { error: Error; retryAt: number; delay: number }
+  >();
   readonly #coordinator: CheckpointCoordinator;
   readonly #restoreFrom: CompletedCheckpoint | undefined;
   #coordinatorState: CoordinatorState | null = null;
@@ -306,9 +311,12 @@ export class KvRuntime {
     return this.#finished;
   }
 
-  /** Actors this worker stopped after a persistent error, with the error. */
+  /**
+   * Actors this worker stopped after a persistent error (Deno KV kept
+   * failing), with the last error; each is tried again after a backoff.
+   */
   get errors(): ReadonlyMap<string, Error> {
-    return this.#failed;
+    return new Map([...this.#failed].map(([id, f]) => [id, f.error]));
   }
 
   /**
@@ -591,7 +599,8 @@ export class KvRuntime {
       }
     }
     for (const wiring of this.#wirings) {
-      if (this.#live.has(wiring.id) || this.#failed.has(wiring.id)) continue;
+      if (this.#live.has(wiring.id)) continue;
+      if ((this.#failed.get(wiring.id)?.retryAt ?? -Infinity) > now) continue;
       const lease = leases.get(wiring.id);
       if (lease !== undefined && lease.expiresAt > now) continue;
       if (this.#live.size >= share) break;
@@ -663,6 +672,7 @@ export class KvRuntime {
       } else built.subtask!.restore(state as SubtaskSnapshot);
     }
     this.#live.set(wiring.id, live);
+    this.#failed.delete(wiring.id);
   }
 
   #drop(live: Live, why: string): void {
@@ -675,11 +685,22 @@ export class KvRuntime {
   }
 
   #fail(live: Live, error: Error): void {
-    this.#live.delete(live.wiring.id);
-    this.#failed.set(live.wiring.id, error);
+    const id = live.wiring.id;
+    this.#live.delete(id);
+    const delay = Math.min(
+      60_000,
+      2 * (this.#failed.get(id)?.delay ?? this.#leaseMs / 2),
+    );
+    this.#failed.set(id, {
+      error,
+      retryAt: this.#clock.now() + delay,
+      delay,
+    });
     void live.built.source?.close();
     void live.lease.release().catch(() => {});
-    this.#log(`weir: actor '${live.wiring.id}' stopped: ${error.message}`);
+    this.#log(
+      `weir: worker ${this.#worker} stopped actor '${id}' (its in-memory state is dropped; tried again in ${delay} ms): ${error.message}`,
+    );
   }
 
   // ---- one step --------------------------------------------------------
@@ -690,12 +711,10 @@ export class KvRuntime {
     if (meta.finished) return await this.#trimOnly(live);
     const machine = live.built.subtask ?? live.built.source!;
     // Sinks commit the transactions of completed checkpoints (again after
-    // a take-over: commits are idempotent).
+    // a take-over: commits are idempotent), once this step's commit has
+    // shown that the lease is still held: a fenced worker commits nothing.
     const completed = this.#coordinatorState?.completed ?? 0;
-    if (completed > live.notified) {
-      live.notified = completed;
-      await machine.notifyCheckpointComplete(completed);
-    }
+    const notify = completed > live.notified;
     const now = this.#clock.now();
     const blocked = await this.#blocked(live);
     if (blocked !== live.paused) {
@@ -728,9 +747,13 @@ export class KvRuntime {
       }
     }
     worked = (await this.#drainMail(live, machine)) || worked;
-    if (live.acks.length > 0 || machine.finished) worked = true;
+    if (live.acks.length > 0 || machine.finished || notify) worked = true;
     if (!worked && !this.#trimDue(live)) return false;
     await this.#commit(live, machine);
+    if (notify) {
+      live.notified = completed;
+      await machine.notifyCheckpointComplete(completed);
+    }
     return true;
   }
 
@@ -1024,6 +1047,10 @@ export class KvRuntime {
   }
 
   async #idle(): Promise<void> {
+    // Background reads (a KV log's prefetch) may bring records first.
+    await Promise.all(
+      [...this.#live.values()].map((l) => l.built.source?.ready()),
+    );
     const now = this.#clock.now();
     const next = this.nextWakeup();
     if (this.#simulate) {
