@@ -8,6 +8,13 @@
  *   metrics, dashboard) at the printed address. Without a job file it runs
  *   the demo job (`examples/live_clicks.ts`). Ctrl-C takes a final checkpoint
  *   and exits. `WEIR_TOKEN` protects ingest and admin endpoints.
+ * - `... --runtime kv [--processes N] [--lease-ms 10000]` runs the job on
+ *   the KV runtime instead: this process is a worker (and serves the app,
+ *   with `POST /tick`), or with `--processes N` it starts N worker processes
+ *   sharing the store (`--worker <id>` each) and serves the app from what
+ *   they commit. It resumes from the actors' state in KV; `--restore none`
+ *   or `<id>` starts over. On Deno Deploy (`DENO_DEPLOY` set) this is the
+ *   default, on `Deno.openKv()`, with a `Deno.cron` tick every minute.
  * - `deno task dev durable [kv-file] [--restore ...]` runs the bounded
  *   durable example (`examples/durable_counts.ts`) to the end.
  * - `deno task dev demo` runs the simulated clicks demo and prints watermarks.
@@ -256,6 +263,10 @@ async function serveKv(file: string | undefined, options: KvOptions) {
   const job = await openJob(file, kv);
   if (options.worker === undefined && options.processes > 1) {
     return await supervise(file, options, kv, job);
+  }
+  if (options.worker === undefined && options.restore !== "latest") {
+    // Start over (from nothing, or from the checkpoint asked for).
+    await KvRuntime.reset(kv, job.name);
   }
   const checkpoint = await job.env.findCheckpoint(options.restore);
   const runtime = job.env.createKvRuntime(

@@ -146,6 +146,15 @@ export {
 } from "./actors/local/mod.ts";
 
 export {
+  KvRuntime,
+  type KvRuntimeOptions,
+  KvRuntimeView,
+  type KvSubtaskStatus,
+  type LeaseRecord,
+  PersistentKvError,
+} from "./actors/kv/mod.ts";
+
+export {
   type CollectedRecord,
   CollectionSource,
   type CollectionSourceOptions,

@@ -37,5 +37,6 @@ export * from "./kv/kv_storage.ts";
 // Completed checkpoints of a job, over its storage.
 export * from "./checkpoint_store.ts";
 
-// Runtimes (the lead adds them here): the local runtime from
-// ./local/local_runtime.ts, the KV runtime from ./kv/kv_runtime.ts.
+// Runtimes: the local runtime (./local/) and the KV runtime (./kv/).
+export * from "./local/mod.ts";
+export * from "./kv/mod.ts";

@@ -10,13 +10,13 @@ import {
   expectedCounts,
   OUTPUT,
   seedClusterEvents,
-} from "../_support/cluster_counts.ts";
+} from "../../bench/kv_runtime/cluster_counts.ts";
 
 const JOB = "cluster_counts";
 const EVENTS = 300_000;
 const LEASE_MS = 1_000;
 const main = new URL("../../main.ts", import.meta.url).pathname;
-const jobFile = new URL("../_support/cluster_counts.ts", import.meta.url)
+const jobFile = new URL("../../bench/kv_runtime/cluster_counts.ts", import.meta.url)
   .pathname;
 
 interface Worker {

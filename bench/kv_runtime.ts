@@ -1,0 +1,191 @@
+// The KV runtime against the local runtime, in one run: the same job
+// (counts per key per 10 s of a seeded KV log, appended exactly once to a
+// KV output; bench/kv_runtime/cluster_counts.ts) on a local Deno KV file,
+//
+//   - local:          the local runtime, in this process;
+//   - kv, in-process: one KV-runtime worker, in this process;
+//   - kv, 1 process:  `main.ts --runtime kv --worker w1`, a process of its own;
+//   - kv, 3 processes: three such workers sharing the file.
+//
+//   deno task bench:kv [--events N] [--runs R] [--json]
+//
+// Throughput is events/s of wall time from start to the last worker's end
+// (process start-up included for the process arms), best of R runs per arm,
+// arms interleaved run by run. Every run's output is checked against the
+// brute-force counts, so a fast wrong run cannot count.
+
+import { parseArgs } from "node:util";
+import {
+  createJobContext,
+  KvStorage,
+  readAppendLog,
+  StreamEnvironment,
+  SystemClock,
+} from "../src/mod.ts";
+import clusterCounts, {
+  expectedCounts,
+  OUTPUT,
+  seedClusterEvents,
+} from "./kv_runtime/cluster_counts.ts";
+
+const JOB = "cluster_counts";
+const main = new URL("../main.ts", import.meta.url).pathname;
+const jobFile = new URL("./kv_runtime/cluster_counts.ts", import.meta.url)
+  .pathname;
+
+type Arm = "local" | "kv, in-process" | "kv, 1 process" | "kv, 3 processes";
+const ARMS: Arm[] = [
+  "local",
+  "kv, in-process",
+  "kv, 1 process",
+  "kv, 3 processes",
+];
+
+function environment(kv: Deno.Kv): StreamEnvironment {
+  return new StreamEnvironment({
+    jobName: JOB,
+    parallelism: 2,
+    clock: new SystemClock(),
+    checkpointIntervalMs: 1_000,
+    watermarkRecovery: "persist",
+    checkpointStorage: new KvStorage(kv, ["weir", JOB, "checkpoints"]),
+  });
+}
+
+async function inProcess(store: string, kvRuntime: boolean): Promise<void> {
+  const kv = await Deno.openKv(store);
+  try {
+    const env = environment(kv);
+    const { context } = createJobContext(env, kv);
+    clusterCounts(context);
+    if (kvRuntime) await env.createKvRuntime({ kv, workerId: "w1" }).run();
+    else await env.createRuntime().run();
+  } finally {
+    kv.close();
+  }
+}
+
+async function processes(store: string, count: number): Promise<void> {
+  const children = Array.from(
+    { length: count },
+    (_, i) =>
+      new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-read",
+          "--allow-write",
+          "--allow-env",
+          "--allow-net",
+          "--unstable-kv",
+          "--unstable-cron",
+          main,
+          jobFile,
+          "--runtime",
+          "kv",
+          "--worker",
+          `w${i + 1}`,
+          "--store",
+          store,
+        ],
+        stdout: "null",
+        stderr: "inherit",
+      }).spawn(),
+  );
+  const statuses = await Promise.all(children.map((c) => c.status));
+  if (!statuses.every((s) => s.success)) {
+    throw new Error(`a worker failed: ${JSON.stringify(statuses)}`);
+  }
+}
+
+async function runArm(arm: Arm, events: number, dir: string): Promise<number> {
+  const store = `${dir}/${arm.replaceAll(/[^a-z0-9]/g, "_")}.sqlite`;
+  await Deno.remove(store).catch(() => {});
+  {
+    const kv = await Deno.openKv(store);
+    await seedClusterEvents(kv, events);
+    kv.close();
+  }
+  const start = performance.now();
+  if (arm === "local") await inProcess(store, false);
+  else if (arm === "kv, in-process") await inProcess(store, true);
+  else await processes(store, arm === "kv, 1 process" ? 1 : 3);
+  const seconds = (performance.now() - start) / 1_000;
+  const kv = await Deno.openKv(store);
+  try {
+    const rows = (await readAppendLog<string>(kv, OUTPUT)).map((r) => r.value)
+      .sort();
+    const expected = expectedCounts(events);
+    if (JSON.stringify(rows) !== JSON.stringify(expected)) {
+      throw new Error(
+        `${arm}: wrong output (${rows.length} rows, ${expected.length} expected)`,
+      );
+    }
+  } finally {
+    kv.close();
+  }
+  return events / seconds;
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      events: { type: "string", default: "300000" },
+      runs: { type: "string", default: "3" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  const events = Number(values.events);
+  const runs = Number(values.runs);
+  for (const [flag, value] of [["--events", events], ["--runs", runs]]) {
+    if (!Number.isSafeInteger(value) || (value as number) < 1) {
+      console.error(
+        `error: '${flag}' must be a positive integer: current value is ${
+          flag === "--events" ? values.events : values.runs
+        }`,
+      );
+      Deno.exit(1);
+    }
+  }
+  const dir = await Deno.makeTempDir({ prefix: "weir-bench-kv-" });
+  const best = new Map<Arm, number>();
+  try {
+    for (let run = 0; run < runs; run++) {
+      for (const arm of ARMS) {
+        const rate = await runArm(arm, events, dir);
+        best.set(arm, Math.max(best.get(arm) ?? 0, rate));
+        console.error(
+          `run ${run + 1}/${runs} ${arm}: ${Math.round(rate)} events/s`,
+        );
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  const local = best.get("local")!;
+  if (values.json) {
+    console.log(JSON.stringify({
+      events,
+      runs,
+      arms: ARMS.map((arm) => ({
+        arm,
+        eventsPerSecond: Math.round(best.get(arm)!),
+        ratioToLocal: best.get(arm)! / local,
+      })),
+    }));
+  } else {
+    console.log(
+      `\n${events} events, best of ${runs} (output checked every run)\n`,
+    );
+    console.log("| arm | events/s | / local |");
+    console.log("| --- | --- | --- |");
+    for (const arm of ARMS) {
+      const rate = best.get(arm)!;
+      console.log(
+        `| ${arm} | ${Math.round(rate).toLocaleString("en")} | ${
+          (100 * rate / local).toFixed(0)
+        } % |`,
+      );
+    }
+  }
+}

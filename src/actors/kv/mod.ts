@@ -1,0 +1,14 @@
+/**
+ * The KV runtime (DESIGN "KV runtime"): every subtask of a job as an actor
+ * whose steps are atomic Deno KV commits, shared by processes or Deno
+ * Deploy instances through leases.
+ *
+ * @module
+ */
+
+export * from "./kv_runtime.ts";
+export * from "./kv_runtime_view.ts";
+export * from "./lease.ts";
+export * from "./retry.ts";
+export * from "./channel_log.ts";
+export * from "./checkpoint_coordinator.ts";
