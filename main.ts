@@ -222,14 +222,15 @@ async function serve(
 }
 
 /** The KV runtime's dashboard and `POST /tick`, over a view refreshed from KV. */
-function serveKvApp(
+async function serveKvApp(
   options: ServeOptions,
   job: Awaited<ReturnType<typeof openJob>>,
   runtime: KvRuntime,
   banner: string,
   tick?: () => Promise<boolean>,
-): { server: Deno.HttpServer; stop: () => void } {
+): Promise<{ server: Deno.HttpServer; stop: () => void }> {
   const view = new KvRuntimeView(runtime);
+  await view.refresh();
   const handle = new LocalJobHandle({
     name: job.name,
     runtime: view,
@@ -237,6 +238,7 @@ function serveKvApp(
     store: job.store,
     clock: job.clock,
   });
+  handle.sample();
   const timer = setInterval(() => {
     view.refresh().then(() => handle.sample(), () => {});
   }, 500);
@@ -292,7 +294,7 @@ async function serveKv(file: string | undefined, options: KvOptions) {
     return;
   }
   deployTick = () => runtime.tick();
-  const { server, stop } = serveKvApp(
+  const { server, stop } = await serveKvApp(
     options,
     job,
     runtime,
@@ -351,7 +353,7 @@ async function supervise(
       }).spawn(),
   );
   const observer = job.env.createKvRuntime({ kv, workerId: "supervisor" });
-  const { server, stop } = serveKvApp(
+  const { server, stop } = await serveKvApp(
     options,
     job,
     observer,

@@ -16,8 +16,9 @@ const JOB = "cluster_counts";
 const EVENTS = 300_000;
 const LEASE_MS = 1_000;
 const main = new URL("../../main.ts", import.meta.url).pathname;
-const jobFile = new URL("../../bench/kv_runtime/cluster_counts.ts", import.meta.url)
-  .pathname;
+const jobFile =
+  new URL("../../bench/kv_runtime/cluster_counts.ts", import.meta.url)
+    .pathname;
 
 interface Worker {
   readonly id: string;

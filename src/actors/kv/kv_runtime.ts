@@ -221,6 +221,7 @@ export class KvRuntime {
   #nextPoll = -Infinity;
   #stopped = false;
   #finished = false;
+  #rounds: Promise<unknown> = Promise.resolve();
   #wakeLoop: (() => void) | null = null;
   #watch: ReadableStreamDefaultReader<unknown> | null = null;
   #watched = "";
@@ -394,7 +395,14 @@ export class KvRuntime {
    *
    * @returns Whether anything was committed.
    */
-  async tick(): Promise<boolean> {
+  tick(): Promise<boolean> {
+    // One round at a time: `run()`, a cron tick and `POST /tick` may overlap.
+    const round = this.#rounds.then(() => this.#round());
+    this.#rounds = round.catch(() => {});
+    return round;
+  }
+
+  async #round(): Promise<boolean> {
     const now = this.#clock.now();
     if (this.#finished) return false;
     await this.#initialise();
@@ -470,7 +478,13 @@ export class KvRuntime {
         gauges: live === undefined ? {} : Object.fromEntries(
           [...live.built.gauges].map(([name, read]) => [name, read()]),
         ),
-        inputChannels: status?.channels ?? [],
+        inputChannels: status?.channels ?? w.inputs.map(() => ({
+          watermark: -Infinity,
+          idle: false,
+          aligned: true,
+          ended: false,
+          blocked: false,
+        })),
       };
     });
   }

@@ -13,7 +13,7 @@ export interface LeaseRecord {
   readonly owner: string;
   /** Bumped by every take-over: the fencing token. */
   readonly epoch: number;
-  /** Processing time (epoch ms) after which another worker may take it. */
+  /** Processing time (epoch ms) from which another worker may take it. */
   readonly expiresAt: number;
 }
 
@@ -109,10 +109,10 @@ export class Lease {
     return { key: this.#key, versionstamp: this.#versionstamp };
   }
 
-  /** Whether the lease should be renewed now: less than half its time left. */
+  /** Whether the lease should be renewed now: half its time or less left. */
   due(now = this.#clock.now()): boolean {
     return this.#record === null ||
-      this.#record.expiresAt - now < this.#ttl / 2;
+      this.#record.expiresAt - now <= this.#ttl / 2;
   }
 
   /** When {@linkcode Lease.due} turns true, or `Infinity` if not held. */

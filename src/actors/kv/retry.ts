@@ -13,7 +13,8 @@ export interface RetryOptions {
    */
   readonly attempts?: number;
   /**
-   * The first backoff's upper bound in milliseconds; it doubles per attempt.
+   * The backoff unit in milliseconds: the wait before attempt n + 1 is at
+   * most `baseMs * 2^n` (so at most `2 * baseMs` before the second).
    * @default {10}
    */
   readonly baseMs?: number;

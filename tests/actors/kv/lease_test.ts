@@ -219,7 +219,7 @@ Deno.test("Lease.release() does not overwrite a lease taken over meanwhile", asy
   }
 });
 
-Deno.test("Lease.due() turns true once less than half the ttl is left", async () => {
+Deno.test("Lease.due() turns true once half the ttl or less is left, at expiresSoonAt()", async () => {
   const { kv, clock, a } = await setup();
   try {
     // Not held: always due.
@@ -229,8 +229,9 @@ Deno.test("Lease.due() turns true once less than half the ttl is left", async ()
     // expiresAt = 11_000; half the ttl is 5_000.
     assert.equal(a.due(), false);
     assert.equal(a.due(1_000), false);
-    assert.equal(a.due(6_000), false); // exactly half left
-    assert.equal(a.due(6_001), true); // less than half left
+    assert.equal(a.due(5_999), false);
+    assert.equal(a.due(6_000), true); // exactly half left
+    assert.equal(a.due(a.expiresSoonAt()), true);
     clock.set(5_999);
     assert.equal(a.due(), false);
     clock.set(6_001);

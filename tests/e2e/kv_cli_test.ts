@@ -1,0 +1,166 @@
+// `deno task dev --runtime kv`: the command line of the KV runtime. With
+// `--processes 3` it starts three worker processes on one KV file and ends
+// when they have run the bounded job; alone it is a worker that serves the
+// app with POST /tick; bad flags are refused naming the flag.
+
+import assert from "node:assert/strict";
+import { readAppendLog } from "../../src/mod.ts";
+import {
+  expectedCounts,
+  OUTPUT,
+  seedClusterEvents,
+} from "../../bench/kv_runtime/cluster_counts.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const JOB_FILE = "bench/kv_runtime/cluster_counts.ts";
+const EVENTS = 50_000;
+
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  listener.close();
+  return port;
+}
+
+function dev(args: string[]): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-net",
+      "--allow-run",
+      "--unstable-kv",
+      "--unstable-cron",
+      "main.ts",
+      ...args,
+    ],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  });
+}
+
+async function seeded(): Promise<{ dir: string; store: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "weir-kv-cli-" });
+  const store = `${dir}/weir.sqlite`;
+  const kv = await Deno.openKv(store);
+  await seedClusterEvents(kv, EVENTS);
+  kv.close();
+  return { dir, store };
+}
+
+async function output(store: string): Promise<string[]> {
+  const kv = await Deno.openKv(store);
+  try {
+    return (await readAppendLog<string>(kv, OUTPUT)).map((r) => r.value)
+      .sort();
+  } finally {
+    kv.close();
+  }
+}
+
+Deno.test("--runtime kv --processes 3 starts three workers on one KV file, which run the job to its end exactly once", async () => {
+  const { dir, store } = await seeded();
+  try {
+    const { code, stdout, stderr } = await dev([
+      JOB_FILE,
+      "--runtime",
+      "kv",
+      "--processes",
+      "3",
+      "--store",
+      store,
+      "--port",
+      String(freePort()),
+      "--lease-ms",
+      "1000",
+    ]).output();
+    const out = new TextDecoder().decode(stdout);
+    assert.equal(code, 0, new TextDecoder().decode(stderr));
+    for (const worker of ["w1", "w2", "w3"]) {
+      assert.match(
+        out,
+        new RegExp(`worker ${worker} of job 'cluster_counts' started`),
+      );
+    }
+    assert.match(out, /3 worker processes sharing/);
+    assert.match(out, /3 of 3 workers ended normally/);
+    assert.deepEqual(await output(store), expectedCounts(EVENTS));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--runtime kv alone is a worker that serves the app: POST /tick runs a round, GET /jobs shows the actors, SIGTERM gives the leases up", async () => {
+  const { dir, store } = await seeded();
+  const port = freePort();
+  const child = dev([
+    JOB_FILE,
+    "--runtime",
+    "kv",
+    "--store",
+    store,
+    "--port",
+    String(port),
+  ]).spawn();
+  try {
+    let jobs: { operators: { subtasks: unknown[] }[] } | null = null;
+    for (let i = 0; i < 200 && jobs === null; i++) {
+      try {
+        const response = await fetch(
+          `http://127.0.0.1:${port}/jobs/cluster_counts`,
+        );
+        if (response.ok) jobs = await response.json();
+        else await response.body?.cancel();
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    assert.ok(jobs !== null, "the app answers");
+    assert.equal(jobs.operators.flatMap((o) => o.subtasks).length, 4);
+    const tick = await fetch(`http://127.0.0.1:${port}/tick`, {
+      method: "POST",
+    });
+    assert.equal(tick.status, 200);
+    assert.equal(typeof (await tick.json()).progressed, "boolean");
+    // Bounded: the job ends, the server stays up.
+    for (let i = 0; i < 400; i++) {
+      if ((await output(store)).length === expectedCounts(EVENTS).length) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.deepEqual(await output(store), expectedCounts(EVENTS));
+  } finally {
+    child.kill("SIGTERM");
+    const status = await child.status;
+    await child.stdout.cancel();
+    await child.stderr.cancel();
+    await Deno.remove(dir, { recursive: true });
+    assert.equal(status.code, 0);
+  }
+});
+
+for (
+  const [args, message] of [
+    [
+      ["--runtime", "nope"],
+      /'--runtime' must be local or kv: current value is nope/,
+    ],
+    [["--processes", "3"], /'--processes' needs '--runtime kv'/],
+    [
+      ["--runtime", "kv", "--processes", "0"],
+      /'--processes' must be a positive integer: current value is 0/,
+    ],
+    [
+      ["--runtime", "kv", "--lease-ms", "5"],
+      /'--lease-ms' must be an integer of at least 100: current value is 5/,
+    ],
+  ] as const
+) {
+  Deno.test(`deno task dev ${args.join(" ")} is refused, naming the flag`, async () => {
+    const { code, stderr } = await dev([...args, "--port", "0"]).output();
+    assert.equal(code, 1);
+    assert.match(new TextDecoder().decode(stderr), message);
+  });
+}
