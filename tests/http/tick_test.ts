@@ -1,0 +1,101 @@
+// POST /tick and the KV runtime's view in the app: a round of the worker on
+// demand (guarded by the token), and /jobs answering from what the actors
+// committed to KV.
+
+import assert from "node:assert/strict";
+import { ManualClock } from "../../src/time/clock.ts";
+import { ScriptedSource } from "../../src/connectors/sources/scripted.ts";
+import { CollectSink } from "../../src/connectors/sinks/collect.ts";
+import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
+import { StreamEnvironment } from "../../src/api/stream_environment.ts";
+import { KvRuntimeView } from "../../src/actors/kv/kv_runtime_view.ts";
+import { createApp } from "../../src/http/app.ts";
+import { LocalJobHandle } from "../../src/http/job_handle.ts";
+
+async function setUp(token?: string) {
+  const kv = await Deno.openKv(":memory:");
+  const clock = new ManualClock(0);
+  const env = new StreamEnvironment({
+    jobName: "ticks",
+    parallelism: 1,
+    clock,
+  });
+  const sink = new CollectSink<number>();
+  env.fromSource(
+    new ScriptedSource([{ at: 0, value: 1 }, { at: 0, value: 2 }]),
+    WatermarkStrategy.forMonotonousTimestamps<number>()
+      .withTimestampAssigner((n) => n),
+    "numbers",
+  ).map((n) => n * 10).sinkTo(sink);
+  const runtime = env.createKvRuntime({ kv });
+  const view = new KvRuntimeView(runtime);
+  const handle = new LocalJobHandle({
+    runtime: view,
+    graph: env.getJobGraph(),
+    clock,
+  });
+  const app = createApp({
+    jobs: new Map([["ticks", handle]]),
+    streams: new Map(),
+    clock,
+    token,
+    tick: () => runtime.tick(),
+  });
+  return { kv, app, sink, view, handle };
+}
+
+Deno.test("POST /tick runs one round of the KV-runtime worker and says whether it committed anything", async () => {
+  const { kv, app, sink, view } = await setUp();
+  try {
+    const first = await app.request("/tick", { method: "POST" });
+    assert.equal(first.status, 200);
+    assert.deepEqual(await first.json(), { progressed: true });
+    for (let i = 0; i < 20; i++) {
+      await (await app.request("/tick", { method: "POST" })).json();
+    }
+    assert.deepEqual(sink.values, [10, 20]);
+    await view.refresh();
+    const [status] = view.status();
+    assert.equal(status.id, "ticks/source-0/0");
+    assert.equal(status.recordsIn, 2);
+    assert.deepEqual(
+      await (await app.request("/tick", { method: "POST" })).json(),
+      { progressed: false },
+    );
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("POST /tick needs the token when one is set", async () => {
+  const { kv, app } = await setUp("s3cret");
+  try {
+    const denied = await app.request("/tick", { method: "POST" });
+    assert.equal(denied.status, 401);
+    await denied.body?.cancel();
+    const allowed = await app.request("/tick", {
+      method: "POST",
+      headers: { authorization: "Bearer s3cret" },
+    });
+    assert.equal(allowed.status, 200);
+    await allowed.body?.cancel();
+  } finally {
+    kv.close();
+  }
+});
+
+Deno.test("GET /jobs/:job answers from the KV runtime's committed state", async () => {
+  const { kv, app, view, handle } = await setUp();
+  try {
+    for (let i = 0; i < 20; i++) {
+      await (await app.request("/tick", { method: "POST" })).json();
+    }
+    await view.refresh();
+    handle.sample();
+    const job = await (await app.request("/jobs/ticks")).json();
+    assert.equal(job.recordsIn, 2);
+    assert.equal(job.operators[0].subtasks[0].recordsIn, 2);
+  } finally {
+    kv.close();
+  }
+});
