@@ -1067,7 +1067,6 @@ export class KvRuntime {
     );
     const now = this.#clock.now();
     const next = this.nextWakeup();
-    if (next <= now) return; // the reads brought records (or a timer is due)
     if (this.#simulate) {
       (this.#clock as unknown as { set(ms: number): void }).set(
         Math.max(next, now + 1),
