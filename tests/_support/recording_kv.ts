@@ -35,6 +35,8 @@ export interface WriteRecord {
   readonly maxKeyBytes: number;
   /** Each written value's key and size in bytes. */
   readonly values: ReadonlyArray<readonly [Deno.KvKey, number]>;
+  /** Each written value's key and the value itself, as handed to Deno KV. */
+  readonly written: ReadonlyArray<readonly [Deno.KvKey, unknown]>;
   /** Set once the database answered: whether the checks passed. */
   ok?: boolean;
 }
@@ -131,6 +133,9 @@ function describe(
     maxValueBytes,
     maxKeyBytes,
     values,
+    written: mutations.filter((m) => "value" in m).map((m) =>
+      [m.key, (m as { value: unknown }).value] as const
+    ),
   };
 }
 
@@ -148,8 +153,10 @@ export function recordingKv(
     await hooks.beforeWrite?.(write);
   };
   const wrapper = {
-    get: (key: Deno.KvKey, options?: { consistency?: Deno.KvConsistencyLevel }) =>
-      kv.get(key, options),
+    get: (
+      key: Deno.KvKey,
+      options?: { consistency?: Deno.KvConsistencyLevel },
+    ) => kv.get(key, options),
     getMany: (
       keys: Deno.KvKey[],
       options?: { consistency?: Deno.KvConsistencyLevel },
@@ -159,7 +166,11 @@ export function recordingKv(
     watch: (keys: Deno.KvKey[], options?: { raw?: boolean }) =>
       kv.watch(keys, options),
     close: () => kv.close(),
-    async set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }) {
+    async set(
+      key: Deno.KvKey,
+      value: unknown,
+      options?: { expireIn?: number },
+    ) {
       const write = describe(writes.length + 1, "set", [], [{ key, value }]);
       await before(write);
       const result = await kv.set(key, value, options);
@@ -209,16 +220,23 @@ export function recordingKv(
         },
         mutate(...added: Deno.KvMutation[]) {
           for (const m of added) {
-            mutations.push(m.type === "delete" ? { key: m.key } : {
-              key: m.key,
-              value: m.value,
-            });
+            mutations.push(
+              m.type === "delete" ? { key: m.key } : {
+                key: m.key,
+                value: m.value,
+              },
+            );
           }
           op.mutate(...added);
           return atomic;
         },
         async commit() {
-          const write = describe(writes.length + 1, "atomic", checks, mutations);
+          const write = describe(
+            writes.length + 1,
+            "atomic",
+            checks,
+            mutations,
+          );
           await before(write);
           const result = await op.commit();
           write.ok = result.ok;

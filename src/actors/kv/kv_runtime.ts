@@ -680,10 +680,14 @@ export class KvRuntime {
       paused: false,
       notified: 0,
     };
-    if (state !== undefined && !committed.finished) {
+    if (state !== undefined) {
       if (built.source !== null) {
         built.source.restore(state as SourceSubtaskSnapshot);
       } else built.subtask!.restore(state as SubtaskSnapshot);
+      if (committed.finished) {
+        // The previous owner may have stopped before its sinks finished.
+        await this.#finishSinks(built.subtask ?? built.source!);
+      }
     }
     this.#live.set(wiring.id, live);
     this.#failed.delete(wiring.id);
@@ -958,9 +962,10 @@ export class KvRuntime {
     next.step++;
     const ops: StorageOp[] = [];
     if (machine !== null) {
+      // A finished subtask keeps its last state: its sinks finish after
+      // this commit, and again (idempotently) after a take-over.
       next.finished = machine.finished;
-      if (next.finished) ops.push({ type: "delete", key: ["state"] });
-      else {
+      {
         ops.push({
           type: "put",
           key: ["state"],
@@ -1011,7 +1016,16 @@ export class KvRuntime {
       const consumer = this.#live.get(output.consumer);
       if (consumer !== undefined) consumer.dirty = true;
     }
-    if (machine?.finished) await machine.settle();
+    if (machine?.finished) await this.#finishSinks(machine);
+  }
+
+  /**
+   * Lets the sinks of a finished subtask write their final transaction, now
+   * that the step that finished it is committed.
+   */
+  async #finishSinks(machine: Subtask | SourceSubtask<unknown>): Promise<void> {
+    await machine.notifyCheckpointComplete(Infinity);
+    await machine.settle();
   }
 
   #statusOf(live: Live): Meta["status"] {

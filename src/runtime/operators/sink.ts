@@ -18,6 +18,7 @@ const STEP = "weir:sinkStep";
 
 interface StepState<T> {
   readonly [STEP]: true;
+  readonly finishing?: boolean;
   readonly values: readonly T[];
   readonly timestamps: readonly number[];
   readonly writer: unknown;
@@ -51,6 +52,9 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
   // Step snapshots: records held back until the next barrier, and the
   // writer's state as of the last barrier.
   #holding = false;
+  // Step snapshots: the end of input arrived; the writer finishes only when
+  // the runtime has committed that step (notifyCheckpointComplete(Infinity)).
+  #finishing = false;
   #values: T[] = [];
   #timestamps: number[] = [];
   #writerState: unknown = null;
@@ -107,8 +111,16 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
     return Infinity;
   }
 
-  /** Calls the sink's `finish`, if any; returns its promise. */
+  /**
+   * Calls the sink's `finish`, if any; returns its promise. Under step
+   * snapshots it only notes the end: the writer finishes once the step is
+   * committed, at `notifyCheckpointComplete(Infinity)`.
+   */
   finish(): void | Promise<void> {
+    if (this.#holding) {
+      this.#finishing = true;
+      return;
+    }
     this.#release();
     return this.#sink.finish?.();
   }
@@ -122,6 +134,7 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
     if (options?.step) {
       return {
         [STEP]: true,
+        finishing: this.#finishing,
         values: this.#values,
         timestamps: this.#timestamps,
         writer: this.#writerState,
@@ -136,6 +149,7 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
   restoreState(state: unknown): void {
     const step = state as StepState<T> | null;
     if (step !== null && typeof step === "object" && step[STEP] === true) {
+      this.#finishing = step.finishing === true;
       this.#values = [...step.values];
       this.#timestamps = [...step.timestamps];
       this.#writerState = step.writer;
@@ -156,8 +170,16 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
     this.#sink.write(values, timestamps);
   }
 
-  /** Commits the writer's transactions up to `checkpointId`. */
+  /**
+   * Commits the writer's transactions up to `checkpointId`; after the end
+   * of input under step snapshots, `Infinity` finishes the writer (again,
+   * idempotently, after a take-over).
+   */
   notifyCheckpointComplete(checkpointId: number): void | Promise<void> {
+    if (this.#finishing && checkpointId === Infinity) {
+      this.#release();
+      return this.#sink.finish?.() ?? this.#sink.commit?.(Infinity);
+    }
     return this.#sink.commit?.(checkpointId);
   }
 }
