@@ -24,10 +24,18 @@ import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import { type Encoded, encodeStructured, snapshotsToUse } from "../_codec.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
 import { buildSubtask, type BuiltSubtask } from "../_subtask_factory.ts";
-import type { StorageKey, StorageOp } from "../storage.ts";
+import type { StorageKey } from "../storage.ts";
 import type { SubtaskStatus } from "../local/local_runtime.ts";
 import { AtomicConflictError, KvStorage } from "./kv_storage.ts";
-import { barrierOf, logEntries, logKey } from "./channel_log.ts";
+import { logKey } from "./channel_log.ts";
+import { applyEntries } from "./_alignment.ts";
+import { type LeaseView, planShare } from "./_sharing.ts";
+import {
+  type CommittedStatus,
+  freshMeta,
+  type Meta,
+  stepCommit,
+} from "./_step_commit.ts";
 import { Lease } from "./lease.ts";
 import { isTransient, PersistentKvError, retryTransient } from "./retry.ts";
 import { type ActorWiring, wireActors } from "./_kv_wiring.ts";
@@ -103,40 +111,6 @@ export interface KvRuntimeOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-/**
- * What an actor commits with every step, next to its state. Sequence
- * numbers make redelivery harmless: a consumer reads entry
- * `inputs[c] + 1` next and never an entry twice.
- */
-interface Meta {
-  /** Steps committed. */
-  step: number;
-  /** Per input channel: the last log entry applied. */
-  inputs: number[];
-  /** Per input channel: whether its `end` arrived. */
-  ended: boolean[];
-  /** Per output channel: the last log entry written. */
-  outputs: number[];
-  /** Per output channel: entries up to here are deleted. */
-  trimmed: number[];
-  /** Whether the subtask finished (its `end` is sent). */
-  finished: boolean;
-  /** The last checkpoint a source took part in. */
-  triggered: number;
-  /** The last checkpoint whose snapshot is stored under `["ack", id]`. */
-  acked: number;
-  /** The last state the service reports for this actor. */
-  status: {
-    inputWatermark: number;
-    outputWatermark: number;
-    idle: boolean;
-    recordsIn: number;
-    recordsOut: number;
-    /** Each input channel as the valve saw it. */
-    channels: InputChannelStatus[];
-  };
-}
-
 interface Live {
   readonly wiring: ActorWiring;
   readonly built: BuiltSubtask;
@@ -159,11 +133,9 @@ interface Live {
   notified: number;
 }
 
-// Bounds of one step: log entries read per channel, polls of a source,
-// deletions of consumed entries.
+// Bounds of one step: log entries read per channel, polls of a source.
 const ENTRIES_PER_CHANNEL = 16;
 const POLLS_PER_STEP = 16;
-const TRIMS_PER_STEP = 64;
 /** The pseudo-actor that coordinates checkpoints. */
 const COORDINATOR = "$checkpoints";
 
@@ -442,7 +414,12 @@ export class KvRuntime {
         } else throw error;
       }
     }
-    if (!progressed) await this.#checkFinished();
+    if (!progressed) {
+      await this.#passing(
+        "see whether the job finished",
+        () => this.#checkFinished(),
+      );
+    }
     return progressed;
   }
 
@@ -598,39 +575,34 @@ export class KvRuntime {
     ) {
       if (entry.value.expiresAt > now) workers++;
     }
-    const share = Math.ceil(this.#wirings.length / Math.max(1, workers));
-    const owners = new Map<string, number>();
-    const leases = new Map<string, { owner: string; expiresAt: number }>();
+    const leases = new Map<string, LeaseView>();
     for await (
-      const entry of this.#kv.list<{ owner: string; expiresAt: number }>({
+      const entry of this.#kv.list<LeaseView>({
         prefix: [...this.#base, "lease"],
       })
     ) {
-      const id = entry.key[entry.key.length - 1] as string;
-      leases.set(id, entry.value);
-      if (entry.value.expiresAt > now) {
-        owners.set(entry.value.owner, (owners.get(entry.value.owner) ?? 0) + 1);
-      }
+      leases.set(String(entry.key[entry.key.length - 1]), entry.value);
     }
-    for (const wiring of this.#wirings) {
-      if (this.#live.has(wiring.id)) continue;
-      if ((this.#failed.get(wiring.id)?.retryAt ?? -Infinity) > now) continue;
-      const lease = leases.get(wiring.id);
-      if (lease !== undefined && lease.expiresAt > now) continue;
-      if (this.#live.size >= share) break;
-      await this.#activate(wiring);
+    const plan = planShare({
+      actors: this.#wirings.map((w) => w.id),
+      live: new Set(this.#live.keys()),
+      retryAt: new Map(
+        [...this.#failed].map(([id, failure]) => [id, failure.retryAt]),
+      ),
+      leases,
+      workers,
+      now,
+    });
+    for (const id of plan.take) {
+      await this.#activate(this.#wirings.find((w) => w.id === id)!);
     }
-    // Give back what is above the share while another worker has room.
-    const room = workers > 1 &&
-      (owners.size < workers ||
-        [...owners.values()].some((count) => count < share - 1));
-    if (room && this.#live.size > share) {
-      const extra = [...this.#live.values()].slice(share);
-      for (const live of extra) {
-        this.#live.delete(live.wiring.id);
-        await live.built.source?.close();
-        await live.lease.release();
-      }
+    const extra = [...this.#live.values()].slice(
+      this.#live.size - plan.giveBack,
+    );
+    for (const live of extra) {
+      this.#live.delete(live.wiring.id);
+      await live.built.source?.close();
+      await live.lease.release();
     }
   }
 
@@ -807,41 +779,17 @@ export class KvRuntime {
       if (meta.ended[c]) return Promise.resolve([] as StreamElement[][]);
       return this.#readEntries(input.producer, input.out, meta.inputs[c]);
     }));
-    let worked = false;
-    const atBarrier: (number | null)[] = wiring.inputs.map(() => null);
-    for (let c = 0; c < batches.length; c++) {
-      for (const entry of batches[c]) {
-        const barrier = barrierOf(entry);
-        if (barrier !== null) {
-          atBarrier[c] = barrier;
-          break;
-        }
-        for (const element of entry) {
-          if (element.kind === "end") meta.ended[c] = true;
-          subtask.receive(c, element);
-        }
-        meta.inputs[c]++;
-        worked = true;
-        await this.#waitWhileBackPressured(live, subtask);
-      }
-    }
-    const id = atBarrier.find((b) => b !== null);
-    if (
-      id !== undefined && id !== null &&
-      atBarrier.every((b, c) => b === id || meta.ended[c])
-    ) {
-      for (let c = 0; c < atBarrier.length; c++) {
-        if (atBarrier[c] === null) continue;
-        subtask.receive(c, { kind: "barrier", checkpointId: id });
-        meta.inputs[c]++;
-      }
-      worked = true;
-      live.dirty = true; // more input may wait behind the barriers
-    }
-    if (batches.some((b) => b.length === ENTRIES_PER_CHANNEL)) {
+    const { applied, aligned } = await applyEntries(
+      subtask,
+      meta,
+      batches,
+      () => this.#waitWhileBackPressured(live, subtask),
+    );
+    // More input may wait behind the barriers, or past what was read.
+    if (aligned || batches.some((b) => b.length === ENTRIES_PER_CHANNEL)) {
       live.dirty = true;
     }
-    return worked;
+    return applied;
   }
 
   async #readEntries(
@@ -958,53 +906,17 @@ export class KvRuntime {
     machine: Subtask | SourceSubtask<unknown> | null,
   ): Promise<void> {
     const { meta, wiring, storage } = live;
-    const next: Meta = structuredClone(meta);
-    next.step++;
-    const ops: StorageOp[] = [];
-    if (machine !== null) {
-      // A finished subtask keeps its last state: its sinks finish after
-      // this commit, and again (idempotently) after a take-over.
-      next.finished = machine.finished;
-      {
-        ops.push({
-          type: "put",
-          key: ["state"],
-          value: encodeStructured(
-            live.built.source?.snapshot() ??
-              live.built.subtask!.snapshot(0, true),
-          ),
-        });
-      }
-      next.status = this.#statusOf(live);
-    }
-    for (let k = 0; k < live.out.length; k++) {
-      const elements = live.out[k];
-      if (elements.length === 0) continue;
-      for (const entry of logEntries(elements)) {
-        next.outputs[k]++;
-        ops.push({
-          type: "put",
-          key: logKey(k, next.outputs[k]),
-          value: encodeStructured(entry),
-        });
-      }
-    }
-    for (const [id, snapshot] of live.acks) {
-      ops.push({ type: "put", key: ["ack", id], value: snapshot });
-      if (next.acked > 0 && next.acked !== id) {
-        ops.push({ type: "delete", key: ["ack", next.acked] });
-      }
-      next.acked = id;
-    }
-    let trims = 0;
-    for (let k = 0; k < wiring.outputs.length && trims < TRIMS_PER_STEP; k++) {
-      while (next.trimmed[k] < live.consumed[k] && trims < TRIMS_PER_STEP) {
-        next.trimmed[k]++;
-        ops.push({ type: "delete", key: logKey(k, next.trimmed[k]) });
-        trims++;
-      }
-    }
-    ops.push({ type: "put", key: ["meta"], value: next });
+    const { next, ops } = stepCommit(meta, {
+      subtask: machine === null ? null : {
+        state: live.built.source?.snapshot() ??
+          live.built.subtask!.snapshot(0, true),
+        status: this.#statusOf(live),
+        finished: machine.finished,
+      },
+      out: live.out,
+      acks: live.acks,
+      consumed: live.consumed,
+    });
     live.out = wiring.outputs.map(() => []);
     live.acks = [];
     await this.#retry(
@@ -1028,7 +940,7 @@ export class KvRuntime {
     await machine.settle();
   }
 
-  #statusOf(live: Live): Meta["status"] {
+  #statusOf(live: Live): CommittedStatus {
     const machine = live.built.subtask ?? live.built.source!;
     const metrics = machine.metrics;
     return {
@@ -1215,25 +1127,4 @@ export class KvRuntime {
       return undefined;
     }
   }
-}
-
-function freshMeta(wiring: ActorWiring): Meta {
-  return {
-    step: 0,
-    inputs: wiring.inputs.map(() => 0),
-    ended: wiring.inputs.map(() => false),
-    outputs: wiring.outputs.map(() => 0),
-    trimmed: wiring.outputs.map(() => 0),
-    finished: false,
-    triggered: 0,
-    acked: 0,
-    status: {
-      inputWatermark: -Infinity,
-      outputWatermark: -Infinity,
-      idle: false,
-      recordsIn: 0,
-      recordsOut: 0,
-      channels: [],
-    },
-  };
 }

@@ -1,0 +1,144 @@
+// What one actor step of the KV runtime commits: its bookkeeping (Meta),
+// and the operations of the step's one atomic write.
+
+import type { StreamElement } from "../../runtime/stream_element.ts";
+import type { InputChannelStatus } from "../../runtime/subtask.ts";
+import type { Encoded } from "../_codec.ts";
+import { encodeStructured } from "../_codec.ts";
+import type { StorageOp } from "../storage.ts";
+import { logEntries, logKey } from "./channel_log.ts";
+import type { ActorWiring } from "./_kv_wiring.ts";
+
+/** Deletions of applied log entries per step, at most. */
+const TRIMS_PER_STEP = 64;
+
+/** What a subtask reports about itself, committed with every step. */
+export interface CommittedStatus {
+  inputWatermark: number;
+  outputWatermark: number;
+  idle: boolean;
+  recordsIn: number;
+  recordsOut: number;
+  /** Each input channel as the valve saw it. */
+  channels: InputChannelStatus[];
+}
+
+/**
+ * What an actor commits with every step, next to its state. Sequence
+ * numbers make redelivery harmless: a consumer reads entry `inputs[c] + 1`
+ * next and never an entry twice.
+ */
+export interface Meta {
+  /** Steps committed. */
+  step: number;
+  /** Per input channel: the last log entry applied. */
+  inputs: number[];
+  /** Per input channel: whether its `end` arrived. */
+  ended: boolean[];
+  /** Per output channel: the last log entry written. */
+  outputs: number[];
+  /** Per output channel: entries up to here are deleted. */
+  trimmed: number[];
+  /** Whether the subtask finished (its `end` is sent). */
+  finished: boolean;
+  /** The last checkpoint a source took part in. */
+  triggered: number;
+  /** The last checkpoint whose snapshot is stored under `["ack", id]`. */
+  acked: number;
+  /** The last state the service reports for this actor. */
+  status: CommittedStatus;
+}
+
+/** The bookkeeping of an actor that never committed. */
+export function freshMeta(wiring: ActorWiring): Meta {
+  return {
+    step: 0,
+    inputs: wiring.inputs.map(() => 0),
+    ended: wiring.inputs.map(() => false),
+    outputs: wiring.outputs.map(() => 0),
+    trimmed: wiring.outputs.map(() => 0),
+    finished: false,
+    triggered: 0,
+    acked: 0,
+    status: {
+      inputWatermark: -Infinity,
+      outputWatermark: -Infinity,
+      idle: false,
+      recordsIn: 0,
+      recordsOut: 0,
+      channels: [],
+    },
+  };
+}
+
+/** What a step produced, for {@linkcode stepCommit}. */
+export interface StepResult {
+  /** The subtask's state and status after the step, unless only trimming. */
+  readonly subtask: {
+    readonly state: unknown;
+    readonly status: CommittedStatus;
+    readonly finished: boolean;
+  } | null;
+  /** Per output channel: the elements sent, in order. */
+  readonly out: readonly (readonly StreamElement[])[];
+  /** Snapshots taken for checkpoints, by checkpoint id. */
+  readonly acks: readonly (readonly [number, Encoded])[];
+  /** Per output channel: the consumer's last applied entry, as last read. */
+  readonly consumed: readonly number[];
+}
+
+/**
+ * The operations of a step's atomic write, and the bookkeeping it leaves:
+ * the state, new log entries (a barrier an entry of its own), the
+ * checkpoint snapshot (replacing the previous one), deletions of entries the
+ * consumers applied (bounded per step), and the meta.
+ *
+ * @param meta The bookkeeping of the last committed step (not changed).
+ * @param result What the step produced.
+ */
+export function stepCommit(
+  meta: Meta,
+  result: StepResult,
+): { next: Meta; ops: StorageOp[] } {
+  const next: Meta = structuredClone(meta);
+  next.step++;
+  const ops: StorageOp[] = [];
+  if (result.subtask !== null) {
+    // A finished subtask keeps its last state: its sinks finish after the
+    // commit, and again (idempotently) after a take-over.
+    next.finished = result.subtask.finished;
+    next.status = result.subtask.status;
+    ops.push({
+      type: "put",
+      key: ["state"],
+      value: encodeStructured(result.subtask.state),
+    });
+  }
+  result.out.forEach((elements, k) => {
+    for (const entry of logEntries(elements)) {
+      next.outputs[k]++;
+      ops.push({
+        type: "put",
+        key: logKey(k, next.outputs[k]),
+        value: encodeStructured(entry),
+      });
+    }
+  });
+  for (const [id, snapshot] of result.acks) {
+    ops.push({ type: "put", key: ["ack", id], value: snapshot });
+    if (next.acked > 0 && next.acked !== id) {
+      ops.push({ type: "delete", key: ["ack", next.acked] });
+    }
+    next.acked = id;
+  }
+  let trims = 0;
+  for (let k = 0; k < next.trimmed.length && trims < TRIMS_PER_STEP; k++) {
+    while (next.trimmed[k] < result.consumed[k] && trims < TRIMS_PER_STEP) {
+      next.trimmed[k]++;
+      ops.push({ type: "delete", key: logKey(k, next.trimmed[k]) });
+      trims++;
+    }
+  }
+  ops.push({ type: "put", key: ["meta"], value: next });
+  return { next, ops };
+}
