@@ -478,19 +478,21 @@ export class KvRuntime {
   async #initialise(): Promise<void> {
     if (this.#initialised) return;
     const key = [...this.#base, "job"];
-    const fingerprint = fingerprintOf(this.#graph);
+    // The checkpoint fingerprint allows another parallelism (a restore
+    // redistributes state); running actors and channels do not.
+    const plan = JSON.stringify({
+      fingerprint: fingerprintOf(this.#graph),
+      parallelism: this.#graph.vertices.map((v) => [v.id, v.parallelism]),
+    });
     for (;;) {
       const entry = await this.#retry(
         "read the job record",
-        () => this.#kv.get<{ fingerprint: string }>(key),
+        () => this.#kv.get<{ plan: string }>(key),
       );
       if (entry.value !== null) {
-        if (
-          JSON.stringify(entry.value.fingerprint) !==
-            JSON.stringify(fingerprint)
-        ) {
+        if (entry.value.plan !== plan) {
           throw new RangeError(
-            `Cannot run job '${this.#graph.jobName}' in the KV runtime as its plan must match the one already running in this database: current value differs (reset it with KvRuntime.reset)`,
+            `Cannot run job '${this.#graph.jobName}' in the KV runtime as its plan must match the one already running in this database: current value differs (start over with --restore none or KvRuntime.reset())`,
           );
         }
         this.#initialised = true;
@@ -506,7 +508,7 @@ export class KvRuntime {
           () =>
             this.#kv.atomic().check({ key, versionstamp: null })
               .check(lease.check)
-              .set(key, { fingerprint, createdAt: this.#clock.now() })
+              .set(key, { plan, createdAt: this.#clock.now() })
               .commit(),
         );
         await lease.release().catch(() => {});

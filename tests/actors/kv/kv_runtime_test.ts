@@ -1,0 +1,90 @@
+// KvRuntime's contract at its edges: options checked by name, a changed plan
+// refused until the job's KV state is reset, reset() starting over, and a
+// finished job's workers ending.
+
+import assert from "node:assert/strict";
+import { ManualClock } from "../../../src/time/clock.ts";
+import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
+import { ScriptedSource } from "../../../src/connectors/sources/scripted.ts";
+import { CollectSink } from "../../../src/connectors/sinks/collect.ts";
+import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
+import { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
+
+function job(parallelism: number, clock = new ManualClock(0)) {
+  const env = new StreamEnvironment({ jobName: "edges", parallelism, clock });
+  const sink = new CollectSink<number>();
+  env.fromSource(
+    new ScriptedSource([1, 2, 3, 4].map((n) => ({ at: n * 10, value: n }))),
+    WatermarkStrategy.forMonotonousTimestamps<number>()
+      .withTimestampAssigner((n) => n),
+    "numbers",
+  ).keyBy((n) => n % 2).process<number, undefined>({
+    processElement: (n, _ctx, out) => out(n * 10),
+  }).sinkTo(sink);
+  return { env, sink };
+}
+
+Deno.test("new KvRuntime() names a bad option and its value", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const graph = job(1).env.getJobGraph();
+  const clock = new ManualClock(0);
+  assert.throws(
+    () => new KvRuntime(graph, { kv: {} as Deno.Kv, clock }),
+    { name: "TypeError", message: /'kv' must be a Deno.Kv/ },
+  );
+  for (const param of ["leaseMs", "pollIntervalMs", "maxChannelLag"]) {
+    assert.throws(
+      () => new KvRuntime(graph, { kv, clock, [param]: 0 }),
+      {
+        name: "RangeError",
+        message: new RegExp(
+          `'${param}' must be a positive safe integer: current value is 0`,
+        ),
+      },
+    );
+  }
+});
+
+Deno.test("A job runs to its end on one worker, which then owns nothing and reports finished", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const { env, sink } = job(2);
+  const runtime = env.createKvRuntime({ kv, workerId: "solo" });
+  await runtime.run();
+  assert.equal(runtime.finished, true);
+  assert.deepEqual(sink.values.sort((a, b) => a - b), [10, 20, 30, 40]);
+  assert.deepEqual(runtime.ownedActors, []);
+  assert.equal(await runtime.tick(), false);
+  // Everything it held was given up.
+  for await (
+    const entry of kv.list<{ expiresAt: number }>({
+      prefix: ["weir", "edges", "kvrt", "lease"],
+    })
+  ) {
+    assert.equal(entry.value.expiresAt, 0, String(entry.key.at(-1)));
+  }
+});
+
+Deno.test("A changed plan is refused in a database where the job ran, until KvRuntime.reset()", async () => {
+  using kv = await Deno.openKv(":memory:");
+  await job(2).env.createKvRuntime({ kv }).run();
+  const changed = job(3);
+  await assert.rejects(() => changed.env.createKvRuntime({ kv }).run(), {
+    name: "RangeError",
+    message:
+      /job 'edges' in the KV runtime as its plan must match the one already running in this database: current value differs \(start over with --restore none or KvRuntime.reset\(\)\)/,
+  });
+  const deleted = await KvRuntime.reset(kv, "edges");
+  assert.ok(deleted > 0);
+  await changed.env.createKvRuntime({ kv }).run();
+  assert.deepEqual(changed.sink.values.sort((a, b) => a - b), [10, 20, 30, 40]);
+});
+
+Deno.test("A job already finished in the database is not run again by a new worker", async () => {
+  using kv = await Deno.openKv(":memory:");
+  await job(1).env.createKvRuntime({ kv }).run();
+  const again = job(1);
+  const runtime = again.env.createKvRuntime({ kv });
+  await runtime.run();
+  assert.equal(runtime.finished, true);
+  assert.deepEqual(again.sink.values, []);
+});
