@@ -21,7 +21,12 @@ import type { CompletedCheckpoint } from "../../src/actors/checkpoint_store.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import type { KeyedProcessFunction } from "../../src/runtime/operators/keyed_process.ts";
 import { ExternalTable } from "../_support/two_phase_sink.ts";
-import { type Mode, type Reading, sensorJob } from "../_support/sensor_job.ts";
+import {
+  lateDataJob,
+  type Mode,
+  type Reading,
+  sensorJob,
+} from "../_support/sensor_job.ts";
 
 /** A runtime as the suite drives it. */
 export interface RuntimeUnderTest {
@@ -327,6 +332,139 @@ export function runtimeConformance(runtime: RuntimeUnderTest): void {
       assert.deepEqual(
         sink.values.sort(),
         [...expected].map(([k, n]) => `${k}=${n}`).sort(),
+      );
+    },
+  );
+  Deno.test(
+    name(
+      "asynchronous calls give every result once, in order, with watermarks held back behind them",
+    ),
+    async () => {
+      const clock = new ManualClock(0);
+      const env = new StreamEnvironment({
+        jobName: "async",
+        parallelism: 2,
+        clock,
+      });
+      const script: ScriptStep<Reading>[] = readings(40);
+      const sink = new CollectSink<string>();
+      env.fromSource(
+        new ScriptedSource(script, { partitions: PARTITIONS }),
+        WatermarkStrategy.forBoundedOutOfOrderness<Reading>(300)
+          .withTimestampAssigner((r) => r.ts),
+        "r",
+      ).mapAsync(async (r) => {
+        // Results complete out of call order.
+        for (let i = 0; i < r.value % 5; i++) await Promise.resolve();
+        return r.value * 2;
+      }, { mode: "ordered", capacity: 4 })
+        .keyBy((v) => v % 3).window(TumblingEventTimeWindows.of(10_000))
+        .reduce((a, b) => a + b).map((sum) => `${sum}`).sinkTo(sink);
+      await runtime.run(env, clock);
+      const byKey = new Map<number, number>();
+      for (const step of script) {
+        if (!("value" in step)) continue;
+        const doubled = step.value.value * 2;
+        byKey.set(doubled % 3, (byKey.get(doubled % 3) ?? 0) + doubled);
+      }
+      assert.deepEqual(
+        sink.values.sort(),
+        [...byKey.values()].map((v) => `${v}`).sort(),
+      );
+    },
+  );
+
+  Deno.test(
+    name(
+      "a union of two sources of different parallelism merges their watermarks",
+    ),
+    async () => {
+      const clock = new ManualClock(0);
+      const env = new StreamEnvironment({
+        jobName: "union",
+        parallelism: 2,
+        clock,
+      });
+      const strategy = WatermarkStrategy.forMonotonousTimestamps<Reading>()
+        .withTimestampAssigner((r) => r.ts);
+      const a = env.fromSource(
+        new ScriptedSource(
+          readings(40).map((step) => ({ ...step, partition: 0 })),
+        ),
+        strategy,
+        "a",
+      ).setParallelism(1);
+      const b = env.fromSource(
+        new ScriptedSource(readings(30), { partitions: PARTITIONS }),
+        strategy,
+        "b",
+      );
+      const sink = new CollectSink<string>();
+      a.union(b).keyBy((r) => r.sensor).window(TumblingEventTimeWindows.of(500))
+        .reduce((x, y) => ({ ...x, value: x.value + y.value }))
+        .map((r) => `${r.sensor}@${Math.floor(r.ts / 500) * 500}=${r.value}`)
+        .sinkTo(sink);
+      await runtime.run(env, clock);
+      const both = [...readings(40), ...readings(30)].filter((s) =>
+        "value" in s
+      ) as { value: Reading }[];
+      const sums = new Map<string, number>();
+      for (const { value: r } of both) {
+        const key = `${r.sensor}@${Math.floor(r.ts / 500) * 500}`;
+        sums.set(key, (sums.get(key) ?? 0) + r.value);
+      }
+      assert.deepEqual(
+        sink.values.sort(),
+        [...sums].map(([k, v]) => `${k}=${v}`).sort(),
+      );
+    },
+  );
+
+  Deno.test(
+    name(
+      "late data with checkpoints: a crash and a restore keep the late side output exactly once (persist mode)",
+    ),
+    async () => {
+      // Ascending per partition, one partition; 1 s windows. Every tenth
+      // reading is 3 s behind: late, whatever the interleaving.
+      const script: ScriptStep<Reading>[] = [];
+      for (let i = 0; i < 60; i++) {
+        const ts = i % 10 === 9 ? i * 100 - 3_000 : i * 100;
+        script.push({ at: i * 100, value: { sensor: 1, value: i, ts } });
+      }
+      const expectedLate = script.filter((s) =>
+        "value" in s && s.value.ts < (s.value.value - 1) * 100 - 1_000
+      ).map((s) => JSON.stringify(`${(s as { value: Reading }).value.ts}`))
+        .sort();
+      assert.ok(expectedLate.length >= 3);
+      const table = new ExternalTable<string>();
+      const late = new ExternalTable<string>();
+      const clock = new ManualClock(0);
+      const storage = new MemoryStorage();
+      const build = () =>
+        lateDataJob({
+          storage,
+          clock,
+          mode: "persist",
+          table,
+          late,
+          script,
+          partitions: 1,
+          parallelism: 1,
+        });
+      await runtime.crashAfterCheckpoints(build(), clock, 2);
+      const env = build();
+      await runtime.run(env, clock, (await env.findCheckpoint())!);
+      assert.deepEqual(late.rows(), expectedLate);
+      const sums = new Map<number, number>();
+      for (const step of script) {
+        if (!("value" in step) || step.value.value % 10 === 9) continue;
+        const start = Math.floor(step.value.ts / 1_000) * 1_000;
+        sums.set(start, (sums.get(start) ?? 0) + step.value.value);
+      }
+      assert.deepEqual(
+        table.rows(),
+        [...sums].map(([k, v]) => JSON.stringify(`${k}=${v}`)).sort(),
       );
     },
   );
