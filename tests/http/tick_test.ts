@@ -99,3 +99,45 @@ Deno.test("GET /jobs/:job answers from the KV runtime's committed state", async 
     kv.close();
   }
 });
+
+Deno.test("POST /jobs/:job/checkpoints asks the KV runtime's coordinator for one, with its id; a second while it runs is a conflict", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const clock = new ManualClock(0);
+  const env = new StreamEnvironment({ jobName: "cps", parallelism: 1, clock });
+  env.fromSource(
+    new ScriptedSource(
+      Array.from({ length: 50 }, (_, i) => ({ at: i * 100, value: i })),
+    ),
+    WatermarkStrategy.forMonotonousTimestamps<number>()
+      .withTimestampAssigner((n) => n),
+    "numbers",
+  ).sinkTo(new CollectSink<number>());
+  const runtime = env.createKvRuntime({ kv });
+  const view = new KvRuntimeView(runtime);
+  const handle = new LocalJobHandle({
+    runtime: view,
+    graph: env.getJobGraph(),
+    clock,
+  });
+  const app = createApp({
+    jobs: new Map([["cps", handle]]),
+    streams: new Map(),
+    clock,
+  });
+  const post = () => app.request("/jobs/cps/checkpoints", { method: "POST" });
+  await runtime.tick();
+  await view.refresh();
+  const first = await post();
+  assert.equal(first.status, 202);
+  assert.deepEqual(await first.json(), { id: 1 });
+  const second = await post();
+  assert.equal(second.status, 409);
+  await second.body?.cancel();
+  for (let i = 0; i < 10 && runtime.latestCheckpoint === null; i++) {
+    await runtime.tick();
+  }
+  assert.equal(runtime.latestCheckpoint?.id, 1);
+  await view.refresh();
+  const third = await post();
+  assert.deepEqual(await third.json(), { id: 2 });
+});

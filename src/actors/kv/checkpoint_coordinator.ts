@@ -59,7 +59,8 @@ interface CoordinatorMeta {
   pendingAt: number;
   completed: number;
   nextAt: number;
-  requestSeen: number;
+  /** The versionstamp of the last request handled ("" for none). */
+  requestSeen: string;
 }
 
 interface ActorProgress {
@@ -111,6 +112,20 @@ export class CheckpointCoordinator {
   }
 
   /**
+   * The checkpoints as stored, read from any worker: the highest id given
+   * out, and the one in progress.
+   *
+   * @returns `lastId` (0 for none yet) and `pending` (`null` for none).
+   */
+  async progress(): Promise<{ lastId: number; pending: number | null }> {
+    const meta = await this.#options.storage.get<CoordinatorMeta>(["meta"]);
+    return {
+      lastId: meta?.lastId ?? this.#options.lastCheckpointId,
+      pending: meta?.pending ?? null,
+    };
+  }
+
+  /**
    * One round: reads the coordinator's state; if this worker holds (or can
    * take) its lease, advances the protocol.
    *
@@ -130,7 +145,7 @@ export class CheckpointCoordinator {
       () =>
         Promise.all([
           storage.get<CoordinatorMeta>(["meta"]),
-          this.#options.kv.get<number>(this.#requestKey),
+          this.#options.kv.get(this.#requestKey),
         ]),
     );
     const meta: CoordinatorMeta = stored ?? {
@@ -141,7 +156,7 @@ export class CheckpointCoordinator {
       nextAt: this.#options.intervalMs > 0
         ? now + this.#options.intervalMs
         : Infinity,
-      requestSeen: 0,
+      requestSeen: "",
     };
     if (!lease.held) {
       this.#nextAt = Infinity;
@@ -153,7 +168,7 @@ export class CheckpointCoordinator {
     }
     const next = stored === undefined
       ? meta
-      : await this.#advance(meta, request.value ?? 0, now);
+      : await this.#advance(meta, request.versionstamp ?? "", now);
     this.#nextAt = next?.pending !== null && next !== null
       ? now + 10
       : (next ?? meta).nextAt;
@@ -186,17 +201,18 @@ export class CheckpointCoordinator {
   /** The next state, or `null` if nothing changes. */
   async #advance(
     meta: CoordinatorMeta,
-    requested: number,
+    requested: string,
     now: number,
   ): Promise<CoordinatorMeta | null> {
     const interval = this.#options.intervalMs;
     if (meta.pending === null) {
+      // Versionstamps grow with every commit: a newer one is a new request.
       const asked = requested > meta.requestSeen;
       if (!asked && now < meta.nextAt) return null;
       const progress = await this.#progress();
       const next = {
         ...meta,
-        requestSeen: Math.max(meta.requestSeen, requested),
+        requestSeen: asked ? requested : meta.requestSeen,
         nextAt: interval > 0 ? now + interval : Infinity,
       };
       // As in the local runtime: no checkpoints once part of the job ended.

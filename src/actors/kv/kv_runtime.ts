@@ -309,6 +309,16 @@ export class KvRuntime {
   }
 
   /**
+   * The job's checkpoints as stored in KV (readable from any process): the
+   * highest id given out, and the one in progress.
+   *
+   * @returns `lastId` (0 for none) and `pending` (`null` for none).
+   */
+  checkpointProgress(): Promise<{ lastId: number; pending: number | null }> {
+    return this.#coordinator.progress();
+  }
+
+  /**
    * Deletes the job's KV-runtime state (actors, channels, leases) so that
    * the next start begins afresh (or from `restoreFrom`). Checkpoints are
    * kept. Run it while no worker runs.

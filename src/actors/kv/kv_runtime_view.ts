@@ -27,6 +27,10 @@ export class KvRuntimeView {
   readonly #runtime: KvRuntime;
   #status: KvSubtaskStatus[] = [];
   #latest: CompletedCheckpoint | null = null;
+  #checkpoints: { lastId: number; pending: number | null } = {
+    lastId: 0,
+    pending: null,
+  };
 
   /**
    * Wraps a worker (it may own no actor: it is only read).
@@ -37,9 +41,12 @@ export class KvRuntimeView {
     this.#runtime = runtime;
   }
 
-  /** Reads every actor's status from KV. */
+  /** Reads every actor's status, and the checkpoints' progress, from KV. */
   async refresh(): Promise<void> {
-    this.#status = await this.#runtime.status();
+    [this.#status, this.#checkpoints] = await Promise.all([
+      this.#runtime.status(),
+      this.#runtime.checkpointProgress(),
+    ]);
     this.#latest = this.#runtime.latestCheckpoint ?? this.#latest;
   }
 
@@ -76,12 +83,17 @@ export class KvRuntimeView {
 
   /**
    * Asks the job's coordinator (in whichever process holds it) for a
-   * checkpoint; its id is not known until it starts.
+   * checkpoint, unless one is in progress as last refreshed.
    *
-   * @returns `0`: requested, id unknown.
+   * @returns The id it will get (the next after the last given out, unless
+   * a periodic one starts first), or `null` if one is in progress.
    */
   triggerCheckpoint(): number | null {
+    const { lastId, pending } = this.#checkpoints;
+    if (pending !== null) return null;
     void this.#runtime.triggerCheckpoint().catch(() => {});
-    return 0;
+    // Until the next refresh, a second request is one in progress.
+    this.#checkpoints = { lastId: lastId + 1, pending: lastId + 1 };
+    return lastId + 1;
   }
 }
