@@ -8,11 +8,9 @@ import { encodeStructured } from "../_codec.ts";
 import type { StorageOp } from "../storage.ts";
 import { logEntries, logKey } from "./channel_log.ts";
 import type { ActorWiring } from "./_kv_wiring.ts";
-import { partKey, type PartsOfStep } from "./_step_parts.ts";
 
-/** Deletions of applied log entries, and of parts, per step, at most. */
+/** Deletions of applied log entries per step, at most. */
 const TRIMS_PER_STEP = 64;
-const GARBAGE_PER_STEP = 128;
 
 /** What a subtask reports about itself, committed with every step. */
 export interface CommittedStatus {
@@ -49,12 +47,6 @@ export interface Meta {
   acked: number;
   /** The last state the service reports for this actor. */
   status: CommittedStatus;
-  /** The parts the state refers to (see `_step_parts.ts`). */
-  parts: number[];
-  /** The next free part number. */
-  nextPart: number;
-  /** Parts no longer referred to, deleted a bounded number per step. */
-  garbage: number[];
 }
 
 /** The bookkeeping of an actor that never committed. */
@@ -76,9 +68,6 @@ export function freshMeta(wiring: ActorWiring): Meta {
       recordsOut: 0,
       channels: [],
     },
-    parts: [],
-    nextPart: 0,
-    garbage: [],
   };
 }
 
@@ -86,8 +75,7 @@ export function freshMeta(wiring: ActorWiring): Meta {
 export interface StepResult {
   /** The subtask's state and status after the step, unless only trimming. */
   readonly subtask: {
-    /** The state, its parts, and what to write of them. */
-    readonly snapshot: PartsOfStep;
+    readonly state: unknown;
     readonly status: CommittedStatus;
     readonly finished: boolean;
   } | null;
@@ -101,8 +89,7 @@ export interface StepResult {
 
 /**
  * The operations of a step's atomic write, and the bookkeeping it leaves:
- * the state and its new parts (replaced parts are deleted, a bounded
- * number per step), new log entries (a barrier an entry of its own), the
+ * the state, new log entries (a barrier an entry of its own), the
  * checkpoint snapshot (replacing the previous one), deletions of entries the
  * consumers applied (bounded per step), and the meta.
  *
@@ -119,20 +106,13 @@ export function stepCommit(
   if (result.subtask !== null) {
     // A finished subtask keeps its last state: its sinks finish after the
     // commit, and again (idempotently) after a take-over.
-    const { snapshot } = result.subtask;
     next.finished = result.subtask.finished;
     next.status = result.subtask.status;
-    ops.push(...snapshot.puts, {
+    ops.push({
       type: "put",
       key: ["state"],
-      value: encodeStructured(snapshot.state),
+      value: encodeStructured(result.subtask.state),
     });
-    next.parts = snapshot.parts;
-    next.nextPart = snapshot.nextPart;
-    next.garbage.push(...snapshot.dropped);
-  }
-  for (const n of next.garbage.splice(0, GARBAGE_PER_STEP)) {
-    ops.push({ type: "delete", key: partKey(n) });
   }
   result.out.forEach((elements, k) => {
     for (const entry of logEntries(elements)) {

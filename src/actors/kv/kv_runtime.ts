@@ -21,19 +21,13 @@ import type {
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import { isAlignmentEnabled } from "../../time/mod.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
-import {
-  type Encoded,
-  encodeStructured,
-  fillParts,
-  snapshotsToUse,
-} from "../_codec.ts";
+import { type Encoded, encodeStructured, snapshotsToUse } from "../_codec.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
 import { buildSubtask, type BuiltSubtask } from "../_subtask_factory.ts";
 import type { StorageKey } from "../storage.ts";
 import type { SubtaskStatus } from "../local/local_runtime.ts";
 import { AtomicConflictError, KvStorage } from "./kv_storage.ts";
 import { logKey } from "./channel_log.ts";
-import { partKey, StepParts } from "./_step_parts.ts";
 import { applyEntries } from "./_alignment.ts";
 import { type LeaseView, planShare } from "./_sharing.ts";
 import {
@@ -137,8 +131,6 @@ interface Live {
   paused: boolean;
   /** The last completed checkpoint the subtask was told of. */
   notified: number;
-  /** The stored groups of its step state. */
-  readonly parts: StepParts;
 }
 
 // Bounds of one step: log entries read per channel, polls of a source.
@@ -650,13 +642,11 @@ export class KvRuntime {
         live.mail = true;
         live.wake?.();
       },
-      snapshotParts: (groups) => parts.hook(groups),
       onSnapshot: (checkpointId, snapshot) => {
         live.acks.push([checkpointId, encodeStructured(snapshot)]);
       },
     });
     const committed = (meta as Meta | undefined) ?? freshMeta(wiring);
-    const parts = new StepParts(committed.nextPart, committed.parts);
     live = {
       wiring,
       built,
@@ -673,13 +663,11 @@ export class KvRuntime {
       dirty: true,
       paused: false,
       notified: 0,
-      parts,
     };
     if (state !== undefined) {
-      const whole = await this.#withParts(storage, state, committed.parts);
       if (built.source !== null) {
-        built.source.restore(whole as SourceSubtaskSnapshot);
-      } else built.subtask!.restore(whole as SubtaskSnapshot);
+        built.source.restore(state as SourceSubtaskSnapshot);
+      } else built.subtask!.restore(state as SubtaskSnapshot);
       if (committed.finished) {
         // The previous owner may have stopped before its sinks finished.
         await this.#finishSinks(built.subtask ?? built.source!);
@@ -687,28 +675,6 @@ export class KvRuntime {
     }
     this.#live.set(wiring.id, live);
     this.#failed.delete(wiring.id);
-  }
-
-  /** The committed state with its parts filled in. */
-  async #withParts(
-    storage: KvStorage,
-    state: unknown,
-    numbers: readonly number[],
-  ): Promise<unknown> {
-    const values = await this.#retry(
-      "load the parts of an actor's state",
-      () => storage.getMany(numbers.map(partKey)),
-    );
-    const parts: unknown[] = [];
-    numbers.forEach((n, i) => {
-      if (values[i] === undefined) {
-        throw new RangeError(
-          `Cannot load actor state as its part ${n} must be stored: current value is missing`,
-        );
-      }
-      parts[n] = values[i];
-    });
-    return fillParts(state, parts);
   }
 
   #drop(live: Live, why: string): void {
@@ -952,20 +918,17 @@ export class KvRuntime {
     machine: Subtask | SourceSubtask<unknown> | null,
   ): Promise<void> {
     const { meta, wiring, storage } = live;
-    const step = {
+    const { next, ops } = stepCommit(meta, {
       subtask: machine === null ? null : {
-        snapshot: live.parts.snapshot(() =>
-          live.built.source?.snapshot() ??
-            live.built.subtask!.snapshot(0, true)
-        ),
+        state: live.built.source?.snapshot() ??
+          live.built.subtask!.snapshot(0, true),
         status: this.#statusOf(live),
         finished: machine.finished,
       },
       out: live.out,
       acks: live.acks,
       consumed: live.consumed,
-    };
-    const { next, ops } = stepCommit(meta, step);
+    });
     live.out = wiring.outputs.map(() => []);
     live.acks = [];
     await this.#retry(
@@ -973,7 +936,6 @@ export class KvRuntime {
       () => storage.atomic(ops, { checks: [live.lease.check] }),
     );
     live.meta = next;
-    if (step.subtask !== null) live.parts.committed(step.subtask.snapshot);
     for (const output of wiring.outputs) {
       const consumer = this.#live.get(output.consumer);
       if (consumer !== undefined) consumer.dirty = true;

@@ -252,8 +252,7 @@ Deno.test("an actor step stays within Deno KV's commit limits with megabytes of 
   // The big values went out in parts, packed close to the commit limit.
   assert.ok(max.payloadBytes > 512 * KIB, `${max.payloadBytes} bytes`);
   assert.ok(max.maxValueBytes > 32 * KIB, `${max.maxValueBytes} bytes`);
-  // Not vacuous: the whole state (the checkpoint's snapshot; step state
-  // goes in groups) was stored as one value, in parts.
+  // Not vacuous: the whole state was stored as one value, in parts.
   assert.ok(
     largestChunkedValue(recorded.writes, "big-state", processActor) >=
       KEYS * STATE_CHARS,

@@ -30,11 +30,6 @@ const STATUS = {
   channels: [],
 };
 
-/** A state without parts. */
-function whole(state: unknown) {
-  return { state, puts: [], parts: [], dropped: [], nextPart: 0 };
-}
-
 function keysOf(ops: StorageOp[]): string[] {
   return ops.map((op) => `${op.type} ${JSON.stringify(op.key)}`);
 }
@@ -51,7 +46,7 @@ Deno.test("stepCommit() writes the state, numbered log entries (a barrier alone)
   const watermark = { kind: "watermark", watermark: 7 } as const;
   const barrier = { kind: "barrier", checkpointId: 3 } as const;
   const { next, ops } = stepCommit(meta, {
-    subtask: { snapshot: whole({ sum: 42 }), status: STATUS, finished: false },
+    subtask: { state: { sum: 42 }, status: STATUS, finished: false },
     out: [[watermark, barrier, watermark], []],
     acks: [],
     consumed: [0, 0],
@@ -105,7 +100,7 @@ Deno.test("stepCommit() replaces the previous checkpoint snapshot and deletes ap
 
 Deno.test("stepCommit() records that the subtask finished", () => {
   const { next, ops } = stepCommit(freshMeta(WIRING), {
-    subtask: { snapshot: whole({}), status: STATUS, finished: true },
+    subtask: { state: {}, status: STATUS, finished: true },
     out: [[{ kind: "end" }], [{ kind: "end" }]],
     acks: [],
     consumed: [0, 0],
@@ -115,50 +110,4 @@ Deno.test("stepCommit() records that the subtask finished", () => {
   // take-over.
   assert.ok(keysOf(ops).includes('put ["state"]'));
   assert.deepEqual(next.outputs, [1, 1]);
-});
-
-Deno.test("stepCommit() writes new parts before the state, and deletes dropped parts a bounded number per step", () => {
-  const meta = { ...freshMeta(WIRING), parts: [0, 1], nextPart: 2 };
-  const part: StorageOp = {
-    type: "put",
-    key: ["part", 2],
-    value: encodeStructured([1, 2, 3]),
-  };
-  const { next, ops } = stepCommit(meta, {
-    subtask: {
-      snapshot: {
-        state: { "weir:parts": [0, 2] },
-        puts: [part],
-        parts: [0, 2],
-        dropped: [1],
-        nextPart: 3,
-      },
-      status: STATUS,
-      finished: false,
-    },
-    out: [[], []],
-    acks: [],
-    consumed: [0, 0],
-  });
-  assert.deepEqual(keysOf(ops), [
-    'put ["part",2]',
-    'put ["state"]',
-    'delete ["part",1]',
-    'put ["meta"]',
-  ]);
-  assert.deepEqual(next.parts, [0, 2]);
-  assert.equal(next.nextPart, 3);
-  assert.deepEqual(next.garbage, []);
-  const many = Array.from({ length: 200 }, (_, i) => i + 10);
-  const later = stepCommit({ ...next, garbage: many }, {
-    subtask: null,
-    out: [[], []],
-    acks: [],
-    consumed: [0, 0],
-  });
-  assert.equal(
-    keysOf(later.ops).filter((k) => k.startsWith('delete ["part"')).length,
-    128,
-  );
-  assert.deepEqual(later.next.garbage, many.slice(128));
 });
