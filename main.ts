@@ -382,6 +382,7 @@ async function supervise(
       options.processes - failed
     } of ${options.processes} workers ended normally`,
   );
+  if (failed > 0) Deno.exit(1);
 }
 
 async function demo(): Promise<void> {

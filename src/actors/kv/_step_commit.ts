@@ -41,6 +41,11 @@ export interface Meta {
   trimmed: number[];
   /** Whether the subtask finished (its `end` is sent). */
   finished: boolean;
+  /**
+   * Whether, after it finished, its sinks wrote their final transaction
+   * (only then is the job over for this actor).
+   */
+  sinksDone: boolean;
   /** The last checkpoint a source took part in. */
   triggered: number;
   /** The last checkpoint whose snapshot is stored under `["ack", id]`. */
@@ -58,6 +63,7 @@ export function freshMeta(wiring: ActorWiring): Meta {
     outputs: wiring.outputs.map(() => 0),
     trimmed: wiring.outputs.map(() => 0),
     finished: false,
+    sinksDone: false,
     triggered: 0,
     acked: 0,
     status: {

@@ -73,9 +73,9 @@ interface ActorProgress {
  * the id as pending, sources see it and send barriers, and every actor
  * stores its aligned snapshot under `["ack", id]` in the same commit as the
  * step that aligned. Once every actor has acknowledged, the coordinator
- * saves the checkpoint to the store and records it as completed. A
- * checkpoint that cannot complete (an actor finished, or it took longer
- * than ten intervals and at least a minute) is abandoned.
+ * saves the checkpoint to the store and records it as completed. One
+ * checkpoint runs at a time and none is abandoned (its barriers may already
+ * be in channels); none starts once part of the job has finished.
  */
 export class CheckpointCoordinator {
   readonly #options: CoordinatorOptions;
@@ -224,12 +224,12 @@ export class CheckpointCoordinator {
         pendingAt: now,
       };
     }
+    // Never abandoned: its barriers may already be in some channels, and a
+    // later checkpoint's barriers behind them would never align. Once part
+    // of the job finished it cannot complete; it stays pending, so no other
+    // starts (as in the local runtime).
     const progress = await this.#progress();
     const id = meta.pending;
-    const timeout = Math.max(60_000, 10 * interval);
-    if (progress.some((p) => p.finished) || now - meta.pendingAt > timeout) {
-      return { ...meta, pending: null };
-    }
     if (!progress.every((p) => p.acked >= id)) return null;
     await this.#complete(id, now);
     return { ...meta, pending: null, completed: id };

@@ -136,6 +136,13 @@ interface Live {
 // Bounds of one step: log entries read per channel, polls of a source.
 const ENTRIES_PER_CHANNEL = 16;
 const POLLS_PER_STEP = 16;
+// Output channels of one subtask, at most: a step commits up to two log
+// entries per channel (one if no barrier), plus its state, meta, snapshot
+// and up to 64 deletions, within Deno KV's 1000 mutations.
+const MAX_OUTPUT_CHANNELS = 400;
+// Failures of one actor's step in a row (its code threw) before the worker
+// gives up and `run()` rejects with the error, as Flink's restart strategy.
+const MAX_CRASHES = 3;
 /** The pseudo-actor that coordinates checkpoints. */
 const COORDINATOR = "$checkpoints";
 
@@ -182,6 +189,7 @@ export class KvRuntime {
   readonly #readers = new Map<string, KvStorage>();
   // Actors stopped after a persistent error: the error, and when this
   // worker may try them again (the delay doubles, up to a minute).
+  readonly #crashes = new Map<string, number>();
   readonly #failed = new Map<
     string,
     { error: Error; retryAt: number; delay: number }
@@ -250,6 +258,13 @@ export class KvRuntime {
       ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#base = ["weir", graph.jobName, "kvrt"];
     this.#wirings = wireActors(graph);
+    for (const wiring of this.#wirings) {
+      if (wiring.outputs.length > MAX_OUTPUT_CHANNELS) {
+        throw new RangeError(
+          `Cannot ${action} as subtask '${wiring.id}' must have at most ${MAX_OUTPUT_CHANNELS} output channels (a step writes up to two log entries per channel, within Deno KV's 1000 mutations per commit): current value is ${wiring.outputs.length}`,
+        );
+      }
+    }
     this.#restoreFrom = options.restoreFrom;
     this.#coordinator = new CheckpointCoordinator({
       kv: this.#kv,
@@ -359,7 +374,12 @@ export class KvRuntime {
         await this.#idle();
       }
     } finally {
-      await this.#shutdown();
+      // After any round already queued (a cron tick, POST /tick), and
+      // before none: rounds after this one do nothing.
+      this.#stopped = true;
+      const shutdown = this.#rounds.then(() => this.#shutdown());
+      this.#rounds = shutdown.catch(() => {});
+      await shutdown;
     }
   }
 
@@ -386,7 +406,7 @@ export class KvRuntime {
 
   async #round(): Promise<boolean> {
     const now = this.#clock.now();
-    if (this.#finished) return false;
+    if (this.#finished || this.#stopped) return false;
     await this.#initialise();
     if (now >= this.#nextRebalance) {
       this.#nextRebalance = now + Math.max(1, Math.floor(this.#leaseMs / 4));
@@ -421,7 +441,16 @@ export class KvRuntime {
           this.#drop(live, "a commit failed its lease check");
         } else if (error instanceof PersistentKvError) {
           this.#fail(live, error);
-        } else throw error;
+        } else {
+          // The subtask threw (user code, bad data) mid-step: what it holds
+          // in memory is half a step, so it is dropped and reloaded from
+          // the last commit; after MAX_CRASHES in a row the worker fails.
+          const id = live.wiring.id;
+          const crashes = (this.#crashes.get(id) ?? 0) + 1;
+          this.#crashes.set(id, crashes);
+          this.#fail(live, error as Error);
+          if (crashes >= MAX_CRASHES) throw error;
+        }
       }
     }
     if (!progressed) {
@@ -511,7 +540,13 @@ export class KvRuntime {
       const lease = this.#leaseOf(`${COORDINATOR}-init`);
       if (await this.#retry("take the start lease", () => lease.acquire())) {
         if (this.#restoreFrom !== undefined) {
-          await this.#seed(this.#restoreFrom);
+          try {
+            await this.#seed(this.#restoreFrom, lease);
+          } catch (error) {
+            // Another worker took the start lease: it seeds; wait for it.
+            if (!(error instanceof AtomicConflictError)) throw error;
+            continue;
+          }
         }
         const result = await this.#retry(
           "record the job",
@@ -531,7 +566,7 @@ export class KvRuntime {
   }
 
   /** Writes every actor's first state from a checkpoint (redistributed on a rescale). */
-  async #seed(checkpoint: CompletedCheckpoint): Promise<void> {
+  async #seed(checkpoint: CompletedCheckpoint, lease: Lease): Promise<void> {
     const partitions = new Map<string, string[][]>();
     for (const vertex of this.#graph.vertices) {
       if (vertex.source === undefined) continue;
@@ -554,7 +589,12 @@ export class KvRuntime {
       },
       (vertexId) => partitions.get(vertexId)!,
     );
+    // Every write checks the start lease: a worker whose seeding outlived
+    // it (another took over) writes nothing more.
     for (const wiring of this.#wirings) {
+      if (lease.due() && !(await lease.renew())) {
+        throw new AtomicConflictError("the start lease was taken over");
+      }
       const storage = this.#storageOf(wiring.id);
       const meta = freshMeta(wiring);
       await this.#retry(`seed actor '${wiring.id}'`, () =>
@@ -565,7 +605,7 @@ export class KvRuntime {
             key: ["state"],
             value: encodeStructured(snapshots.get(wiring.id)),
           },
-        ]));
+        ], { checks: [lease.check] }));
     }
   }
 
@@ -668,10 +708,6 @@ export class KvRuntime {
       if (built.source !== null) {
         built.source.restore(state as SourceSubtaskSnapshot);
       } else built.subtask!.restore(state as SubtaskSnapshot);
-      if (committed.finished) {
-        // The previous owner may have stopped before its sinks finished.
-        await this.#finishSinks(built.subtask ?? built.source!);
-      }
     }
     this.#live.set(wiring.id, live);
     this.#failed.delete(wiring.id);
@@ -709,9 +745,24 @@ export class KvRuntime {
 
   /** Runs one step of an actor; commits it if it did anything. */
   async #step(live: Live): Promise<boolean> {
-    const { meta } = live;
-    if (meta.finished) return await this.#trimOnly(live);
     const machine = live.built.subtask ?? live.built.source!;
+    // The step works on a copy: the committed meta changes only when the
+    // commit succeeds (others, e.g. a producer trimming, read it meanwhile).
+    const work = structuredClone(live.meta);
+    if (work.finished) {
+      if (work.sinksDone) return await this.#trimOnly(live);
+      // The final transactions of the sinks, after the step that finished
+      // the subtask was committed (by this worker, or one that died since).
+      if (!(await live.lease.renew())) {
+        this.#drop(live, "its lease was taken over");
+        return false;
+      }
+      await machine.notifyCheckpointComplete(Infinity);
+      await machine.settle();
+      work.sinksDone = true;
+      await this.#commit(live, null, work);
+      return true;
+    }
     // Sinks commit the transactions of completed checkpoints (again after
     // a take-over: commits are idempotent), once this step's commit has
     // shown that the lease is still held: a fenced worker commits nothing.
@@ -742,16 +793,17 @@ export class KvRuntime {
     }
     if (!blocked) {
       if (live.built.source !== null) {
-        worked = this.#pollSource(live, live.built.source, now) || worked;
+        worked = this.#pollSource(live.built.source, now, work) || worked;
       } else if (live.dirty) {
         live.dirty = false;
-        worked = (await this.#readInputs(live, live.built.subtask!)) || worked;
+        worked = (await this.#readInputs(live, live.built.subtask!, work)) ||
+          worked;
       }
     }
     worked = (await this.#drainMail(live, machine)) || worked;
     if (live.acks.length > 0 || machine.finished || notify) worked = true;
     if (!worked && !this.#trimDue(live)) return false;
-    await this.#commit(live, machine);
+    await this.#commit(live, machine, work);
     if (notify) {
       live.notified = completed;
       await machine.notifyCheckpointComplete(completed);
@@ -761,14 +813,14 @@ export class KvRuntime {
 
   /** A source's step: takes part in a requested checkpoint, then polls. */
   #pollSource(
-    live: Live,
     source: SourceSubtask<unknown>,
     now: number,
+    work: Meta,
   ): boolean {
     let worked = false;
     const pending = this.#coordinatorState?.pending ?? null;
-    if (pending !== null && pending > live.meta.triggered) {
-      live.meta.triggered = pending;
+    if (pending !== null && pending > work.triggered) {
+      work.triggered = pending;
       source.triggerCheckpoint(pending);
       worked = true;
     }
@@ -785,8 +837,12 @@ export class KvRuntime {
    * barrier, then applies all the barriers at once (alignment within one
    * step, so nothing of it lives only in memory).
    */
-  async #readInputs(live: Live, subtask: Subtask): Promise<boolean> {
-    const { meta, wiring } = live;
+  async #readInputs(
+    live: Live,
+    subtask: Subtask,
+    meta: Meta,
+  ): Promise<boolean> {
+    const { wiring } = live;
     const batches = await Promise.all(wiring.inputs.map((input, c) => {
       if (meta.ended[c]) return Promise.resolve([] as StreamElement[][]);
       return this.#readEntries(input.producer, input.out, meta.inputs[c]);
@@ -908,7 +964,7 @@ export class KvRuntime {
     }
     await this.#refreshConsumed(live);
     if (!this.#trimDue(live)) return false;
-    await this.#commit(live, null);
+    await this.#commit(live, null, structuredClone(live.meta));
     return true;
   }
 
@@ -916,9 +972,10 @@ export class KvRuntime {
   async #commit(
     live: Live,
     machine: Subtask | SourceSubtask<unknown> | null,
+    work: Meta,
   ): Promise<void> {
-    const { meta, wiring, storage } = live;
-    const { next, ops } = stepCommit(meta, {
+    const { wiring, storage } = live;
+    const { next, ops } = stepCommit(work, {
       subtask: machine === null ? null : {
         state: live.built.source?.snapshot() ??
           live.built.subtask!.snapshot(0, true),
@@ -936,20 +993,11 @@ export class KvRuntime {
       () => storage.atomic(ops, { checks: [live.lease.check] }),
     );
     live.meta = next;
+    this.#crashes.delete(wiring.id);
     for (const output of wiring.outputs) {
       const consumer = this.#live.get(output.consumer);
       if (consumer !== undefined) consumer.dirty = true;
     }
-    if (machine?.finished) await this.#finishSinks(machine);
-  }
-
-  /**
-   * Lets the sinks of a finished subtask write their final transaction, now
-   * that the step that finished it is committed.
-   */
-  async #finishSinks(machine: Subtask | SourceSubtask<unknown>): Promise<void> {
-    await machine.notifyCheckpointComplete(Infinity);
-    await machine.settle();
   }
 
   #statusOf(live: Live): CommittedStatus {
@@ -977,11 +1025,12 @@ export class KvRuntime {
             this.#readerOf(w.id).get<Meta>(["meta"]))
       ),
     );
+    // Over when every actor finished, its sinks wrote their final
+    // transaction, and its consumers applied (and it deleted) every entry.
     this.#finished = metas.every((m) =>
-      m !== undefined && m.finished &&
+      m !== undefined && m.finished && m.sinksDone &&
       m.outputs.every((seq, k) => m.trimmed[k] >= seq)
-    ) || metas.every((m) => m?.finished === true) &&
-        [...this.#live.values()].every((l) => !this.#trimDue(l));
+    );
   }
 
   /** The earliest processing time at which an owned actor has work. */
@@ -989,11 +1038,22 @@ export class KvRuntime {
     const now = this.#clock.now();
     let next = Math.min(this.#nextRebalance, this.#coordinator.nextWakeup());
     for (const live of this.#live.values()) {
-      if (live.meta.finished) continue;
-      const due = live.built.source !== null
+      const { meta } = live;
+      next = Math.min(next, live.lease.expiresSoonAt());
+      if (meta.finished) {
+        if (!meta.sinksDone) next = now;
+        else if (meta.outputs.some((seq, k) => meta.trimmed[k] < seq)) {
+          next = Math.min(next, now + this.#pollMs); // consumers to catch up
+        }
+        continue;
+      }
+      // Held by back-pressure: records waiting are no reason to wake.
+      const due = live.paused
+        ? now + this.#pollMs
+        : live.built.source !== null
         ? live.built.source.nextProcessingTime(now)
         : live.built.subtask!.nextProcessingTime();
-      next = Math.min(next, due, live.lease.expiresSoonAt());
+      next = Math.min(next, due);
     }
     return next;
   }

@@ -1,0 +1,87 @@
+// A subtask whose code throws mid-step in the KV runtime: what it held in
+// memory (half a step) is dropped and reloaded from the last commit, so a
+// failure that passes loses and repeats nothing; one that persists fails
+// the worker after three attempts, with the error, as Flink's restart
+// strategy does.
+
+import assert from "node:assert/strict";
+import { ManualClock } from "../../../src/time/clock.ts";
+import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
+import { ScriptedSource } from "../../../src/connectors/sources/scripted.ts";
+import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
+import { ExternalTable, twoPhaseSink } from "../../_support/two_phase_sink.ts";
+
+function job(
+  clock: ManualClock,
+  table: ExternalTable<number>,
+  throws: () => boolean,
+) {
+  const env = new StreamEnvironment({
+    jobName: "throws",
+    parallelism: 1,
+    clock,
+    checkpointIntervalMs: 100,
+  });
+  env.fromSource(
+    new ScriptedSource(
+      Array.from({ length: 12 }, (_, i) => ({ at: i * 50, value: i })),
+    ),
+    WatermarkStrategy.forMonotonousTimestamps<number>()
+      .withTimestampAssigner((n) => n),
+    "n",
+  ).keyBy((n) => n % 2).process<number, undefined>({
+    processElement(n, _ctx, out) {
+      if (n === 7 && throws()) throw new Error(`user code failed on ${n}`);
+      out(n);
+    },
+  }).sinkTo(twoPhaseSink(table));
+  return env;
+}
+
+Deno.test("A step whose code throws once is redone from the last commit: every record once", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const clock = new ManualClock(0);
+  const table = new ExternalTable<number>();
+  let failures = 0;
+  const env = job(clock, table, () => failures++ === 0);
+  const logged: string[] = [];
+  const error = console.error;
+  console.error = (line: string) => void logged.push(line);
+  try {
+    await env.createKvRuntime({ kv, leaseMs: 1_000 }).run();
+  } finally {
+    console.error = error;
+  }
+  assert.equal(failures, 2, "thrown once, then passed");
+  assert.match(
+    logged.join("\n"),
+    /stopped actor 'throws\/process-1\/0' .*user code failed on 7/,
+  );
+  assert.deepEqual(
+    table.rows(),
+    Array.from({ length: 12 }, (_, i) => JSON.stringify(i)).sort(),
+  );
+});
+
+Deno.test("A step whose code always throws fails the worker after three attempts, with the error", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const clock = new ManualClock(0);
+  let attempts = 0;
+  const env = job(clock, new ExternalTable<number>(), () => {
+    attempts++;
+    return true;
+  });
+  const error = console.error;
+  console.error = () => {};
+  try {
+    await assert.rejects(
+      () => env.createKvRuntime({ kv, leaseMs: 1_000 }).run(),
+      {
+        message: "user code failed on 7",
+      },
+    );
+  } finally {
+    console.error = error;
+  }
+  assert.equal(attempts, 3);
+});
