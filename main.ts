@@ -61,6 +61,9 @@ if (onDeploy) {
 
 type Restore = "latest" | "none" | number;
 
+// Restarts of one worker of `--processes N` that keeps dying.
+const MAX_RESTARTS = 5;
+
 function parseRestore(value: string): Restore {
   if (value === "latest" || value === "none") return value;
   const id = Number(value);
@@ -323,35 +326,54 @@ async function supervise(
     await KvRuntime.reset(kv, job.name);
   }
   const main = new URL(import.meta.url).pathname;
-  const children = Array.from(
-    { length: options.processes },
-    (_, i) =>
-      new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--allow-read",
-          "--allow-write",
-          "--allow-env",
-          "--allow-net",
-          "--unstable-kv",
-          "--unstable-cron",
-          main,
-          ...(file === undefined ? [] : [file]),
-          "--runtime",
-          "kv",
-          "--worker",
-          `w${i + 1}`,
-          "--store",
-          options.store,
-          "--restore",
-          String(options.restore),
-          "--lease-ms",
-          String(options.leaseMs),
-        ],
-        stdout: "inherit",
-        stderr: "inherit",
-      }).spawn(),
-  );
+  const spawn = (worker: string) =>
+    new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--allow-read",
+        "--allow-write",
+        "--allow-env",
+        "--allow-net",
+        "--unstable-kv",
+        "--unstable-cron",
+        main,
+        ...(file === undefined ? [] : [file]),
+        "--runtime",
+        "kv",
+        "--worker",
+        worker,
+        "--store",
+        options.store,
+        "--restore",
+        String(options.restore),
+        "--lease-ms",
+        String(options.leaseMs),
+      ],
+      stdout: "inherit",
+      stderr: "inherit",
+    }).spawn();
+  const children: Deno.ChildProcess[] = [];
+  let stopping = false;
+  // A worker that dies (a crash, a kill) is started again, up to
+  // MAX_RESTARTS times; its actors wait for it or go to the others when
+  // their leases run out.
+  const keep = async (i: number): Promise<Deno.CommandStatus> => {
+    const worker = `w${i + 1}`;
+    for (let restarts = 0;; restarts++) {
+      children[i] = spawn(worker);
+      const status = await children[i].status;
+      if (status.success || stopping || restarts === MAX_RESTARTS) {
+        return status;
+      }
+      console.error(
+        `weir: worker ${worker} exited (${
+          status.signal ?? `code ${status.code}`
+        }); starting it again (${restarts + 1} of ${MAX_RESTARTS})`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  };
+  const running = Array.from({ length: options.processes }, (_, i) => keep(i));
   const observer = job.env.createKvRuntime({ kv, workerId: "supervisor" });
   const { server, stop } = await serveKvApp(
     options,
@@ -360,6 +382,7 @@ async function supervise(
     `weir: job '${job.name}' on the KV runtime, ${options.processes} worker processes sharing ${options.store}`,
   );
   onShutdown(async () => {
+    stopping = true;
     for (const child of children) {
       try {
         child.kill("SIGTERM");
@@ -367,12 +390,12 @@ async function supervise(
         // Already gone.
       }
     }
-    await Promise.all(children.map((c) => c.status));
+    await Promise.all(running);
     stop();
     await server.shutdown();
     kv.close();
   });
-  const statuses = await Promise.all(children.map((c) => c.status));
+  const statuses = await Promise.all(running);
   stop();
   await server.shutdown();
   kv.close();

@@ -141,6 +141,58 @@ Deno.test("--runtime kv alone is a worker that serves the app: POST /tick runs a
   }
 });
 
+Deno.test("--processes 3 starts a worker again when it dies (SIGKILL): the job still ends exactly once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "weir-kv-cli-" });
+  const store = `${dir}/weir.sqlite`;
+  const kv = await Deno.openKv(store);
+  await seedClusterEvents(kv, 300_000);
+  kv.close();
+  try {
+    const child = dev([
+      JOB_FILE,
+      "--runtime",
+      "kv",
+      "--processes",
+      "3",
+      "--store",
+      store,
+      "--port",
+      String(freePort()),
+      "--lease-ms",
+      "1000",
+    ]).spawn();
+    const stdout = new Response(child.stdout).text();
+    const stderr = new Response(child.stderr).text();
+    // Kill worker w2 once it runs (found by its unique command line).
+    let killed = false;
+    for (let i = 0; i < 400 && !killed; i++) {
+      const { stdout: pids } = await new Deno.Command("pgrep", {
+        args: ["-f", "--", `--worker w2 --store ${store}`],
+        stdout: "piped",
+        stderr: "null",
+      }).output();
+      const pid = Number(new TextDecoder().decode(pids).trim().split("\n")[0]);
+      if (pid > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        Deno.kill(pid, "SIGKILL");
+        killed = true;
+      } else await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(killed, "w2 was found and killed");
+    const status = await child.status;
+    const err = await stderr;
+    assert.equal(status.code, 0, err);
+    assert.match(
+      err,
+      /worker w2 exited \(SIGKILL\); starting it again \(1 of 5\)/,
+    );
+    assert.match(await stdout, /3 of 3 workers ended normally/);
+    assert.deepEqual(await output(store), expectedCounts(300_000));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 for (
   const [args, message] of [
     [
