@@ -28,6 +28,8 @@ import type { StorageKey } from "../storage.ts";
 import type { SubtaskStatus } from "../local/local_runtime.ts";
 import { AtomicConflictError, KvStorage } from "./kv_storage.ts";
 import { logKey } from "./channel_log.ts";
+import { LIMITS } from "../_commit_plan.ts";
+import { encodedKeySize } from "../_storage_keys.ts";
 import { applyEntries } from "./_alignment.ts";
 import { type LeaseView, planShare } from "./_sharing.ts";
 import {
@@ -136,10 +138,11 @@ interface Live {
 // Bounds of one step: log entries read per channel, polls of a source.
 const ENTRIES_PER_CHANNEL = 16;
 const POLLS_PER_STEP = 16;
-// Output channels of one subtask, at most: a step commits up to two log
-// entries per channel (one if no barrier), plus its state, meta, snapshot
-// and up to 64 deletions, within Deno KV's 1000 mutations.
-const MAX_OUTPUT_CHANNELS = 400;
+// A step writes up to three log entries per output channel (a periodic
+// watermark, a barrier, records after it) besides its state, meta, a
+// checkpoint snapshot and up to 64 deletions: this many operations at most.
+const ENTRIES_PER_OUTPUT = 3;
+const OTHER_OPS = 72;
 // Failures of one actor's step in a row (its code threw) before the worker
 // gives up and `run()` rejects with the error, as Flink's restart strategy.
 const MAX_CRASHES = 3;
@@ -258,13 +261,7 @@ export class KvRuntime {
       ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#base = ["weir", graph.jobName, "kvrt"];
     this.#wirings = wireActors(graph);
-    for (const wiring of this.#wirings) {
-      if (wiring.outputs.length > MAX_OUTPUT_CHANNELS) {
-        throw new RangeError(
-          `Cannot ${action} as subtask '${wiring.id}' must have at most ${MAX_OUTPUT_CHANNELS} output channels (a step writes up to two log entries per channel, within Deno KV's 1000 mutations per commit): current value is ${wiring.outputs.length}`,
-        );
-      }
-    }
+    for (const wiring of this.#wirings) this.#checkStepFits(wiring, action);
     this.#restoreFrom = options.restoreFrom;
     this.#coordinator = new CheckpointCoordinator({
       kv: this.#kv,
@@ -282,6 +279,25 @@ export class KvRuntime {
       store: options.checkpointStore,
       retry: (what, call) => this.#retry(what, call),
     });
+  }
+
+  /**
+   * Refuses a subtask whose step could exceed one Deno KV commit: too many
+   * output channels for 1000 mutations, or for 80 KiB of written keys with
+   * this job's key prefix.
+   */
+  #checkStepFits(wiring: ActorWiring, action: string): void {
+    const outputs = wiring.outputs.length;
+    const key = [...this.#base, "a", wiring.id, "v", ...logKey(outputs, 1e15)];
+    const mutations = ENTRIES_PER_OUTPUT * outputs + OTHER_OPS;
+    const keyBytes = (ENTRIES_PER_OUTPUT * outputs + OTHER_OPS) *
+      encodedKeySize(key);
+    if (mutations <= LIMITS.mutations && keyBytes <= LIMITS.keyTotalBytes) {
+      return;
+    }
+    throw new RangeError(
+      `Cannot ${action} as subtask '${wiring.id}' must have few enough output channels for one step to fit a Deno KV commit (${LIMITS.mutations} mutations, ${LIMITS.keyTotalBytes} bytes of written keys; a step writes up to ${ENTRIES_PER_OUTPUT} log entries per channel): current value is ${outputs} channels, up to ${mutations} mutations and ${keyBytes} bytes of keys (a shorter job name or a lower parallelism downstream helps)`,
+    );
   }
 
   /** This worker's id. */
@@ -592,7 +608,9 @@ export class KvRuntime {
     // Every write checks the start lease: a worker whose seeding outlived
     // it (another took over) writes nothing more.
     for (const wiring of this.#wirings) {
-      if (lease.due() && !(await lease.renew())) {
+      const renewed = !lease.due() ||
+        await this.#retry("renew the start lease", () => lease.renew());
+      if (!renewed) {
         throw new AtomicConflictError("the start lease was taken over");
       }
       const storage = this.#storageOf(wiring.id);
@@ -710,7 +728,6 @@ export class KvRuntime {
       } else built.subtask!.restore(state as SubtaskSnapshot);
     }
     this.#live.set(wiring.id, live);
-    this.#failed.delete(wiring.id);
   }
 
   #drop(live: Live, why: string): void {
@@ -753,7 +770,7 @@ export class KvRuntime {
       if (work.sinksDone) return await this.#trimOnly(live);
       // The final transactions of the sinks, after the step that finished
       // the subtask was committed (by this worker, or one that died since).
-      if (!(await live.lease.renew())) {
+      if (!(await this.#retry("renew a lease", () => live.lease.renew()))) {
         this.#drop(live, "its lease was taken over");
         return false;
       }
@@ -761,6 +778,7 @@ export class KvRuntime {
       await machine.settle();
       work.sinksDone = true;
       await this.#commit(live, null, work);
+      this.#succeeded(live);
       return true;
     }
     // Sinks commit the transactions of completed checkpoints (again after
@@ -808,7 +826,14 @@ export class KvRuntime {
       live.notified = completed;
       await machine.notifyCheckpointComplete(completed);
     }
+    this.#succeeded(live);
     return true;
+  }
+
+  /** A whole step went through: the actor's failures in a row are over. */
+  #succeeded(live: Live): void {
+    this.#crashes.delete(live.wiring.id);
+    this.#failed.delete(live.wiring.id);
   }
 
   /** A source's step: takes part in a requested checkpoint, then polls. */
@@ -993,7 +1018,6 @@ export class KvRuntime {
       () => storage.atomic(ops, { checks: [live.lease.check] }),
     );
     live.meta = next;
-    this.#crashes.delete(wiring.id);
     for (const output of wiring.outputs) {
       const consumer = this.#live.get(output.consumer);
       if (consumer !== undefined) consumer.dirty = true;

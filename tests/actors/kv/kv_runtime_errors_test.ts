@@ -85,3 +85,56 @@ Deno.test("A step whose code always throws fails the worker after three attempts
   }
   assert.equal(attempts, 3);
 });
+
+Deno.test("A sink whose commit always throws (after the step's KV commit) fails the worker after three attempts too", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const clock = new ManualClock(0);
+  const env = new StreamEnvironment({
+    jobName: "refused",
+    parallelism: 1,
+    clock,
+    checkpointIntervalMs: 1_000,
+  });
+  let commits = 0;
+  env.fromSource(
+    new ScriptedSource(
+      Array.from({ length: 200 }, (_, i) => ({ at: i * 100, value: i })),
+    ),
+    WatermarkStrategy.forMonotonousTimestamps<number>()
+      .withTimestampAssigner((n) => n),
+    "numbers",
+  ).map((n) => n).sinkTo({
+    name: "refusing",
+    createWriter: () => {
+      let staged: number[] = [];
+      return {
+        write(values: readonly number[]) {
+          staged.push(...values);
+        },
+        snapshotState(id: number) {
+          const state = { id, staged };
+          staged = [];
+          return state;
+        },
+        restoreState() {
+          staged = [];
+        },
+        commit(id: number) {
+          commits++;
+          throw new Error(`commit ${id} refused`);
+        },
+      };
+    },
+  });
+  const error = console.error;
+  console.error = () => {};
+  try {
+    await assert.rejects(
+      () => env.createKvRuntime({ kv, leaseMs: 1_000 }).run(),
+      { message: /^commit \d+ refused$/ },
+    );
+  } finally {
+    console.error = error;
+  }
+  assert.equal(commits, 3);
+});

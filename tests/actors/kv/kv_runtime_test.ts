@@ -88,3 +88,42 @@ Deno.test("A job already finished in the database is not run again by a new work
   assert.equal(runtime.finished, true);
   assert.deepEqual(again.sink.values, []);
 });
+
+Deno.test("new KvRuntime() refuses a subtask whose step could not fit one KV commit, naming it and the numbers", () => {
+  const wide = (parallelism: number, jobName = "w") => {
+    const env = new StreamEnvironment({
+      jobName,
+      parallelism: 1,
+      maxParallelism: 512,
+      clock: new ManualClock(0),
+    });
+    env.fromSource(
+      new ScriptedSource([{ at: 0, value: 1 }]),
+      WatermarkStrategy.forMonotonousTimestamps<number>()
+        .withTimestampAssigner((n) => n),
+      "numbers",
+    ).keyBy((n) => n).process<number, undefined>({
+      processElement: (n, _ctx, out) => out(n),
+    }).setParallelism(parallelism).sinkTo(new CollectSink<number>());
+    return env.getJobGraph();
+  };
+  const kv = {} as Deno.Kv;
+  Object.assign(kv, { atomic() {} });
+  const clock = new ManualClock(0);
+  // 250 channels fit with a short job name...
+  new KvRuntime(wide(250), { kv, clock });
+  // ...320 do not (mutations), nor 250 under a long job name (key bytes).
+  assert.throws(() => new KvRuntime(wide(320), { kv, clock }), {
+    name: "RangeError",
+    message:
+      /subtask 'w\/source-0\/0' must have few enough output channels .*: current value is 320 channels, up to 1032 mutations/,
+  });
+  assert.throws(
+    () => new KvRuntime(wide(250, "x".repeat(60)), { kv, clock }),
+    {
+      name: "RangeError",
+      message:
+        /current value is 250 channels, up to 822 mutations and \d+ bytes of keys/,
+    },
+  );
+});
