@@ -268,6 +268,7 @@ function describe(handle: JobHandle) {
         mailboxDepth: s.mailboxDepth,
         paused: s.paused,
         gauges: s.gauges,
+        ...(s.worker === undefined ? {} : { worker: s.worker }),
       })),
     })),
   };

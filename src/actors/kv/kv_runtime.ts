@@ -484,12 +484,16 @@ export class KvRuntime {
    */
   async status(): Promise<KvSubtaskStatus[]> {
     const now = this.#clock.now();
-    const metas = await Promise.all(
-      this.#wirings.map((w) =>
-        this.#live.get(w.id)?.meta ??
-          this.#readerOf(w.id).get<Meta>(["meta"])
+    const [metas, leases] = await Promise.all([
+      Promise.all(
+        this.#wirings.map((w) =>
+          this.#live.get(w.id)?.meta ??
+            this.#readerOf(w.id).get<Meta>(["meta"])
+        ),
       ),
-    );
+      this.#leases(),
+    ]);
+    const metaOf = new Map(this.#wirings.map((w, i) => [w.id, metas[i]]));
     return this.#wirings.map((w, i) => {
       const live = this.#live.get(w.id);
       const status = live !== undefined
@@ -504,9 +508,26 @@ export class KvRuntime {
         idle: status?.idle ?? false,
         recordsIn: status?.recordsIn ?? 0,
         recordsOut: status?.recordsOut ?? 0,
-        mailboxDepth: 0,
+        // Log entries written to its inputs and not applied yet: what a
+        // mailbox holds in the local runtime.
+        mailboxDepth: w.inputs.reduce(
+          (sum, input, c) =>
+            sum +
+            Math.max(
+              0,
+              (metaOf.get(input.producer)?.outputs[input.out] ?? 0) -
+                (metas[i]?.inputs[c] ?? 0),
+            ),
+          0,
+        ),
         watermarkLagMs: now - (status?.outputWatermark ?? -Infinity),
         paused: live?.paused ?? false,
+        worker: (() => {
+          const lease = leases.get(w.id);
+          return lease !== undefined && lease.expiresAt > now
+            ? lease.owner
+            : null;
+        })(),
         gauges: live === undefined ? {} : Object.fromEntries(
           [...live.built.gauges].map(([name, read]) => [name, read()]),
         ),
@@ -645,14 +666,7 @@ export class KvRuntime {
     ) {
       if (entry.value.expiresAt > now) workers++;
     }
-    const leases = new Map<string, LeaseView>();
-    for await (
-      const entry of this.#kv.list<LeaseView>({
-        prefix: [...this.#base, "lease"],
-      })
-    ) {
-      leases.set(String(entry.key[entry.key.length - 1]), entry.value);
-    }
+    const leases = await this.#leases();
     const plan = planShare({
       actors: this.#wirings.map((w) => w.id),
       live: new Set(this.#live.keys()),
@@ -674,6 +688,19 @@ export class KvRuntime {
       await live.built.source?.close();
       await live.lease.release();
     }
+  }
+
+  /** Every lease entry of the job, by actor id. */
+  async #leases(): Promise<Map<string, LeaseView>> {
+    const leases = new Map<string, LeaseView>();
+    for await (
+      const entry of this.#kv.list<LeaseView>({
+        prefix: [...this.#base, "lease"],
+      })
+    ) {
+      leases.set(String(entry.key[entry.key.length - 1]), entry.value);
+    }
+    return leases;
   }
 
   /** Takes the lease of an actor and loads its committed state. */

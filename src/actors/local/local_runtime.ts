@@ -105,6 +105,11 @@ export interface SubtaskStatus {
   readonly paused: boolean;
   /** Gauges registered by the subtask's operators and generators. */
   readonly gauges: Readonly<Record<string, number>>;
+  /**
+   * The KV runtime only: the worker (process, Deploy instance) that holds
+   * the actor's lease, or `null` if none does now.
+   */
+  readonly worker?: string | null;
 }
 
 interface Message {

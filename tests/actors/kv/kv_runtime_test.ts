@@ -127,3 +127,21 @@ Deno.test("new KvRuntime() refuses a subtask whose step could not fit one KV com
     },
   );
 });
+
+Deno.test("KvRuntime.status() names the worker that holds each actor and counts the log entries waiting at its inputs", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const clock = new ManualClock(0);
+  const { env } = job(1, clock);
+  const runtime = env.createKvRuntime({ kv, workerId: "w7" });
+  // One round with every record due: the consumer steps first (nothing
+  // yet), then the source writes its entries.
+  clock.set(100);
+  await runtime.tick();
+  const statuses = await runtime.status();
+  assert.deepEqual(statuses.map((s) => s.worker), ["w7", "w7"]);
+  const consumer = statuses.find((s) => s.operator !== "source-0")!;
+  assert.ok(consumer.mailboxDepth >= 1, `${consumer.mailboxDepth} waiting`);
+  await runtime.tick();
+  const after = (await runtime.status()).find((s) => s.id === consumer.id)!;
+  assert.equal(after.mailboxDepth, 0);
+});
