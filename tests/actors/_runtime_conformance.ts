@@ -468,4 +468,51 @@ export function runtimeConformance(runtime: RuntimeUnderTest): void {
       );
     },
   );
+  Deno.test(
+    name(
+      "watermark alignment holds a fast source within the drift of a slow one, then lets it go",
+    ),
+    async () => {
+      const clock = new ManualClock(0);
+      const env = new StreamEnvironment({
+        jobName: "aligned",
+        parallelism: 1,
+        clock,
+      });
+      const maxDriftMs = 1_000;
+      // The fast source offers 100 ms of event time every 10 ms; the slow
+      // one reaches 4 s only after 4 s of processing time.
+      const fast: ScriptStep<number>[] = Array.from(
+        { length: 40 },
+        (_, i) => ({ at: i * 10, value: i * 100 }),
+      );
+      const slow: ScriptStep<number>[] = Array.from(
+        { length: 40 },
+        (_, i) => ({ at: i * 100, value: 1_000_000 + i * 100 }),
+      );
+      const strategy = WatermarkStrategy.forMonotonousTimestamps<number>()
+        .withTimestampAssigner((n) => n % 1_000_000)
+        .withWatermarkAlignment("g", maxDriftMs, 100);
+      const seen = new CollectSink<[number, number]>();
+      env.fromSource(new ScriptedSource(fast), strategy, "fast")
+        .union(env.fromSource(new ScriptedSource(slow), strategy, "slow"))
+        .map((n): [number, number] => [n, clock.now()]).sinkTo(seen);
+      await runtime.run(env, clock);
+      const fastSeen = seen.values.filter(([n]) => n < 1_000_000);
+      assert.equal(fastSeen.length, 40, "every record of the fast source");
+      // Until the first announcement nothing holds the fast source (it
+      // reads up to 2.9 s of event time in 300 ms); then it waits until the
+      // slow source is within the drift, and reads what it held in one poll.
+      const readAt = new Map(fastSeen);
+      assert.ok(
+        readAt.get(2_900)! < 1_000,
+        `2900 read at ${readAt.get(2_900)}`,
+      );
+      const held = readAt.get(3_000)!;
+      assert.ok(
+        held >= 3_000 - maxDriftMs - 200 && held <= 3_000,
+        `3000 read at ${held} ms`,
+      );
+    },
+  );
 }

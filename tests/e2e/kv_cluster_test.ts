@@ -104,6 +104,34 @@ function heldBy(all: Leases, owner: string): string[] {
   ).map(([id]) => id);
 }
 
+/**
+ * Waits until the job is shared (at least two workers hold actors) and some
+ * worker holds an actor that has not finished: that worker, and its actors.
+ */
+async function victimOf(
+  kv: Deno.Kv,
+  workers: Worker[],
+): Promise<{ worker: Worker; actors: string[] }> {
+  let found: { worker: Worker; actors: string[] } | null = null;
+  await until(
+    "a worker holding unfinished actors of a shared job",
+    async () => {
+      const all = await leases(kv);
+      const holders = workers.filter((w) => heldBy(all, w.id).length > 0);
+      if (holders.length < 2) return false;
+      for (const worker of holders) {
+        const actors = heldBy(all, worker.id);
+        if (await unfinished(kv, actors)) {
+          found = { worker, actors };
+          return true;
+        }
+      }
+      return false;
+    },
+  );
+  return found!;
+}
+
 async function withCluster(
   test: (kv: Deno.Kv, workers: Worker[]) => Promise<void>,
 ): Promise<void> {
@@ -140,19 +168,14 @@ async function withCluster(
 
 Deno.test("Three processes share a job on one KV file; one SIGKILLed mid-run is taken over within the lease timeout and the output has every window once", async () => {
   await withCluster(async (kv, workers) => {
-    const [w1, w2, w3] = workers;
-    let victim: string[] = [];
-    await until("w2 to hold unfinished actors", async () => {
-      victim = heldBy(await leases(kv), "w2");
-      return victim.length > 0 && await unfinished(kv, victim);
-    });
+    const { worker: killed, actors: victim } = await victimOf(kv, workers);
     const before = await leases(kv);
-    w2.process.kill("SIGKILL");
+    killed.process.kill("SIGKILL");
     const killedAt = Date.now();
-    await w2.process.status;
-    await until("w2's actors to be taken over", async () => {
+    await killed.process.status;
+    await until(`${killed.id}'s actors to be taken over`, async () => {
       const now = await leases(kv);
-      return victim.every((id) => now.get(id)!.owner !== "w2");
+      return victim.every((id) => now.get(id)!.owner !== killed.id);
     });
     const takeoverMs = Date.now() - killedAt;
     // A lease runs out LEASE_MS after its last renewal; a survivor looks
@@ -166,47 +189,50 @@ Deno.test("Three processes share a job on one KV file; one SIGKILLed mid-run is 
         `${id}: new epoch`,
       );
     }
-    const [s1, s3] = await Promise.all([w1.process.status, w3.process.status]);
-    assert.ok(s1.success && s3.success, await w1.stderr + await w3.stderr);
+    const survivors = workers.filter((w) => w !== killed);
+    const statuses = await Promise.all(survivors.map((w) => w.process.status));
+    assert.ok(
+      statuses.every((s) => s.success),
+      (await Promise.all(survivors.map((w) => w.stderr))).join(""),
+    );
   });
 });
 
 Deno.test("A process paused (SIGSTOP) past its leases is fenced when it resumes: its commits fail the epoch check, and the output has every window once", async () => {
   await withCluster(async (kv, workers) => {
-    const [w1, w2, w3] = workers;
     // A process stopped inside an SQLite write holds the file's lock, so
-    // nobody can take over until it resumes: then pause it again later.
-    let fenced = false;
-    for (let attempt = 0; attempt < 8 && !fenced; attempt++) {
-      let victim: string[] = [];
-      await until("w2 to hold unfinished actors", async () => {
-        victim = heldBy(await leases(kv), "w2");
-        return victim.length > 0 && await unfinished(kv, victim);
-      });
-      w2.process.kill("SIGSTOP");
+    // nobody can take over until it resumes: then pause one again later.
+    let fenced: Worker | null = null;
+    for (let attempt = 0; attempt < 8 && fenced === null; attempt++) {
+      const { worker, actors } = await victimOf(kv, workers);
+      worker.process.kill("SIGSTOP");
       try {
         await until(
-          "w2's actors to be taken over",
+          `${worker.id}'s actors to be taken over`,
           async () => {
             const now = await leases(kv);
-            return victim.every((id) => now.get(id)!.owner !== "w2");
+            return actors.every((id) => now.get(id)!.owner !== worker.id);
           },
           4 * LEASE_MS,
         );
-        fenced = true;
+        fenced = worker;
       } catch {
         // Not taken over while paused (the lock): resume and try again.
       } finally {
-        w2.process.kill("SIGCONT");
+        worker.process.kill("SIGCONT");
       }
     }
-    assert.ok(fenced, "w2's actors were taken over while it was paused");
+    assert.ok(
+      fenced !== null,
+      "a worker's actors were taken over while it was paused",
+    );
     const statuses = await Promise.all(workers.map((w) => w.process.status));
     assert.ok(statuses.every((s) => s.success));
-    const log = await w2.stderr;
-    assert.match(log, /worker w2 stops working on actor '[^']+' as/);
+    const log = await fenced.stderr;
+    assert.match(
+      log,
+      new RegExp(`worker ${fenced.id} stops working on actor '[^']+' as`),
+    );
     console.log(log.split("\n").filter((l) => l.includes("stops working"))[0]);
-    void w1;
-    void w3;
   });
 });

@@ -1,6 +1,7 @@
 // How KV-runtime workers share a job's actors: each takes free or expired
 // actors up to its share (the actors divided by the live workers, rounded
-// up), and gives back what is above it while another worker has room.
+// up), and gives back what is above it while another worker has room, down
+// to the rounded-down share while a worker has less than that.
 
 /** A lease as the sharing sees it. */
 export interface LeaseView {
@@ -52,22 +53,31 @@ export function planShare(
 ): { take: string[]; giveBack: number } {
   const { actors, live, retryAt, leases, workers, now } = input;
   const share = Math.ceil(actors.length / Math.max(1, workers));
-  const take: string[] = [];
-  for (const id of actors) {
-    if (live.size + take.length >= share) break;
-    if (live.has(id) || (retryAt.get(id) ?? -Infinity) > now) continue;
-    const lease = leases.get(id);
-    if (lease !== undefined && lease.expiresAt > now) continue;
-    take.push(id);
-  }
+  const floor = Math.floor(actors.length / Math.max(1, workers));
   const owners = new Map<string, number>();
   for (const lease of leases.values()) {
     if (lease.expiresAt > now) {
       owners.set(lease.owner, (owners.get(lease.owner) ?? 0) + 1);
     }
   }
+  const counts = [...owners.values()];
+  const idle = owners.size < workers;
+  // Nobody is above the share, yet a worker has less than the floor (4
+  // actors on 3 workers held 2, 2, 0): everyone keeps to the floor until
+  // it has caught up, then the rest goes to whoever takes it first.
+  const toFloor = workers > 1 && floor > 0 &&
+    counts.every((count) => count <= share) &&
+    (idle || counts.some((count) => count < floor));
+  const limit = toFloor ? floor : share;
+  const take: string[] = [];
+  for (const id of actors) {
+    if (live.size + take.length >= limit) break;
+    if (live.has(id) || (retryAt.get(id) ?? -Infinity) > now) continue;
+    const lease = leases.get(id);
+    if (lease !== undefined && lease.expiresAt > now) continue;
+    take.push(id);
+  }
   const room = workers > 1 &&
-    (owners.size < workers ||
-      [...owners.values()].some((count) => count < share - 1));
-  return { take, giveBack: room ? Math.max(0, live.size - share) : 0 };
+    (idle || toFloor || counts.some((count) => count < share - 1));
+  return { take, giveBack: room ? Math.max(0, live.size - limit) : 0 };
 }

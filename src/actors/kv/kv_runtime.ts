@@ -19,7 +19,11 @@ import type {
   SubtaskSnapshot,
 } from "../../runtime/subtask.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
-import { isAlignmentEnabled } from "../../time/mod.ts";
+import {
+  isAlignmentEnabled,
+  reportableWatermark,
+  WatermarkAlignmentCoordinator,
+} from "../../time/mod.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import { type Encoded, encodeStructured, snapshotsToUse } from "../_codec.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
@@ -40,7 +44,7 @@ import {
 } from "./_step_commit.ts";
 import { Lease } from "./lease.ts";
 import { isTransient, PersistentKvError, retryTransient } from "./retry.ts";
-import { type ActorWiring, wireActors } from "./_kv_wiring.ts";
+import { actorId, type ActorWiring, wireActors } from "./_kv_wiring.ts";
 import {
   CheckpointCoordinator,
   type CoordinatorState,
@@ -200,6 +204,10 @@ export class KvRuntime {
   readonly #coordinator: CheckpointCoordinator;
   readonly #restoreFrom: CompletedCheckpoint | undefined;
   #coordinatorState: CoordinatorState | null = null;
+  readonly #alignment = new WatermarkAlignmentCoordinator();
+  readonly #aligned: ActorWiring[] = [];
+  readonly #alignmentInterval: number;
+  #nextAlignment = -Infinity;
   #nextRebalance = -Infinity;
   #nextPoll = -Infinity;
   #stopped = false;
@@ -217,7 +225,7 @@ export class KvRuntime {
    * @param graph The job's plan; every worker must run the same plan.
    * @param options The database, clock, leases and checkpoints.
    * @throws {RangeError} If the plan is invalid, an option is out of range,
-   * or a source uses watermark alignment (not supported here yet).
+   * or a subtask has too many output channels for one commit.
    */
   constructor(graph: JobGraph, options: KvRuntimeOptions) {
     validateJobGraph(graph);
@@ -240,14 +248,6 @@ export class KvRuntime {
         );
       }
     }
-    for (const vertex of graph.vertices) {
-      const alignment = vertex.source?.strategy.alignmentParameters;
-      if (alignment !== undefined && isAlignmentEnabled(alignment)) {
-        throw new RangeError(
-          `Cannot ${action} as source '${vertex.id}' must not use watermark alignment in the KV runtime: current value is group '${alignment.group}'`,
-        );
-      }
-    }
     this.#graph = graph;
     this.#kv = options.kv;
     this.#clock = options.clock;
@@ -262,6 +262,23 @@ export class KvRuntime {
     this.#base = ["weir", graph.jobName, "kvrt"];
     this.#wirings = wireActors(graph);
     for (const wiring of this.#wirings) this.#checkStepFits(wiring, action);
+    // Watermark alignment (FLIP-182) across processes: every worker reads
+    // the aligned sources' committed watermarks each update interval and
+    // holds its own sources; no coordination is written.
+    let interval = Infinity;
+    for (const vertex of graph.vertices) {
+      const alignment = vertex.source?.strategy.alignmentParameters;
+      if (alignment === undefined || !isAlignmentEnabled(alignment)) continue;
+      this.#alignment.registerSource(vertex.id, {
+        group: alignment.group,
+        maxDriftMs: alignment.maxDriftMs,
+      });
+      this.#aligned.push(
+        ...this.#wirings.filter((w) => w.vertex === vertex.id),
+      );
+      interval = Math.min(interval, alignment.updateIntervalMs);
+    }
+    this.#alignmentInterval = interval;
     this.#restoreFrom = options.restoreFrom;
     this.#coordinator = new CheckpointCoordinator({
       kv: this.#kv,
@@ -433,6 +450,10 @@ export class KvRuntime {
       for (const live of this.#live.values()) live.dirty = true;
     }
     this.#watchInputs();
+    if (now >= this.#nextAlignment && this.#aligned.length > 0) {
+      this.#nextAlignment = now + this.#alignmentInterval;
+      await this.#passing("align watermarks", () => this.#announceAlignment());
+    }
     let progressed = false;
     const coordinated = await this.#passing(
       "coordinate checkpoints",
@@ -690,6 +711,50 @@ export class KvRuntime {
     }
   }
 
+  /**
+   * Reports every aligned source subtask's watermark (its own when this
+   * worker runs it, else the last committed one) and holds the sources
+   * this worker runs at their group's limit.
+   */
+  async #announceAlignment(): Promise<void> {
+    const metas = await this.#retry(
+      "read the aligned sources",
+      () =>
+        Promise.all(
+          this.#aligned.map((w) =>
+            this.#live.has(w.id)
+              ? undefined
+              : this.#readerOf(w.id).get<Meta>(["meta"])
+          ),
+        ),
+    );
+    this.#aligned.forEach((wiring, i) => {
+      const source = this.#live.get(wiring.id)?.built.source;
+      const meta = metas[i];
+      const reported = source !== undefined && source !== null
+        ? (source.finished
+          ? Infinity
+          : reportableWatermark(source.currentWatermark, source.idle))
+        : meta === undefined
+        ? null
+        : meta.finished
+        ? Infinity
+        : reportableWatermark(meta.status.inputWatermark, meta.status.idle);
+      if (reported !== null) {
+        this.#alignment.reportWatermark(wiring.vertex, wiring.index, reported);
+      }
+    });
+    for (const announcement of this.#alignment.announcements()) {
+      const live = this.#live.get(
+        actorId(this.#graph, announcement.sourceId, announcement.subtask),
+      );
+      if (live?.built.source) {
+        live.built.source.maxDesiredWatermark =
+          announcement.maxAllowedWatermark;
+      }
+    }
+  }
+
   /** Every lease entry of the job, by actor id. */
   async #leases(): Promise<Map<string, LeaseView>> {
     const leases = new Map<string, LeaseView>();
@@ -814,7 +879,9 @@ export class KvRuntime {
     const completed = this.#coordinatorState?.completed ?? 0;
     const notify = completed > live.notified;
     const now = this.#clock.now();
-    const blocked = await this.#blocked(live);
+    // Paused by back-pressure, or held by watermark alignment.
+    const blocked = (live.built.source?.shouldWait ?? false) ||
+      await this.#blocked(live);
     if (blocked !== live.paused) {
       live.paused = blocked;
       if (blocked) live.built.activityClock.pause();
@@ -1087,7 +1154,11 @@ export class KvRuntime {
   /** The earliest processing time at which an owned actor has work. */
   nextWakeup(): number {
     const now = this.#clock.now();
-    let next = Math.min(this.#nextRebalance, this.#coordinator.nextWakeup());
+    let next = Math.min(
+      this.#nextRebalance,
+      this.#coordinator.nextWakeup(),
+      this.#aligned.length > 0 ? this.#nextAlignment : Infinity,
+    );
     for (const live of this.#live.values()) {
       const { meta } = live;
       next = Math.min(next, live.lease.expiresSoonAt());
