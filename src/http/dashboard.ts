@@ -304,7 +304,7 @@ function subtaskRow(s: SubtaskStatus): string {
     watermarkCell("output-watermark", s.outputWatermark) +
     `<td data-testid="subtask-status">${s.idle ? "idle" : "active"}${
       s.paused ? " (paused)" : ""
-    }</td>` +
+    }${s.worker ? ` on ${escapeHtml(s.worker)}` : ""}</td>` +
     `<td data-testid="lag">${formatDuration(s.watermarkLagMs)}</td>` +
     `<td class="n">${s.recordsIn}</td><td class="n">${s.recordsOut}</td>` +
     `<td class="n">${late === undefined ? "&#8212;" : late}</td>` +
@@ -536,7 +536,7 @@ const SCRIPT = `
         tr.appendChild(el("td", String(s.subtask)));
         tr.appendChild(watermarkCell("input-watermark", s.inputWatermark));
         tr.appendChild(watermarkCell("output-watermark", s.outputWatermark));
-        tr.appendChild(el("td", (s.idle ? "idle" : "active") + (s.paused ? " (paused)" : ""), { "data-testid": "subtask-status" }));
+        tr.appendChild(el("td", (s.idle ? "idle" : "active") + (s.paused ? " (paused)" : "") + (s.worker ? " on " + s.worker : ""), { "data-testid": "subtask-status" }));
         tr.appendChild(el("td", duration(num(s.watermarkLagMs)), { "data-testid": "lag" }));
         tr.appendChild(numberCell(s.recordsIn));
         tr.appendChild(numberCell(s.recordsOut));

@@ -94,7 +94,15 @@ Deno.test("GET /jobs/:job answers from the KV runtime's committed state", async 
     handle.sample();
     const job = await (await app.request("/jobs/ticks")).json();
     assert.equal(job.recordsIn, 2);
-    assert.equal(job.operators[0].subtasks[0].recordsIn, 2);
+    const [subtask] = job.operators[0].subtasks;
+    assert.equal(subtask.recordsIn, 2);
+    // The worker that holds the actor, in the JSON and on the dashboard.
+    assert.equal(typeof subtask.worker, "string");
+    const page = await (await app.request("/")).text();
+    assert.ok(
+      page.includes(` on ${subtask.worker}</td>`),
+      "the dashboard names the worker",
+    );
   } finally {
     kv.close();
   }
