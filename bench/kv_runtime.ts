@@ -26,12 +26,10 @@ import clusterCounts, {
   expectedCounts,
   OUTPUT,
   seedClusterEvents,
+  startClusterWorker,
 } from "./kv_runtime/cluster_counts.ts";
 
 const JOB = "cluster_counts";
-const main = new URL("../main.ts", import.meta.url).pathname;
-const jobFile = new URL("./kv_runtime/cluster_counts.ts", import.meta.url)
-  .pathname;
 
 type Arm = "local" | "kv, in-process" | "kv, 1 process" | "kv, 3 processes";
 const ARMS: Arm[] = [
@@ -68,28 +66,7 @@ async function inProcess(store: string, kvRuntime: boolean): Promise<void> {
 async function processes(store: string, count: number): Promise<void> {
   const children = Array.from(
     { length: count },
-    (_, i) =>
-      new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--allow-read",
-          "--allow-write",
-          "--allow-env",
-          "--allow-net",
-          "--unstable-kv",
-          "--unstable-cron",
-          main,
-          jobFile,
-          "--runtime",
-          "kv",
-          "--worker",
-          `w${i + 1}`,
-          "--store",
-          store,
-        ],
-        stdout: "null",
-        stderr: "inherit",
-      }).spawn(),
+    (_, i) => startClusterWorker(store, `w${i + 1}`),
   );
   const statuses = await Promise.all(children.map((c) => c.status));
   if (!statuses.every((s) => s.success)) {

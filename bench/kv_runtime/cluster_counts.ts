@@ -93,3 +93,45 @@ export default function clusterCounts({ env, kv }: JobContext): void {
     )
     .sinkTo(new KvAppendSink<string>(kv, OUTPUT));
 }
+
+const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+const JOB_FILE = new URL("./cluster_counts.ts", import.meta.url).pathname;
+
+/**
+ * Starts one worker process of this job on the KV runtime, as
+ * `deno task dev <this file> --runtime kv --worker <id>` would.
+ *
+ * @param store The KV file the workers share.
+ * @param worker The worker id.
+ * @param options The lease time, and where the worker's stderr goes.
+ */
+export function startClusterWorker(
+  store: string,
+  worker: string,
+  options: { leaseMs?: number; stderr?: "inherit" | "piped" } = {},
+): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-net",
+      "--unstable-kv",
+      "--unstable-cron",
+      MAIN,
+      JOB_FILE,
+      "--runtime",
+      "kv",
+      "--worker",
+      worker,
+      "--store",
+      store,
+      ...(options.leaseMs === undefined
+        ? []
+        : ["--lease-ms", String(options.leaseMs)]),
+    ],
+    stdout: "null",
+    stderr: options.stderr ?? "inherit",
+  }).spawn();
+}

@@ -30,6 +30,42 @@ const sum: AggregateFunction<Reading, number, number> = {
   merge: (a, b) => a + b,
 };
 
+/** Sensor readings over this many partitions in {@link sensorReadings}. */
+export const READING_PARTITIONS = 4;
+
+/**
+ * `count` readings, one every `everyMs` of processing time, round-robin over
+ * {@link READING_PARTITIONS} partitions, up to 150 ms out of order: within
+ * the jobs' 300 ms bound, so none is late whatever the interleaving.
+ */
+export function sensorReadings(
+  count: number,
+  everyMs = 20,
+): ScriptStep<Reading>[] {
+  const steps: ScriptStep<Reading>[] = [];
+  for (let i = 0; i < count; i++) {
+    const at = i * everyMs;
+    steps.push({
+      at,
+      partition: i % READING_PARTITIONS,
+      value: { sensor: i % 7, value: i, ts: Math.max(0, at - (i * 37) % 150) },
+    });
+  }
+  return steps;
+}
+
+/** `sensor@windowStart=sum` per 500 ms window, by brute force, as the table holds them. */
+export function expectedSums(script: ScriptStep<Reading>[]): string[] {
+  const sums = new Map<string, number>();
+  for (const step of script) {
+    if (!("value" in step)) continue;
+    const r = step.value;
+    const key = `${r.sensor}@${Math.floor(r.ts / 500) * 500}`;
+    sums.set(key, (sums.get(key) ?? 0) + r.value);
+  }
+  return [...sums].map(([key, sum]) => JSON.stringify(`${key}=${sum}`)).sort();
+}
+
 /** Options of {@link sensorJob}. */
 export interface SensorJobOptions {
   storage: MemoryStorage;

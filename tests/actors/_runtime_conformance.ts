@@ -22,10 +22,13 @@ import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import type { KeyedProcessFunction } from "../../src/runtime/operators/keyed_process.ts";
 import { ExternalTable } from "../_support/two_phase_sink.ts";
 import {
+  expectedSums,
   lateDataJob,
   type Mode,
   type Reading,
+  READING_PARTITIONS,
   sensorJob,
+  sensorReadings,
 } from "../_support/sensor_job.ts";
 
 /** A runtime as the suite drives it. */
@@ -49,33 +52,8 @@ export interface RuntimeUnderTest {
   ): Promise<void>;
 }
 
-const PARTITIONS = 4;
-
-/** Readings up to 150 ms out of order, within the job's 300 ms bound. */
-function readings(count: number): ScriptStep<Reading>[] {
-  const steps: ScriptStep<Reading>[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = i * 20;
-    steps.push({
-      at,
-      partition: i % PARTITIONS,
-      value: { sensor: i % 7, value: i, ts: Math.max(0, at - (i * 37) % 150) },
-    });
-  }
-  return steps;
-}
-
-/** `sensor@windowStart=sum` per 500 ms window, by brute force. */
-function expectedSums(script: ScriptStep<Reading>[]): string[] {
-  const sums = new Map<string, number>();
-  for (const step of script) {
-    if (!("value" in step)) continue;
-    const r = step.value;
-    const key = `${r.sensor}@${Math.floor(r.ts / 500) * 500}`;
-    sums.set(key, (sums.get(key) ?? 0) + r.value);
-  }
-  return [...sums].map(([key, sum]) => JSON.stringify(`${key}=${sum}`)).sort();
-}
+const PARTITIONS = READING_PARTITIONS;
+const readings = (count: number) => sensorReadings(count);
 
 function sensors(
   storage: MemoryStorage,

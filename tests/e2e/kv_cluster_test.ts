@@ -10,15 +10,12 @@ import {
   expectedCounts,
   OUTPUT,
   seedClusterEvents,
+  startClusterWorker,
 } from "../../bench/kv_runtime/cluster_counts.ts";
 
 const JOB = "cluster_counts";
 const EVENTS = 300_000;
 const LEASE_MS = 1_000;
-const main = new URL("../../main.ts", import.meta.url).pathname;
-const jobFile =
-  new URL("../../bench/kv_runtime/cluster_counts.ts", import.meta.url)
-    .pathname;
 
 interface Worker {
   readonly id: string;
@@ -27,34 +24,11 @@ interface Worker {
 }
 
 function startWorker(store: string, id: string): Worker {
-  const process = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-net",
-      "--unstable-kv",
-      "--unstable-cron",
-      main,
-      jobFile,
-      "--runtime",
-      "kv",
-      "--worker",
-      id,
-      "--store",
-      store,
-      "--lease-ms",
-      String(LEASE_MS),
-    ],
-    stdout: "null",
+  const process = startClusterWorker(store, id, {
+    leaseMs: LEASE_MS,
     stderr: "piped",
-  }).spawn();
-  return {
-    id,
-    process,
-    stderr: new Response(process.stderr).text(),
-  };
+  });
+  return { id, process, stderr: new Response(process.stderr).text() };
 }
 
 type Leases = Map<string, { owner: string; epoch: number; expiresAt: number }>;

@@ -12,7 +12,13 @@ import type { ScriptStep } from "../../../src/connectors/sources/scripted.ts";
 import type { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
 import { isTransient } from "../../../src/actors/kv/retry.ts";
 import { ExternalTable } from "../../_support/two_phase_sink.ts";
-import { type Reading, sensorJob } from "../../_support/sensor_job.ts";
+import {
+  expectedSums,
+  type Reading,
+  READING_PARTITIONS,
+  sensorJob,
+  sensorReadings,
+} from "../../_support/sensor_job.ts";
 import {
   hasPrefix,
   recordingKv,
@@ -20,7 +26,7 @@ import {
 } from "../../_support/recording_kv.ts";
 
 const LEASE_MS = 1_000;
-const PARTITIONS = 4;
+const PARTITIONS = READING_PARTITIONS;
 const BASE: Deno.KvKey = ["weir", "sensors", "kvrt"];
 const ACTORS = [
   "sensors/source-0/0",
@@ -29,32 +35,7 @@ const ACTORS = [
   "sensors/window-1/1",
 ];
 
-// As in tests/actors/_runtime_conformance.ts: readings up to 150 ms out of
-// order (within the job's 300 ms bound), one every `everyMs`, and their sums
-// per 500 ms window.
-function readings(count: number, everyMs = 20): ScriptStep<Reading>[] {
-  const steps: ScriptStep<Reading>[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = i * everyMs;
-    steps.push({
-      at,
-      partition: i % PARTITIONS,
-      value: { sensor: i % 7, value: i, ts: Math.max(0, at - (i * 37) % 150) },
-    });
-  }
-  return steps;
-}
-
-function expectedSums(script: ScriptStep<Reading>[]): string[] {
-  const sums = new Map<string, number>();
-  for (const step of script) {
-    if (!("value" in step)) continue;
-    const r = step.value;
-    const key = `${r.sensor}@${Math.floor(r.ts / 500) * 500}`;
-    sums.set(key, (sums.get(key) ?? 0) + r.value);
-  }
-  return [...sums].map(([key, sum]) => JSON.stringify(`${key}=${sum}`)).sort();
-}
+const readings = sensorReadings;
 
 /** One worker process of the sensors job: its own plan, the shared world. */
 function worker(
