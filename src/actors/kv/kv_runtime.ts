@@ -619,7 +619,10 @@ export class KvRuntime {
           this.#initialised = true;
           return;
         }
-      } else await this.#sleep(this.#pollMs);
+      } else {
+        // Another worker is starting the job: look again soon.
+        await this.#sleep(Math.min(this.#pollMs, 50));
+      }
     }
   }
 
@@ -1208,19 +1211,26 @@ export class KvRuntime {
   }
 
   /**
-   * Watches the meta entries of the producers of owned actors: on a
-   * database shared across instances (Deploy), a commit upstream wakes the
-   * loop at once instead of at the next poll. At most 10 keys per watch.
+   * Watches the meta entries of the producers and consumers of owned actors
+   * that other workers run: on a database shared across instances (Deploy),
+   * a commit upstream (input) or downstream (room, entries to delete) wakes
+   * the loop at once instead of at the next poll. At most 10 keys (Deno KV's
+   * limit per watch); the rest is polled.
    */
   #watchInputs(): void {
     if (this.#simulate) return;
-    const producers = new Set<string>();
+    // Producers (new entries to read) and consumers (entries they applied:
+    // room to write, entries to delete) that other workers run.
+    const others = new Set<string>();
     for (const live of this.#live.values()) {
       for (const input of live.wiring.inputs) {
-        if (!this.#live.has(input.producer)) producers.add(input.producer);
+        if (!this.#live.has(input.producer)) others.add(input.producer);
+      }
+      for (const output of live.wiring.outputs) {
+        if (!this.#live.has(output.consumer)) others.add(output.consumer);
       }
     }
-    const keys = [...producers].sort().slice(0, 10);
+    const keys = [...others].sort().slice(0, 10);
     const signature = keys.join("\n");
     if (signature === this.#watched) return;
     this.#watched = signature;
