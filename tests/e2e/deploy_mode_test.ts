@@ -4,15 +4,9 @@
 // and gives its leases up on SIGINT (Deploy's shutdown signal).
 
 import assert from "node:assert/strict";
+import { freePort } from "../_support/free_port.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
 
 Deno.test("With DENO_DEPLOY set, main.ts runs the demo job on the KV runtime, serves it, and exits cleanly on SIGINT", async () => {
   const port = freePort();

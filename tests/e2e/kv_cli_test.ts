@@ -10,17 +10,11 @@ import {
   OUTPUT,
   seedClusterEvents,
 } from "../../bench/kv_runtime/cluster_counts.ts";
+import { freePort } from "../_support/free_port.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const JOB_FILE = "bench/kv_runtime/cluster_counts.ts";
 const EVENTS = 50_000;
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
 
 function dev(args: string[]): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
@@ -42,13 +36,32 @@ function dev(args: string[]): Deno.Command {
   });
 }
 
-async function seeded(): Promise<{ dir: string; store: string }> {
+async function seeded(
+  events = EVENTS,
+): Promise<{ dir: string; store: string }> {
   const dir = await Deno.makeTempDir({ prefix: "weir-kv-cli-" });
   const store = `${dir}/weir.sqlite`;
   const kv = await Deno.openKv(store);
-  await seedClusterEvents(kv, EVENTS);
+  await seedClusterEvents(kv, events);
   kv.close();
   return { dir, store };
+}
+
+/** `main.ts` with the cluster job on three worker processes sharing `store`. */
+function threeWorkers(store: string): Deno.Command {
+  return dev([
+    JOB_FILE,
+    "--runtime",
+    "kv",
+    "--processes",
+    "3",
+    "--store",
+    store,
+    "--port",
+    String(freePort()),
+    "--lease-ms",
+    "1000",
+  ]);
 }
 
 async function output(store: string): Promise<string[]> {
@@ -64,19 +77,7 @@ async function output(store: string): Promise<string[]> {
 Deno.test("--runtime kv --processes 3 starts three workers on one KV file, which run the job to its end exactly once", async () => {
   const { dir, store } = await seeded();
   try {
-    const { code, stdout, stderr } = await dev([
-      JOB_FILE,
-      "--runtime",
-      "kv",
-      "--processes",
-      "3",
-      "--store",
-      store,
-      "--port",
-      String(freePort()),
-      "--lease-ms",
-      "1000",
-    ]).output();
+    const { code, stdout, stderr } = await threeWorkers(store).output();
     const out = new TextDecoder().decode(stdout);
     assert.equal(code, 0, new TextDecoder().decode(stderr));
     for (const worker of ["w1", "w2", "w3"]) {
@@ -142,25 +143,9 @@ Deno.test("--runtime kv alone is a worker that serves the app: POST /tick runs a
 });
 
 Deno.test("--processes 3 starts a worker again when it dies (SIGKILL): the job still ends exactly once", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "weir-kv-cli-" });
-  const store = `${dir}/weir.sqlite`;
-  const kv = await Deno.openKv(store);
-  await seedClusterEvents(kv, 300_000);
-  kv.close();
+  const { dir, store } = await seeded(300_000);
   try {
-    const child = dev([
-      JOB_FILE,
-      "--runtime",
-      "kv",
-      "--processes",
-      "3",
-      "--store",
-      store,
-      "--port",
-      String(freePort()),
-      "--lease-ms",
-      "1000",
-    ]).spawn();
+    const child = threeWorkers(store).spawn();
     const stdout = new Response(child.stdout).text();
     const stderr = new Response(child.stderr).text();
     // Kill worker w2 once it runs (found by its unique command line).

@@ -6,16 +6,10 @@
 import assert from "node:assert/strict";
 import { readTable } from "../../src/connectors/sinks/kv_table.ts";
 import { COUNTS_TABLE, type KeyCount } from "../../examples/ingest_counts.ts";
+import { freePort } from "../_support/free_port.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const T0 = Date.UTC(2026, 0, 1);
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = listener.addr as Deno.NetAddr;
-  listener.close();
-  return port;
-}
 
 function start(port: number, store: string): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
