@@ -6,7 +6,6 @@
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";
-import type { ScriptStep } from "../../src/connectors/sources/scripted.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
@@ -17,27 +16,17 @@ import {
   lateDataJob,
   type Mode,
   type Reading,
+  READING_PARTITIONS as PARTITIONS,
   sensorJob,
+  sensorReadings,
 } from "../_support/sensor_job.ts";
 
-const PARTITIONS = 4;
 // The source vertex's id in the plan (ids are numbered in the order operators are added).
 const SOURCE = "source-0";
 
-function readings(): ScriptStep<Reading>[] {
-  const steps: ScriptStep<Reading>[] = [];
-  for (let i = 0; i < 120; i++) {
-    const at = i * 20;
-    // Up to 150 ms out of order, within the 300 ms bound: no late records,
-    // whichever subtask reads a partition and whatever the interleaving.
-    steps.push({
-      at,
-      partition: i % PARTITIONS,
-      value: { sensor: i % 7, value: i, ts: at - (i * 37) % 150 },
-    });
-  }
-  return steps;
-}
+// Up to 150 ms out of order, within the 300 ms bound: no late records,
+// whichever subtask reads a partition and whatever the interleaving.
+const readings = () => sensorReadings(120);
 
 function job(
   storage: MemoryStorage,

@@ -265,7 +265,7 @@ export class CheckpointCoordinator {
   }
 
   /** Gives the lease up, so another worker coordinates at once. */
-  async release(): Promise<void> {
-    await this.#options.lease.release().catch(() => {});
+  release(): Promise<void> {
+    return this.#options.lease.release();
   }
 }

@@ -614,7 +614,8 @@ export class KvRuntime {
               .set(key, { plan, createdAt: this.#clock.now() })
               .commit(),
         );
-        await lease.release().catch(() => {});
+        await this.#retry("give the start lease up", () => lease.release())
+          .catch(() => {});
         if (result.ok) {
           this.#initialised = true;
           return;
@@ -710,7 +711,7 @@ export class KvRuntime {
     for (const live of extra) {
       this.#live.delete(live.wiring.id);
       await live.built.source?.close();
-      await live.lease.release();
+      await this.#retry("give a lease up", () => live.lease.release());
     }
   }
 
@@ -847,7 +848,8 @@ export class KvRuntime {
       delay,
     });
     void live.built.source?.close();
-    void live.lease.release().catch(() => {});
+    void this.#retry("give a lease up", () => live.lease.release())
+      .catch(() => {});
     this.#log(
       `weir: worker ${this.#worker} stopped actor '${id}' (its in-memory state is dropped; tried again in ${delay} ms): ${error.message}`,
     );
@@ -1261,14 +1263,22 @@ export class KvRuntime {
     this.#watch = null;
     this.#watched = "";
     await watch?.cancel().catch(() => {});
+    // Given up so that others take over at once; best effort (a lease left
+    // behind just expires).
+    const best = (what: string, call: () => Promise<unknown>) =>
+      this.#retry(what, call).catch(() => {});
     for (const live of this.#live.values()) {
       await live.built.source?.close();
-      await live.lease.release().catch(() => {});
+      await best("give a lease up", () => live.lease.release());
     }
     this.#live.clear();
-    await this.#coordinator.release();
-    await this.#kv.delete([...this.#base, "worker", this.#worker]).catch(
-      () => {},
+    await best(
+      "give the coordinator's lease up",
+      () => this.#coordinator.release(),
+    );
+    await best(
+      "end the worker's heartbeat",
+      () => this.#kv.delete([...this.#base, "worker", this.#worker]),
     );
   }
 
