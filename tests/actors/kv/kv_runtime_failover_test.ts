@@ -84,6 +84,36 @@ async function drive(
   return progressed;
 }
 
+/**
+ * Ticks every worker each round (moving the clock to the earliest wake-up
+ * when none committed) until all have finished; `check` sees the actors
+ * each worker owns after every round.
+ */
+async function driveAll(
+  workers: readonly KvRuntime[],
+  clock: ManualClock,
+  check: (owned: string[][]) => void,
+): Promise<void> {
+  for (let round = 0;; round++) {
+    assert.ok(
+      round < 10_000 && clock.now() < 60_000,
+      "the workers must finish",
+    );
+    let progressed = false;
+    for (const w of workers) progressed = (await w.tick()) || progressed;
+    check(workers.map((w) => w.ownedActors));
+    if (progressed) continue;
+    const running = workers.filter((w) => !w.finished);
+    if (running.length === 0) return;
+    clock.set(
+      Math.max(
+        Math.min(...running.map((w) => w.nextWakeup())),
+        clock.now() + 1,
+      ),
+    );
+  }
+}
+
 /** Every entry of the job's runtime state but the workers' heartbeats. */
 async function runtimeState(kv: Deno.Kv): Promise<Map<string, string>> {
   const state = new Map<string, string>();
@@ -381,27 +411,11 @@ Deno.test("live workers split a dead worker's actors, at most ceil(actors / live
     worker(kv, "c", clock, table, script),
   ];
   let split = false;
-  for (let round = 0;; round++) {
-    assert.ok(
-      round < 10_000 && clock.now() < 60_000,
-      "the workers must finish",
-    );
-    let progressed = false;
-    for (const w of live) progressed = (await w.tick()) || progressed;
-    const [b, c] = live.map((w) => w.ownedActors);
+  await driveAll(live, clock, ([b, c]) => {
     assert.deepEqual(b.filter((id) => c.includes(id)), [], "owned twice");
     assert.ok(b.length <= 2 && c.length <= 2, `shares: ${b} | ${c}`);
     if (b.length === 2 && c.length === 2) split = true;
-    if (progressed) continue;
-    const running = live.filter((w) => !w.finished);
-    if (running.length === 0) break;
-    clock.set(
-      Math.max(
-        Math.min(...running.map((w) => w.nextWakeup())),
-        clock.now() + 1,
-      ),
-    );
-  }
+  });
   assert.ok(split, "b and c each owned half of the actors");
   assert.deepEqual(table.rows(), expectedSums(script));
 });
@@ -418,27 +432,11 @@ Deno.test("two live workers share the actors, at most ceil(actors / workers) eac
     worker(kv, "b", clock, table, script),
   ];
   let shared = false;
-  for (let round = 0;; round++) {
-    assert.ok(
-      round < 10_000 && clock.now() < 60_000,
-      "the workers must finish",
-    );
-    let progressed = false;
-    for (const w of workers) progressed = (await w.tick()) || progressed;
-    const [a, b] = workers.map((w) => w.ownedActors);
+  await driveAll(workers, clock, ([a, b]) => {
     assert.deepEqual(a.filter((id) => b.includes(id)), [], "owned twice");
     if (a.length === 2 && b.length === 2) shared = true;
     if (shared) assert.ok(a.length <= 2 && b.length <= 2, `${a} | ${b}`);
-    if (progressed) continue;
-    const running = workers.filter((w) => !w.finished);
-    if (running.length === 0) break;
-    clock.set(
-      Math.max(
-        Math.min(...running.map((w) => w.nextWakeup())),
-        clock.now() + 1,
-      ),
-    );
-  }
+  });
   assert.ok(shared, "each worker owned half of the actors");
   assert.deepEqual(table.rows(), expectedSums(script));
 });
