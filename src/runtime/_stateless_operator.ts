@@ -40,6 +40,8 @@ export type BatchFunction<IN, OUT> = (
  * @typeParam OUT The output record type.
  */
 export class StatelessOperator<IN, OUT> implements StreamOperator<IN, OUT> {
+  /** Replayed records may run through it again: it keeps no state. */
+  readonly replayRole = "pass";
   readonly #batch: BatchFunction<IN, OUT>;
   #output: OperatorOutput<OUT> | null = null;
 

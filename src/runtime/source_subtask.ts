@@ -16,7 +16,7 @@ import {
   WatermarkOutputMultiplexer,
   type WatermarkStrategy,
 } from "../time/mod.ts";
-import type { SourceReader } from "./source.ts";
+import type { SourceBatch, SourceReader } from "./source.ts";
 import { END, recordBatch } from "./stream_element.ts";
 import type {
   OperatorContext,
@@ -119,6 +119,8 @@ export class SourceSubtask<T> {
   readonly #persist: boolean;
   readonly #onSnapshot: SourceSubtaskOptions<T>["onSnapshot"];
   #chainSnapshot: SubtaskSnapshot | null = null;
+  // Records read from each partition since this subtask was created.
+  readonly #read: number[];
   /** The largest watermark alignment allows; `Infinity` until announced. */
   maxDesiredWatermark = Infinity;
 
@@ -174,6 +176,7 @@ export class SourceSubtask<T> {
       "suggestedDelayMs",
       () => lateness.suggestedDelayMs(),
     );
+    this.#read = options.reader.partitions.map(() => 0);
     for (const id of options.reader.partitions) {
       this.#multiplexer.registerNewOutput(id);
       this.#partitions.push({
@@ -240,6 +243,54 @@ export class SourceSubtask<T> {
       this.#end();
       return true;
     }
+    this.#emit(batch, true);
+    return true;
+  }
+
+  /**
+   * Records read from each partition since this subtask was created, in
+   * the reader's partition order: how far a replay must read (see
+   * {@linkcode SourceSubtask.beginReplay}).
+   */
+  get recordsRead(): readonly number[] {
+    return this.#read;
+  }
+
+  /** The reader's position now, as its snapshot would hold it. */
+  get readerPosition(): unknown {
+    return this.#reader.snapshotState();
+  }
+
+  /**
+   * Starts rebuilding event time by replay (the KV runtime's
+   * `watermarkRecovery: "replay"`): records read again from a second
+   * reader, restored at the last checkpoint's positions, go through
+   * {@linkcode SourceSubtask.replayBatch} until
+   * {@linkcode SourceSubtask.endReplay}; they feed the partitions'
+   * generators and nothing is emitted (see `Subtask.beginReplay`).
+   */
+  beginReplay(): void {
+    this.#subtask.beginReplay();
+  }
+
+  /**
+   * Feeds records read again to their partition's generator, emitting
+   * nothing; they do not count as read.
+   *
+   * @param batch Records of one partition, in order, as a reader polled them.
+   * @throws {RangeError} If an assigned timestamp is not a finite safe integer.
+   */
+  replayBatch(batch: SourceBatch<T>): void {
+    this.#emit(batch, false);
+  }
+
+  /** Ends a replay: the rebuilt watermark goes on once (see `Subtask.endReplay`). */
+  endReplay(): void {
+    this.#subtask.endReplay();
+  }
+
+  /** Stamps a polled batch and hands it to its partition's generator and downstream. */
+  #emit(batch: SourceBatch<T>, read: boolean): void {
     const { values } = batch;
     const timestamps = new Array<number>(values.length);
     for (let i = 0; i < values.length; i++) {
@@ -256,8 +307,11 @@ export class SourceSubtask<T> {
       timestamps[i] = ts;
     }
     // Counted only once the whole poll is valid: nothing of a rejected poll counts.
-    for (let i = 0; i < timestamps.length; i++) {
-      if (timestamps[i] !== -Infinity) this.#lateness.record(timestamps[i]);
+    if (read) {
+      for (let i = 0; i < timestamps.length; i++) {
+        if (timestamps[i] !== -Infinity) this.#lateness.record(timestamps[i]);
+      }
+      this.#read[batch.partition] += values.length;
     }
     const partition = this.#partitions[batch.partition];
     this.#pendingValues = values;
@@ -274,7 +328,6 @@ export class SourceSubtask<T> {
       );
     }
     this.#flush();
-    return true;
   }
 
   /** Hands the pending records of the current poll downstream. */

@@ -104,6 +104,18 @@ export interface StreamOperator<IN, OUT> {
   isBackPressured?(): boolean;
   /** How many asynchronous calls are in flight (the runtime waits for them at the end of input). */
   inFlight?(): number;
+  /**
+   * How the operator takes part when a subtask rebuilds its event time by
+   * replay (`Subtask.beginReplay`; the KV runtime's
+   * `watermarkRecovery: "replay"` after a take-over). `"pass"`: it keeps no
+   * state (map, filter, flat map), so replayed records may run through it
+   * again; `"generate"`: its only state of records is event time (a
+   * timestamps-and-watermarks operator), rebuilt from replayed records.
+   * Other operators (the default) keep records in their state: replayed
+   * records never reach them, and they get only the rebuilt watermark and
+   * status, once, when the replay ends.
+   */
+  readonly replayRole?: "pass" | "generate";
 }
 
 /** How a snapshot is taken. */

@@ -146,6 +146,15 @@ export class Subtask {
   #aligning: number | null = null;
   readonly #barrierSeen: boolean[];
   readonly #held: StreamElement[][];
+  // Event-time replay (see beginReplay): where each operator's input comes
+  // from (the valve for the head, the tail last), how far replayed records
+  // and watermarks go, and what reached that boundary.
+  readonly #inputs: OperatorOutput<unknown>[] = [];
+  readonly #recordsTo: number;
+  readonly #eventTimeTo: number;
+  #replaying = false;
+  #replayedWatermark: number | null = null;
+  #replayedStatus: WatermarkStatus | null = null;
   /** The subtask's counters. */
   readonly metrics: SubtaskMetrics = {
     recordsIn: 0,
@@ -176,15 +185,34 @@ export class Subtask {
     this.#operators = options.operators;
     this.#edges = options.edges;
     this.#send = send;
-    const head = options.operators[0];
+    const operators = options.operators;
+    // Replayed records run through the operators that keep no state of
+    // them, up to the last one that generates watermarks; replayed
+    // watermarks go up to the first operator that keeps records.
+    let eventTimeTo = 0;
+    let recordsTo = 0;
+    while (eventTimeTo < operators.length) {
+      const role = operators[eventTimeTo].replayRole;
+      if (role !== "pass" && role !== "generate") break;
+      eventTimeTo++;
+      if (role === "generate") recordsTo = eventTimeTo;
+    }
+    this.#eventTimeTo = eventTimeTo;
+    this.#recordsTo = recordsTo;
+    const tail = this.#tailOutput();
+    for (let i = 0; i < operators.length; i++) {
+      this.#inputs.push(this.#link(i, tail));
+    }
+    this.#inputs.push(tail);
+    const head = this.#inputs[0];
     const metrics = this.metrics;
     this.#valve = new StatusWatermarkValve(options.numInputChannels, {
       emitWatermark(watermark) {
         metrics.inputWatermark = watermark;
-        head.processWatermark(watermark);
+        head.emitWatermark(watermark);
       },
       emitWatermarkStatus(status) {
-        head.processWatermarkStatus(status);
+        head.emitWatermarkStatus(status);
       },
     }, { policy: options.inputPolicy ?? "min" });
     this.#ended = new Array(options.numInputChannels).fill(false);
@@ -195,10 +223,8 @@ export class Subtask {
       parts: options.snapshotParts,
     };
     this.#onSnapshot = options.onSnapshot;
-    const tail = this.#tailOutput();
-    for (let i = 0; i < options.operators.length; i++) {
-      const next = options.operators[i + 1];
-      options.operators[i].open(context, next ? chainOutput(next, tail) : tail);
+    for (let i = 0; i < operators.length; i++) {
+      operators[i].open(context, this.#inputs[i + 1]);
     }
   }
 
@@ -220,6 +246,10 @@ export class Subtask {
           this.#ended.length - 1
         }: current value is ${channel}`,
       );
+    }
+    if (this.#replaying) {
+      this.#replay(channel, element);
+      return;
     }
     // Aligned checkpoints: after a channel delivered the barrier, its input
     // waits until every channel has (reference §6 rule 6).
@@ -251,6 +281,60 @@ export class Subtask {
         break;
     }
     this.#flushSideOutputs();
+  }
+
+  /**
+   * Starts rebuilding event time by replay (the KV runtime's
+   * `watermarkRecovery: "replay"`, when an actor restored without event
+   * time is taken over): until {@linkcode Subtask.endReplay}, `receive`
+   * takes the input the subtask had already applied since its last
+   * checkpoint again, and emits nothing.
+   *
+   * Watermarks and statuses rebuild the valve and pass the operators that
+   * keep no records (`replayRole`) up to the first one that does; records
+   * run only through operators that generate watermarks (and the stateless
+   * ones before them), so no state of records is changed and no record is
+   * counted twice. Barriers and ends are skipped: the restored state holds
+   * their effect.
+   */
+  beginReplay(): void {
+    this.#replaying = true;
+    this.#replayedWatermark = null;
+    this.#replayedStatus = null;
+  }
+
+  /**
+   * Ends a replay: the watermark and status that reached the first operator
+   * keeping records (or the output) are handed on for real, once, as the
+   * next input would have. Anything they fire is output; downstream drops
+   * a watermark it already has.
+   */
+  endReplay(): void {
+    if (!this.#replaying) return;
+    this.#replaying = false;
+    const at = this.#inputs[this.#eventTimeTo];
+    const watermark = this.#replayedWatermark;
+    const status = this.#replayedStatus;
+    if (status === "active") at.emitWatermarkStatus(status);
+    if (watermark !== null) at.emitWatermark(watermark);
+    if (status === "idle") at.emitWatermarkStatus(status);
+    this.#flushSideOutputs();
+  }
+
+  #replay(channel: number, element: StreamElement): void {
+    switch (element.kind) {
+      case "records":
+        if (this.#recordsTo > 0) {
+          this.#operators[0].processBatch(element.values, element.timestamps);
+        }
+        break;
+      case "watermark":
+        this.#valve.inputWatermark(element.watermark, channel);
+        break;
+      case "status":
+        this.#valve.inputWatermarkStatus(element.status, channel);
+        break;
+    }
   }
 
   #receiveBarrier(channel: number, checkpointId: number): void {
@@ -469,24 +553,68 @@ export class Subtask {
     this.#side.clear();
   }
 
+  /**
+   * The input of operator `index`: its predecessor's output (the valve's
+   * for the head). During a replay, records stop before operators that
+   * neither pass nor generate, and watermarks before the first that keeps
+   * records, where the last one is kept for `endReplay`.
+   */
+  #link(
+    index: number,
+    tail: OperatorOutput<unknown>,
+  ): OperatorOutput<unknown> {
+    const next = this.#operators[index];
+    // deno-lint-ignore no-this-alias
+    const subtask = this;
+    return {
+      emitBatch(values, timestamps) {
+        if (values.length === 0) return;
+        if (subtask.#replaying && index >= subtask.#recordsTo) return;
+        next.processBatch(values, timestamps);
+      },
+      emitWatermark(watermark) {
+        if (subtask.#replaying && index >= subtask.#eventTimeTo) {
+          subtask.#replayedWatermark = watermark;
+        } else next.processWatermark(watermark);
+      },
+      emitWatermarkStatus(status) {
+        if (subtask.#replaying && index >= subtask.#eventTimeTo) {
+          subtask.#replayedStatus = status;
+        } else next.processWatermarkStatus(status);
+      },
+      emitSideOutput(tag, value, timestamp) {
+        tail.emitSideOutput(tag, value, timestamp);
+      },
+    };
+  }
+
   #tailOutput(): OperatorOutput<unknown> {
     return {
       emitBatch: (values, timestamps) => {
-        if (values.length === 0) return;
+        if (values.length === 0 || this.#replaying) return;
         this.metrics.recordsOut += values.length;
         this.#route(undefined, values, timestamps);
       },
       emitWatermark: (watermark) => {
+        if (this.#replaying) {
+          this.#replayedWatermark = watermark;
+          return;
+        }
         this.#flushSideOutputs();
         this.metrics.outputWatermark = watermark;
         this.#broadcast({ kind: "watermark", watermark });
       },
       emitWatermarkStatus: (status: WatermarkStatus) => {
+        if (this.#replaying) {
+          this.#replayedStatus = status;
+          return;
+        }
         this.#flushSideOutputs();
         this.metrics.idle = status === "idle";
         this.#broadcast({ kind: "status", status });
       },
       emitSideOutput: (tag, value, timestamp) => {
+        if (this.#replaying) return;
         let buffer = this.#side.get(tag);
         if (buffer === undefined) {
           buffer = [[], []];
@@ -497,28 +625,4 @@ export class Subtask {
       },
     };
   }
-}
-
-/**
- * The output of a chained operator: the next operator's input; side outputs
- * leave the chain at once, as the tail's do.
- */
-function chainOutput(
-  next: StreamOperator<unknown, unknown>,
-  tail: OperatorOutput<unknown>,
-): OperatorOutput<unknown> {
-  return {
-    emitBatch(values, timestamps) {
-      if (values.length > 0) next.processBatch(values, timestamps);
-    },
-    emitWatermark(watermark) {
-      next.processWatermark(watermark);
-    },
-    emitWatermarkStatus(status) {
-      next.processWatermarkStatus(status);
-    },
-    emitSideOutput(tag, value, timestamp) {
-      tail.emitSideOutput(tag, value, timestamp);
-    },
-  };
 }

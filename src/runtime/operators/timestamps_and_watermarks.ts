@@ -90,6 +90,8 @@ function ignoreWarning(_message: string): void {}
  */
 export class TimestampsAndWatermarksOperator<T>
   implements StreamOperator<T, T> {
+  /** Rebuilds its generator from replayed records (see `replayRole`). */
+  readonly replayRole = "generate";
   readonly #strategy: WatermarkStrategy<T>;
   readonly #intervalMs: number;
   readonly #progressive: boolean;
