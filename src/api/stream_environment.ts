@@ -283,13 +283,17 @@ export class StreamEnvironment {
    * Creates a worker of the KV runtime for the job (DESIGN "KV runtime"):
    * the same job, with every subtask an actor whose steps are atomic
    * commits to `options.kv`. Start one per process (or Deploy instance);
-   * they share the actors. The environment's clock, checkpoint interval and
-   * checkpoint storage apply.
+   * they share the actors. The environment's clock, checkpoint interval,
+   * checkpoint storage and `watermarkRecovery` apply; `mailboxCapacity` is
+   * the local runtime's and is refused (the KV runtime's back-pressure
+   * bound is `options.maxChannelLag`).
    *
    * @param options The shared database and the worker's settings.
    * @param restoreFrom The checkpoint the job starts from the first time it
    * runs in this database.
    * @returns The worker; call `run()` (or `tick()`).
+   * @throws {RangeError} If the environment sets `mailboxCapacity`, or an
+   * option is out of range.
    *
    * @example
    * ```ts ignore
@@ -300,14 +304,25 @@ export class StreamEnvironment {
   createKvRuntime(
     options: Omit<
       KvRuntimeOptions,
-      "clock" | "checkpointIntervalMs" | "checkpointStore" | "restoreFrom"
+      | "clock"
+      | "checkpointIntervalMs"
+      | "checkpointStore"
+      | "restoreFrom"
+      | "watermarkRecovery"
     >,
     restoreFrom?: CompletedCheckpoint,
   ): KvRuntime {
+    if (this.#mailboxCapacity !== undefined) {
+      // An option a runtime cannot honour is refused, never ignored.
+      throw new RangeError(
+        `Cannot create the KV runtime of job '${this.#plan.jobName}' as 'mailboxCapacity' must be unset (it bounds the local runtime's mailboxes): current value is ${this.#mailboxCapacity}; the KV runtime's bound is 'maxChannelLag'`,
+      );
+    }
     return new KvRuntime(this.getJobGraph(), {
       ...options,
       clock: this.#clock,
       checkpointIntervalMs: this.#checkpointIntervalMs,
+      watermarkRecovery: this.#watermarkRecovery,
       checkpointStore: this.#checkpoints ?? undefined,
       restoreFrom,
     });

@@ -493,4 +493,52 @@ export function runtimeConformance(runtime: RuntimeUnderTest): void {
       );
     },
   );
+
+  Deno.test(
+    name(
+      "a restore keeps a late-data decision in persist mode; replay mode restarts event time and takes the record",
+    ),
+    async () => {
+      async function restored(
+        mode: Mode,
+      ): Promise<{ rows: string[]; late: string[] }> {
+        const clock = new ManualClock(0);
+        const storage = new MemoryStorage();
+        const table = new ExternalTable<string>();
+        const late = new ExternalTable<string>();
+        const build = () =>
+          lateDataJob({
+            storage,
+            clock,
+            mode,
+            table,
+            late,
+            partitions: 1,
+            parallelism: 1,
+            script: [
+              { at: 0, value: { sensor: 0, value: 1, ts: 1_000 } },
+              { at: 100, value: { sensor: 0, value: 2, ts: 3_000 } },
+              // Read after the checkpoint at 1 s, for the window
+              // [1000, 2000) that the watermark (2999) already closed.
+              { at: 1_100, value: { sensor: 0, value: 4, ts: 1_500 } },
+              { at: 1_500, value: { sensor: 0, value: 8, ts: 5_000 } },
+            ],
+          });
+        await runtime.crashAfterCheckpoints(build(), clock, 1);
+        const env = build();
+        const checkpoint = await env.findCheckpoint();
+        assert.equal(checkpoint?.id, 1);
+        await runtime.run(env, clock, checkpoint!);
+        return { rows: table.rows(), late: late.rows() };
+      }
+      const persist = await restored("persist");
+      assert.deepEqual(persist.late, ['"1500"']);
+      assert.ok(!persist.rows.includes('"1000=4"'), persist.rows.join(" "));
+      const replay = await restored("replay");
+      // Event time restarted at -Infinity: the same record is on time again
+      // and its window fires a second, partial result.
+      assert.deepEqual(replay.late, []);
+      assert.ok(replay.rows.includes('"1000=4"'), replay.rows.join(" "));
+    },
+  );
 }

@@ -238,3 +238,18 @@ Deno.test('StreamEnvironment: withWatermarkPolicy("max") lets the fastest input 
   const max = await run("max");
   assert.equal(max[0], "0:1000,2000@200");
 });
+
+Deno.test("StreamEnvironment.createKvRuntime() refuses mailboxCapacity, an option of the local runtime, by name", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const env = new StreamEnvironment({
+    jobName: "bounded",
+    clock: new ManualClock(0),
+    mailboxCapacity: 8,
+  });
+  env.fromCollection([1, 2]).sinkTo(new CollectSink<number>());
+  assert.throws(() => env.createKvRuntime({ kv }), {
+    name: "RangeError",
+    message:
+      /'mailboxCapacity' must be unset .*: current value is 8; the KV runtime's bound is 'maxChannelLag'/,
+  });
+});

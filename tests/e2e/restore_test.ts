@@ -12,7 +12,6 @@ import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { ExternalTable, twoPhaseSink } from "../_support/two_phase_sink.ts";
 import {
   drive,
-  lateDataJob,
   type Mode,
   type Reading,
   sensorJob,
@@ -109,55 +108,6 @@ Deno.test("A restore refuses a checkpoint of another job, naming what differs (s
     name: "CheckpointMismatchError",
     message: /jobName is 'sensors' in the checkpoint, 'other' in this job/,
   });
-});
-
-Deno.test("Persist mode keeps a late-data decision across a restore that replay mode makes differently", async () => {
-  async function run(mode: Mode): Promise<{ rows: string[]; late: string[] }> {
-    const clock = new ManualClock(0);
-    const storage = new MemoryStorage();
-    const table = new ExternalTable<string>();
-    const late = new ExternalTable<string>();
-    const build = () =>
-      lateDataJob({
-        storage,
-        clock,
-        mode,
-        table,
-        late,
-        partitions: 1,
-        parallelism: 1,
-        script: [
-          { at: 0, value: { sensor: 0, value: 1, ts: 1_000 } },
-          { at: 100, value: { sensor: 0, value: 2, ts: 3_000 } },
-          // Arrives after the checkpoint at 1000 ms, for the window [1000, 2000)
-          // that the watermark (2999) already closed.
-          { at: 1_100, value: { sensor: 0, value: 4, ts: 1_500 } },
-          { at: 1_500, value: { sensor: 0, value: 8, ts: 5_000 } },
-        ],
-      });
-    const first = build().createRuntime();
-    // Run until just after the checkpoint at 1000 ms, then crash.
-    while (clock.now() < 1_000 || first.latestCheckpoint === null) {
-      if (!first.step()) {
-        clock.set(Math.max(first.nextWakeup(), clock.now() + 1));
-      }
-      await first.flushCheckpoints();
-    }
-    const env = build();
-    await drive(
-      env.createRuntime((await env.findCheckpoint()) ?? undefined),
-      clock,
-    );
-    return { rows: table.rows(), late: late.rows() };
-  }
-  const persist = await run("persist");
-  assert.deepEqual(persist.late, ['"1500"']);
-  assert.ok(!persist.rows.includes('"1000=4"'));
-  const replay = await run("replay");
-  // Event time restarted at -Infinity: the same record is on time again and
-  // its window fires a second, partial result.
-  assert.deepEqual(replay.late, []);
-  assert.ok(replay.rows.includes('"1000=4"'), replay.rows.join(" "));
 });
 
 Deno.test("A crash after a checkpoint is saved but before sinks commit loses nothing: the restore commits it again", async () => {

@@ -50,6 +50,20 @@ export interface Meta {
   triggered: number;
   /** The last checkpoint whose snapshot is stored under `["ack", id]`. */
   acked: number;
+  /**
+   * Per input channel: the last entry applied when the subtask last took
+   * part in a checkpoint. In replay mode an actor taken over reads its
+   * input again from here to rebuild event time, so producers keep these
+   * entries. Missing in metas written before replay existed.
+   */
+  replayFrom?: number[];
+  /**
+   * A source's reader position when it last took part in a checkpoint
+   * (unset: the reader's first position), replay mode only.
+   */
+  replayReader?: unknown;
+  /** A source's records read since then, per partition (replay mode only). */
+  replayCounts?: number[];
   /** The last state the service reports for this actor. */
   status: CommittedStatus;
 }
@@ -66,6 +80,7 @@ export function freshMeta(wiring: ActorWiring): Meta {
     sinksDone: false,
     triggered: 0,
     acked: 0,
+    replayFrom: wiring.inputs.map(() => 0),
     status: {
       inputWatermark: -Infinity,
       outputWatermark: -Infinity,
@@ -89,8 +104,11 @@ export interface StepResult {
   readonly out: readonly (readonly StreamElement[])[];
   /** Snapshots taken for checkpoints, by checkpoint id. */
   readonly acks: readonly (readonly [number, Encoded])[];
-  /** Per output channel: the consumer's last applied entry, as last read. */
-  readonly consumed: readonly number[];
+  /**
+   * Per output channel: the entries up to here may be deleted (the
+   * consumer applied them and, in replay mode, will not read them again).
+   */
+  readonly released: readonly number[];
 }
 
 /**
@@ -139,7 +157,7 @@ export function stepCommit(
   }
   let trims = 0;
   for (let k = 0; k < next.trimmed.length && trims < TRIMS_PER_STEP; k++) {
-    while (next.trimmed[k] < result.consumed[k] && trims < TRIMS_PER_STEP) {
+    while (next.trimmed[k] < result.released[k] && trims < TRIMS_PER_STEP) {
       next.trimmed[k]++;
       ops.push({ type: "delete", key: logKey(k, next.trimmed[k]) });
       trims++;

@@ -45,6 +45,7 @@ import {
 import { Lease } from "./lease.ts";
 import { isTransient, PersistentKvError, retryTransient } from "./retry.ts";
 import { actorId, type ActorWiring, wireActors } from "./_kv_wiring.ts";
+import { countReplay, replayEventTime } from "./_replay.ts";
 import {
   CheckpointCoordinator,
   type CoordinatorState,
@@ -84,6 +85,19 @@ export interface KvRuntimeOptions {
    * @default {0}
    */
   readonly checkpointIntervalMs?: number;
+  /**
+   * What happens to event time when an actor is taken over (another
+   * worker, or a retry after a failure) or the job restores a checkpoint.
+   * `"persist"`: generator, valve and operator watermarks are part of every
+   * step's state, so a take-over resumes exactly. `"replay"` (Flink's
+   * behaviour): they live in memory only; an actor taken over rebuilds them
+   * by reading its input again from its last checkpoint's positions up to
+   * what it had applied, emitting nothing, and checkpoints hold no event
+   * time. Channels then keep their entries back to the consumer's last
+   * checkpoint (without checkpoints: from the start).
+   * @default {"replay"}
+   */
+  readonly watermarkRecovery?: "persist" | "replay";
   /** Where completed checkpoints are saved. */
   readonly checkpointStore?: {
     save(checkpoint: CompletedCheckpoint): Promise<void>;
@@ -129,6 +143,10 @@ interface Live {
   acks: [number, Encoded][];
   /** Per output channel: the consumer's last applied entry, as last read. */
   consumed: number[];
+  /** Per output channel: entries up to here may be deleted, as last read. */
+  released: number[];
+  /** A source's records read per partition at the last commit (replay mode). */
+  readBase: readonly number[];
   recordsInBase: number;
   recordsOutBase: number;
   mail: boolean;
@@ -170,8 +188,10 @@ const COORDINATOR = "$checkpoints";
  * A worker that loses a lease (its commit fails the check) drops that
  * actor's in-memory state and stops working on it. Checkpoints (consistent
  * cuts for restores and rescaling) still flow as barriers, coordinated by
- * a pseudo-actor with its own lease. Event time is always persisted with
- * the steps (`watermarkRecovery: "persist"`): a take-over resumes exactly.
+ * a pseudo-actor with its own lease. With `watermarkRecovery: "persist"`
+ * event time is part of every step, so a take-over resumes exactly; with
+ * `"replay"` an actor taken over rebuilds it by reading its input again
+ * from its last checkpoint (DESIGN "The KV runtime's protocol").
  *
  * @example One worker on an in-memory database
  * ```ts ignore
@@ -189,6 +209,7 @@ export class KvRuntime {
   readonly #pollMs: number;
   readonly #maxLag: number;
   readonly #simulate: boolean;
+  readonly #persist: boolean;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #base: readonly string[];
   readonly #wirings: ActorWiring[];
@@ -257,6 +278,15 @@ export class KvRuntime {
     this.#maxLag = options.maxChannelLag ?? 32;
     this.#simulate = options.simulate ??
       typeof (options.clock as { set?: unknown }).set === "function";
+    const recovery = options.watermarkRecovery ?? "replay";
+    if (recovery !== "persist" && recovery !== "replay") {
+      throw new RangeError(
+        `Cannot ${action} as 'watermarkRecovery' must be "persist" or "replay": current value is ${
+          JSON.stringify(recovery)
+        }`,
+      );
+    }
+    this.#persist = recovery === "persist";
     this.#sleep = options.sleep ??
       ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#base = ["weir", graph.jobName, "kvrt"];
@@ -581,15 +611,23 @@ export class KvRuntime {
       fingerprint: fingerprintOf(this.#graph),
       parallelism: this.#graph.vertices.map((v) => [v.id, v.parallelism]),
     });
+    const recovery = this.#persist ? "persist" : "replay";
     for (;;) {
       const entry = await this.#retry(
         "read the job record",
-        () => this.#kv.get<{ plan: string }>(key),
+        () => this.#kv.get<{ plan: string; watermarkRecovery?: string }>(key),
       );
       if (entry.value !== null) {
         if (entry.value.plan !== plan) {
           throw new RangeError(
             `Cannot run job '${this.#graph.jobName}' in the KV runtime as its plan must match the one already running in this database: current value differs (start over with --restore none or KvRuntime.reset())`,
+          );
+        }
+        // Jobs recorded before replay existed always persisted event time.
+        const running = entry.value.watermarkRecovery ?? "persist";
+        if (running !== recovery) {
+          throw new RangeError(
+            `Cannot run job '${this.#graph.jobName}' in the KV runtime as 'watermarkRecovery' must match the job already running in this database ("${running}"): current value is "${recovery}" (keep it, or start over with --restore none or --restore <checkpoint id>)`,
           );
         }
         this.#initialised = true;
@@ -611,7 +649,11 @@ export class KvRuntime {
           () =>
             this.#kv.atomic().check({ key, versionstamp: null })
               .check(lease.check)
-              .set(key, { plan, createdAt: this.#clock.now() })
+              .set(key, {
+                plan,
+                watermarkRecovery: recovery,
+                createdAt: this.#clock.now(),
+              })
               .commit(),
         );
         await this.#retry("give the start lease up", () => lease.release())
@@ -661,13 +703,18 @@ export class KvRuntime {
       }
       const storage = this.#storageOf(wiring.id);
       const meta = freshMeta(wiring);
+      const snapshot = snapshots.get(wiring.id);
+      // A replay starts at the restored positions.
+      if (wiring.inputs.length === 0) {
+        meta.replayReader = (snapshot as SourceSubtaskSnapshot).reader;
+      }
       await this.#retry(`seed actor '${wiring.id}'`, () =>
         storage.atomic([
           { type: "put", key: ["meta"], value: meta },
           {
             type: "put",
             key: ["state"],
-            value: encodeStructured(snapshots.get(wiring.id)),
+            value: encodeStructured(snapshot),
           },
         ], { checks: [lease.check] }));
     }
@@ -787,7 +834,7 @@ export class KvRuntime {
     const vertex = this.#graph.vertices.find((v) => v.id === wiring.vertex)!;
     const built = buildSubtask(this.#graph, vertex, wiring.index, {
       clock: this.#clock,
-      persistWatermarks: true,
+      persistWatermarks: this.#persist,
       stepSnapshots: true,
       send: (edge, channel, element) => {
         live.out[wiring.edgeBase[edge] + channel].push(element);
@@ -810,6 +857,8 @@ export class KvRuntime {
       out: wiring.outputs.map(() => []),
       acks: [],
       consumed: [...committed.trimmed],
+      released: [...committed.trimmed],
+      readBase: built.source?.recordsRead.map(() => 0) ?? [],
       recordsInBase: committed.status.recordsIn,
       recordsOutBase: committed.status.recordsOut,
       mail: false,
@@ -822,6 +871,24 @@ export class KvRuntime {
       if (built.source !== null) {
         built.source.restore(state as SourceSubtaskSnapshot);
       } else built.subtask!.restore(state as SubtaskSnapshot);
+    }
+    if (!this.#persist && meta !== undefined && !committed.finished) {
+      await replayEventTime({
+        actor: wiring.id,
+        meta: committed,
+        source: built.source,
+        subtask: built.subtask,
+        createReader: () =>
+          vertex.source!.source.createReader(wiring.index, vertex.parallelism),
+        readEntries: (c, applied) =>
+          this.#readEntries(
+            wiring.inputs[c].producer,
+            wiring.inputs[c].out,
+            applied,
+          ),
+        now: this.#clock.now(),
+        log: this.#log,
+      });
     }
     this.#live.set(wiring.id, live);
   }
@@ -910,7 +977,8 @@ export class KvRuntime {
     }
     if (!blocked) {
       if (live.built.source !== null) {
-        worked = this.#pollSource(live.built.source, now, work) || worked;
+        worked = this.#pollSource(live, live.built.source, now, work) ||
+          worked;
       } else if (live.dirty) {
         live.dirty = false;
         worked = (await this.#readInputs(live, live.built.subtask!, work)) ||
@@ -919,7 +987,12 @@ export class KvRuntime {
     }
     worked = (await this.#drainMail(live, machine)) || worked;
     if (live.acks.length > 0 || machine.finished || notify) worked = true;
+    // What a replay handed on when the actor was taken up.
+    if (live.out.some((o) => o.length > 0)) worked = true;
     if (!worked && !this.#trimDue(live)) return false;
+    if (!this.#persist && live.built.source !== null) {
+      countReplay(work, live, live.built.source.recordsRead);
+    }
     await this.#commit(live, machine, work);
     if (notify) {
       live.notified = completed;
@@ -937,6 +1010,7 @@ export class KvRuntime {
 
   /** A source's step: takes part in a requested checkpoint, then polls. */
   #pollSource(
+    live: Live,
     source: SourceSubtask<unknown>,
     now: number,
     work: Meta,
@@ -945,7 +1019,13 @@ export class KvRuntime {
     const pending = this.#coordinatorState?.pending ?? null;
     if (pending !== null && pending > work.triggered) {
       work.triggered = pending;
-      source.triggerCheckpoint(pending);
+      const position = this.#persist ? undefined : source.readerPosition;
+      if (source.triggerCheckpoint(pending) && position !== undefined) {
+        // A replay now starts here: nothing was read yet in this step.
+        work.replayReader = position;
+        work.replayCounts = source.recordsRead.map(() => 0);
+        live.readBase = [...source.recordsRead];
+      }
       worked = true;
     }
     for (let i = 0; i < POLLS_PER_STEP && !source.finished; i++) {
@@ -977,6 +1057,8 @@ export class KvRuntime {
       batches,
       () => this.#waitWhileBackPressured(live, subtask),
     );
+    // The checkpoint's cut: a replay reads the input again from here.
+    if (aligned) meta.replayFrom = [...meta.inputs];
     // More input may wait behind the barriers, or past what was read.
     if (aligned || batches.some((b) => b.length === ENTRIES_PER_CHANNEL)) {
       live.dirty = true;
@@ -1068,17 +1150,20 @@ export class KvRuntime {
     );
     wiring.outputs.forEach((o, k) => {
       const consumer = metas[k];
-      if (consumer !== undefined) {
-        live.consumed[k] = Math.max(
-          live.consumed[k],
-          consumer.inputs[o.channel],
-        );
-      }
+      if (consumer === undefined) return;
+      const applied = consumer.inputs[o.channel];
+      live.consumed[k] = Math.max(live.consumed[k], applied);
+      // In replay mode a consumer that may be taken over reads its input
+      // again from its last checkpoint: those entries stay.
+      const release = this.#persist || consumer.finished
+        ? applied
+        : Math.min(applied, consumer.replayFrom?.[o.channel] ?? applied);
+      live.released[k] = Math.max(live.released[k], release);
     });
   }
 
   #trimDue(live: Live): boolean {
-    return live.meta.trimmed.some((t, k) => live.consumed[k] > t);
+    return live.meta.trimmed.some((t, k) => live.released[k] > t);
   }
 
   /** A finished actor only deletes what its consumers applied. */
@@ -1108,7 +1193,7 @@ export class KvRuntime {
       },
       out: live.out,
       acks: live.acks,
-      consumed: live.consumed,
+      released: live.released,
     });
     live.out = wiring.outputs.map(() => []);
     live.acks = [];

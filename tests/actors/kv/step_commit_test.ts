@@ -49,7 +49,7 @@ Deno.test("stepCommit() writes the state, numbered log entries (a barrier alone)
     subtask: { state: { sum: 42 }, status: STATUS, finished: false },
     out: [[watermark, barrier, watermark], []],
     acks: [],
-    consumed: [0, 0],
+    released: [0, 0],
   });
   assert.deepEqual(keysOf(ops), [
     'put ["state"]',
@@ -76,7 +76,7 @@ Deno.test("stepCommit() replaces the previous checkpoint snapshot and deletes ap
     subtask: null,
     out: [[], []],
     acks: [[3, ack]],
-    consumed: [90, 5],
+    released: [90, 5],
   });
   const keys = keysOf(ops);
   assert.ok(keys.includes('put ["ack",3]'));
@@ -93,7 +93,7 @@ Deno.test("stepCommit() replaces the previous checkpoint snapshot and deletes ap
     subtask: null,
     out: [[], []],
     acks: [],
-    consumed: [90, 5],
+    released: [90, 5],
   });
   assert.deepEqual(again.next.trimmed, [90, 5]);
 });
@@ -103,7 +103,7 @@ Deno.test("stepCommit() records that the subtask finished", () => {
     subtask: { state: {}, status: STATUS, finished: true },
     out: [[{ kind: "end" }], [{ kind: "end" }]],
     acks: [],
-    consumed: [0, 0],
+    released: [0, 0],
   });
   assert.equal(next.finished, true);
   // Its state stays: the sinks finish after the commit, and again after a
