@@ -172,6 +172,8 @@ export class LocalRuntime {
   readonly #alignmentInterval: number;
   #nextAlignment = Infinity;
   #stopped = false;
+  // Stopping with a final checkpoint: sources read nothing more.
+  #draining = false;
   readonly #persist: boolean;
   readonly #checkpointInterval: number;
   readonly #store: LocalRuntimeOptions["checkpointStore"];
@@ -503,7 +505,7 @@ export class LocalRuntime {
             actor.mailbox.length = 0;
             actor.head = 0;
           }
-        } else if (actor.source!.poll(now)) {
+        } else if (!this.#draining && actor.source!.poll(now)) {
           steps++;
           progressed = true;
         }
@@ -546,7 +548,7 @@ export class LocalRuntime {
         actor.subtask.receive(message.channel, message.element);
         return true;
       }
-      if (actor.source!.poll(now)) return true;
+      if (!this.#draining && actor.source!.poll(now)) return true;
     }
     return false;
   }
@@ -621,6 +623,48 @@ export class LocalRuntime {
   /** Stops `run()` after its current step. */
   stop(): void {
     this.#stopped = true;
+  }
+
+  /** The checkpoint triggered and not yet complete, or `null`. */
+  get checkpointInProgress(): number | null {
+    return this.#pendingCheckpoint?.id ?? null;
+  }
+
+  /**
+   * Stops with a final checkpoint (Flink's stop-with-savepoint), after
+   * `stop()` and once `run()` has returned: sources read nothing more; the
+   * checkpoint in progress, if any, completes; then one more is taken,
+   * saved, and the sinks commit it. A restart from it resumes exactly here.
+   *
+   * @returns The final checkpoint's id, or `null` if part of the job has
+   * finished (then no checkpoint can be taken, as in Flink) or the
+   * checkpoint in progress cannot complete (input ended on the way).
+   */
+  async finalCheckpoint(): Promise<number | null> {
+    this.#draining = true;
+    if (!(await this.#complete(this.#pendingCheckpoint?.id ?? null))) {
+      return null;
+    }
+    // A periodic checkpoint may have started meanwhile: it is the final one.
+    const id = this.#pendingCheckpoint?.id ?? this.triggerCheckpoint();
+    return (await this.#complete(id)) ? id : null;
+  }
+
+  /** Runs until checkpoint `id` (if any) is saved; false if it cannot be. */
+  async #complete(id: number | null): Promise<boolean> {
+    if (id === null) return true;
+    for (;;) {
+      const steps = this.runUntilIdle();
+      await this.flushCheckpoints();
+      if (this.#pendingCheckpoint?.id !== id) {
+        return (this.#latestCompleted?.id ?? 0) >= id;
+      }
+      if (steps > 0) continue;
+      // Barriers may wait behind asynchronous calls in flight; with none,
+      // nothing can move them any more.
+      if (this.#inFlight() === 0) return false;
+      await this.#waitForMail(1_000);
+    }
   }
 
   /** Stops the sources' background reading; `run()` calls it when the job finishes. */
