@@ -3,11 +3,15 @@
  *
  * - `deno task dev [job-file.ts] [--port 8000] [--host 127.0.0.1]
  *   [--store ./.weir/weir.sqlite] [--restore latest|none|<id>]` runs a job in
- *   the local runtime on a Deno KV file, restores its latest checkpoint
- *   (checkpoints every second), and serves the HTTP app (ingest, jobs,
- *   metrics, dashboard) at the printed address. Without a job file it runs
- *   the demo job (`examples/live_clicks.ts`). Ctrl-C takes a final checkpoint
- *   and exits. `WEIR_TOKEN` protects ingest and admin endpoints.
+ *   the local runtime on a Deno KV file, restores its latest checkpoint, and
+ *   serves the HTTP app (ingest, jobs, metrics, dashboard) at the printed
+ *   address. Without a job file it runs the demo job
+ *   (`examples/live_clicks.ts`). The job file's `settings` export sets its
+ *   parallelism, checkpoint interval and `watermarkRecovery`;
+ *   `--parallelism`, `--checkpoint-interval-ms` and `--watermark-recovery`
+ *   override them; what it runs with is printed at start. Ctrl-C waits for
+ *   a checkpoint in progress, takes a final one and exits. `WEIR_TOKEN`
+ *   protects ingest and admin endpoints.
  * - `... --runtime kv [--processes N] [--lease-ms 10000]` runs the job on
  *   the KV runtime instead: this process is a worker (and serves the app,
  *   with `POST /tick`), or with `--processes N` it starts N worker processes
@@ -34,16 +38,23 @@ import {
   TABLE_NAME,
   type WindowCount,
 } from "./examples/durable_counts.ts";
-import liveClicks from "./examples/live_clicks.ts";
+import liveClicks, {
+  settings as liveClicksSettings,
+} from "./examples/live_clicks.ts";
 import {
   CheckpointStore,
   createJobContext,
   type JobDefinition,
+  type JobSettings,
   KvStorage,
   readTable,
   StreamEnvironment,
   SystemClock,
 } from "./src/mod.ts";
+import {
+  describeJobSettings,
+  resolveJobSettings,
+} from "./src/api/job_settings.ts";
 import { createApp, LocalJobHandle } from "./src/http/mod.ts";
 import { KvRuntime } from "./src/actors/kv/kv_runtime.ts";
 import { KvRuntimeView } from "./src/actors/kv/kv_runtime_view.ts";
@@ -91,10 +102,12 @@ async function openStore(path: string): Promise<Deno.Kv> {
 
 async function loadJob(
   file: string | undefined,
-): Promise<{ name: string; define: JobDefinition }> {
-  if (file === undefined) return { name: "demo", define: liveClicks };
+): Promise<{ name: string; define: JobDefinition; settings: unknown }> {
+  if (file === undefined) {
+    return { name: "demo", define: liveClicks, settings: liveClicksSettings };
+  }
   const url = new URL(file, `file://${Deno.cwd()}/`).href;
-  let module: { default?: unknown };
+  let module: { default?: unknown; settings?: unknown };
   try {
     module = await import(url);
   } catch (error) {
@@ -111,7 +124,11 @@ async function loadJob(
     );
   }
   const name = file.split("/").pop()!.replace(/\.[jt]s$/, "");
-  return { name, define: module.default as JobDefinition };
+  return {
+    name,
+    define: module.default as JobDefinition,
+    settings: module.settings,
+  };
 }
 
 interface ServeOptions {
@@ -119,6 +136,8 @@ interface ServeOptions {
   host: string;
   store: string;
   restore: Restore;
+  /** Settings given on the command line: they override the job file's. */
+  settings: JobSettings;
 }
 
 interface KvOptions extends ServeOptions {
@@ -127,22 +146,40 @@ interface KvOptions extends ServeOptions {
   leaseMs: number;
 }
 
-/** A job file's job on a store: the environment and its ingest streams. */
-async function openJob(file: string | undefined, kv: Deno.Kv) {
-  const { name, define } = await loadJob(file);
+/**
+ * A job file's job on a store: the environment (with the job's settings,
+ * overridden by the flags) and its ingest streams.
+ */
+async function openJob(
+  file: string | undefined,
+  kv: Deno.Kv,
+  flags: JobSettings,
+) {
+  const { name, define, settings: own } = await loadJob(file);
+  const settings = resolveJobSettings(own, {
+    flags,
+    jobFile: file ?? "examples/live_clicks.ts",
+  });
   const clock = new SystemClock();
   const storage = new KvStorage(kv, ["weir", name, "checkpoints"]);
   const env = new StreamEnvironment({
     jobName: name,
-    parallelism: 2,
+    parallelism: settings.parallelism,
     clock,
-    checkpointIntervalMs: 1_000,
-    watermarkRecovery: "persist",
+    checkpointIntervalMs: settings.checkpointIntervalMs,
+    watermarkRecovery: settings.watermarkRecovery,
     checkpointStorage: storage,
   });
   const { context, streams } = createJobContext(env, kv);
   await define(context);
-  return { name, env, clock, streams, store: new CheckpointStore(storage) };
+  return {
+    name,
+    env,
+    clock,
+    streams,
+    settings,
+    store: new CheckpointStore(storage),
+  };
 }
 
 /** Serves the HTTP app; Ctrl-C (or SIGTERM) runs `onStop`, then exits. */
@@ -185,7 +222,12 @@ async function serve(
   options: ServeOptions,
 ): Promise<void> {
   const kv = await openStore(options.store);
-  const { name, env, clock, streams, store } = await openJob(file, kv);
+  const { name, env, clock, streams, store, settings } = await openJob(
+    file,
+    kv,
+    options.settings,
+  );
+  console.log(`weir: job '${name}': ${describeJobSettings(settings)}`);
   const checkpoint = await env.findCheckpoint(options.restore);
   const runtime = env.createRuntime(checkpoint ?? undefined);
   const handle = new LocalJobHandle({
@@ -213,15 +255,29 @@ async function serve(
   onShutdown(async () => {
     runtime.stop();
     await running.catch(() => {});
-    // A final checkpoint, so a restart resumes exactly here.
-    if (runtime.triggerCheckpoint() !== null) runtime.runUntilIdle();
-    await runtime.flushCheckpoints();
+    // A final checkpoint, so a restart resumes exactly here; one in
+    // progress completes first.
+    const pending = runtime.checkpointInProgress;
+    if (pending !== null) {
+      console.log(
+        `weir: stopping: checkpoint ${pending} is in progress; waiting for it, then taking a final one`,
+      );
+    }
+    const final = await runtime.finalCheckpoint();
+    console.log(
+      final === null
+        ? `weir: job '${name}' stopped (its input has ended: no final checkpoint)`
+        : `weir: job '${name}' stopped at final checkpoint ${final}`,
+    );
     handle.stop();
     await runtime.close();
     await server.shutdown();
     kv.close();
   });
   await running;
+  if (runtime.finished) {
+    console.log(`weir: job '${name}' finished (Ctrl-C stops the service)`);
+  }
 }
 
 /** The KV runtime's dashboard and `POST /tick`, over a view refreshed from KV. */
@@ -265,7 +321,12 @@ async function serveKvApp(
  */
 async function serveKv(file: string | undefined, options: KvOptions) {
   const kv = onDeploy ? await Deno.openKv() : await openStore(options.store);
-  const job = await openJob(file, kv);
+  const job = await openJob(file, kv, options.settings);
+  if (options.worker === undefined) {
+    console.log(
+      `weir: job '${job.name}': ${describeJobSettings(job.settings)}`,
+    );
+  }
   if (options.worker === undefined && options.processes > 1) {
     return await supervise(file, options, kv, job);
   }
@@ -348,6 +409,7 @@ async function supervise(
         String(options.restore),
         "--lease-ms",
         String(options.leaseMs),
+        ...settingFlags(options.settings),
       ],
       stdout: "inherit",
       stderr: "inherit",
@@ -406,6 +468,58 @@ async function supervise(
     } of ${options.processes} workers ended normally`,
   );
   if (failed > 0) Deno.exit(1);
+}
+
+/** The command-line flags that give `settings` again (for worker processes). */
+function settingFlags(settings: JobSettings): string[] {
+  const flags: string[] = [];
+  if (settings.parallelism !== undefined) {
+    flags.push("--parallelism", String(settings.parallelism));
+  }
+  if (settings.checkpointIntervalMs !== undefined) {
+    flags.push(
+      "--checkpoint-interval-ms",
+      String(settings.checkpointIntervalMs),
+    );
+  }
+  if (settings.watermarkRecovery !== undefined) {
+    flags.push("--watermark-recovery", settings.watermarkRecovery);
+  }
+  return flags;
+}
+
+/** Reads the settings flags; the job file's settings stay where none is given. */
+function parseSettingFlags(values: {
+  parallelism?: string;
+  "checkpoint-interval-ms"?: string;
+  "watermark-recovery"?: string;
+}): JobSettings {
+  const number = (flag: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isSafeInteger(n) || n < 0) {
+      throw new RangeError(
+        `Cannot start as '--${flag}' must be a non-negative integer: current value is ${value}`,
+      );
+    }
+    return n;
+  };
+  const recovery = values["watermark-recovery"];
+  if (
+    recovery !== undefined && recovery !== "persist" && recovery !== "replay"
+  ) {
+    throw new RangeError(
+      `Cannot start as '--watermark-recovery' must be persist or replay: current value is ${recovery}`,
+    );
+  }
+  return {
+    parallelism: number("parallelism", values.parallelism),
+    checkpointIntervalMs: number(
+      "checkpoint-interval-ms",
+      values["checkpoint-interval-ms"],
+    ),
+    watermarkRecovery: recovery,
+  };
 }
 
 async function demo(): Promise<void> {
@@ -469,6 +583,9 @@ if (import.meta.main) {
         processes: { type: "string", default: "1" },
         worker: { type: "string" },
         "lease-ms": { type: "string", default: "10000" },
+        parallelism: { type: "string" },
+        "checkpoint-interval-ms": { type: "string" },
+        "watermark-recovery": { type: "string" },
       },
     });
     const restore = parseRestore(values.restore);
@@ -488,6 +605,7 @@ if (import.meta.main) {
         host: values.host,
         store: values.store,
         restore,
+        settings: parseSettingFlags(values),
       };
       if (values.runtime === "local") {
         if (values.processes !== "1") {

@@ -16,6 +16,7 @@
 
 import {
   type JobContext,
+  type JobSettings,
   KvTableSink,
   TumblingEventTimeWindows,
   WatermarkStrategy,
@@ -39,6 +40,15 @@ export interface KeyCount {
 
 /** The result table's name. */
 export const COUNTS_TABLE = "event-counts";
+
+/**
+ * Two subtasks per operator; event time is part of every checkpoint, so a
+ * restart decides exactly as the run before it which records are late.
+ */
+export const settings: JobSettings = {
+  parallelism: 2,
+  watermarkRecovery: "persist",
+};
 
 /**
  * Builds the job.

@@ -5,7 +5,9 @@
  * minute; `withIdleness(5_000)` keeps event time moving without it, which
  * the dashboard shows as that subtask going idle and back.
  *
- * A job file is a module whose default export receives a {@linkcode JobContext}.
+ * A job file is a module whose default export receives a {@linkcode JobContext};
+ * its `settings` export says how it runs (flags on the command line override
+ * each setting).
  *
  * @module
  */
@@ -14,6 +16,7 @@ import {
   ConsoleSink,
   GeneratorSource,
   type JobContext,
+  type JobSettings,
   TumblingEventTimeWindows,
   WatermarkStrategy,
 } from "../src/mod.ts";
@@ -27,6 +30,9 @@ export interface Click {
 }
 
 const PAGES = ["/home", "/pricing", "/docs", "/blog", "/about"];
+
+/** Two subtasks per operator; event time rebuilt by replay on a restore. */
+export const settings: JobSettings = { parallelism: 2 };
 
 /**
  * Builds the demo job.

@@ -106,6 +106,7 @@ export {
   type IngestOptions,
   type JobContext,
   type JobDefinition,
+  type JobSettings,
   KeyedStream,
   StreamEnvironment,
   type StreamEnvironmentOptions,

@@ -4,6 +4,7 @@
 
 import {
   type JobContext,
+  type JobSettings,
   KvAppendSink,
   KvLog,
   KvLogSource,
@@ -71,6 +72,12 @@ export function expectedCounts(count: number): string[] {
   }
   return [...counts].map(([key, n]) => `${key}=${n}`).sort();
 }
+
+/** Two subtasks per operator; event time persisted with every step. */
+export const settings: JobSettings = {
+  parallelism: 2,
+  watermarkRecovery: "persist",
+};
 
 /** The job: a job file for `deno task dev`. */
 export default function clusterCounts({ env, kv }: JobContext): void {

@@ -23,3 +23,4 @@ export * from "./data_stream.ts";
 export * from "./keyed_stream.ts";
 export * from "./windowed_stream.ts";
 export * from "./job_context.ts";
+export * from "./job_settings.ts";
