@@ -51,6 +51,7 @@ import {
   StreamEnvironment,
   SystemClock,
 } from "./src/mod.ts";
+import { jobKeyPrefix } from "./src/actors/job_keys.ts";
 import {
   describeJobSettings,
   resolveJobSettings,
@@ -161,7 +162,7 @@ async function openJob(
     jobFile: file ?? "examples/live_clicks.ts",
   });
   const clock = new SystemClock();
-  const storage = new KvStorage(kv, ["weir", name, "checkpoints"]);
+  const storage = new KvStorage(kv, [...jobKeyPrefix(name), "checkpoints"]);
   const env = new StreamEnvironment({
     jobName: name,
     parallelism: settings.parallelism,

@@ -34,6 +34,9 @@ export * from "./actor.ts";
 export * from "./local/memory_storage.ts";
 export * from "./kv/kv_storage.ts";
 
+// Where a job keeps its state in a store.
+export * from "./job_keys.ts";
+
 // Completed checkpoints of a job, over its storage.
 export * from "./checkpoint_store.ts";
 

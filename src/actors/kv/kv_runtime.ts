@@ -46,6 +46,7 @@ import { Lease } from "./lease.ts";
 import { isTransient, PersistentKvError, retryTransient } from "./retry.ts";
 import { actorId, type ActorWiring, wireActors } from "./_kv_wiring.ts";
 import { countReplay, replayEventTime } from "./_replay.ts";
+import { jobKeyPrefix } from "../job_keys.ts";
 import {
   CheckpointCoordinator,
   type CoordinatorState,
@@ -289,7 +290,7 @@ export class KvRuntime {
     this.#persist = recovery === "persist";
     this.#sleep = options.sleep ??
       ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
-    this.#base = ["weir", graph.jobName, "kvrt"];
+    this.#base = [...jobKeyPrefix(graph.jobName), "kvrt"];
     this.#wirings = wireActors(graph);
     for (const wiring of this.#wirings) this.#checkStepFits(wiring, action);
     // Watermark alignment (FLIP-182) across processes: every worker reads
@@ -409,7 +410,8 @@ export class KvRuntime {
     let deleted = 0;
     let op = kv.atomic();
     let n = 0;
-    for await (const entry of kv.list({ prefix: ["weir", jobName, "kvrt"] })) {
+    const prefix = [...jobKeyPrefix(jobName), "kvrt"];
+    for await (const entry of kv.list({ prefix })) {
       op.delete(entry.key);
       deleted++;
       if (++n === 500) {
