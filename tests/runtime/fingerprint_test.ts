@@ -75,7 +75,7 @@ Deno.test("requireMatchingFingerprint() names both job names when they differ (s
   const error = mismatch({ jobName: "orders" });
   assert.equal(
     error.message,
-    "Cannot restore checkpoint 7 of job 'clicks' as its fingerprint differs: jobName is 'orders' in the checkpoint, 'clicks' in this job",
+    "Cannot restore checkpoint 7 of job 'clicks' as its fingerprint differs: jobName is 'orders' in the checkpoint, 'clicks' in this job; to start over without its state, run with --restore none or execute({ restore: \"none\" })",
   );
 });
 
@@ -85,7 +85,7 @@ Deno.test("requireMatchingFingerprint() names an operator of the checkpoint that
   });
   assert.match(
     error.message,
-    /: operator 'dedup-5' is missing in this job$/,
+    /: operator 'dedup-5' is missing in this job; to start over/,
   );
 });
 
@@ -93,7 +93,7 @@ Deno.test("requireMatchingFingerprint() names an operator of this job that the c
   const error = mismatch({ operatorIds: ["src-1", "sink-4"] });
   assert.match(
     error.message,
-    /: operator 'window-3' is missing in the checkpoint$/,
+    /: operator 'window-3' is missing in the checkpoint; to start over/,
   );
 });
 
@@ -101,7 +101,7 @@ Deno.test("requireMatchingFingerprint() lists several missing operators in one p
   const error = mismatch({ operatorIds: ["src-1"] });
   assert.match(
     error.message,
-    /: operators 'window-3', 'sink-4' are missing in the checkpoint$/,
+    /: operators 'window-3', 'sink-4' are missing in the checkpoint; to start over/,
   );
 });
 
@@ -109,7 +109,7 @@ Deno.test("requireMatchingFingerprint() names both maxParallelism values when th
   const error = mismatch({ maxParallelism: 256 });
   assert.match(
     error.message,
-    /: maxParallelism is 256 in the checkpoint, 128 in this job$/,
+    /: maxParallelism is 256 in the checkpoint, 128 in this job; to start over/,
   );
 });
 
@@ -117,7 +117,7 @@ Deno.test("requireMatchingFingerprint() names both state format versions when th
   const error = mismatch({ stateFormatVersion: 2 });
   assert.match(
     error.message,
-    /: stateFormatVersion is 2 in the checkpoint, 1 in this job$/,
+    /: stateFormatVersion is 2 in the checkpoint, 1 in this job; to start over/,
   );
 });
 
@@ -129,7 +129,7 @@ Deno.test("requireMatchingFingerprint() lists every difference, separated by sem
   });
   assert.equal(
     error.message,
-    "Cannot restore checkpoint 7 of job 'clicks' as its fingerprint differs: jobName is 'orders' in the checkpoint, 'clicks' in this job; operator 'window-9' is missing in this job; operator 'window-3' is missing in the checkpoint; maxParallelism is 64 in the checkpoint, 128 in this job",
+    "Cannot restore checkpoint 7 of job 'clicks' as its fingerprint differs: jobName is 'orders' in the checkpoint, 'clicks' in this job; operator 'window-9' is missing in this job; operator 'window-3' is missing in the checkpoint; maxParallelism is 64 in the checkpoint, 128 in this job; to start over without its state, run with --restore none or execute({ restore: \"none\" })",
   );
   assert.equal(error.differences.length, 4);
 });
