@@ -94,6 +94,14 @@ export interface KvRuntimeOptions {
    */
   readonly restoreFrom?: CompletedCheckpoint;
   /**
+   * Whether restoring `restoreFrom` may drop the state of operators this
+   * job no longer has (Flink's `--allowNonRestoredState`); otherwise such a
+   * checkpoint is refused with a `CheckpointMismatchError` naming them.
+   * State is matched by operator uid, or positional id without one.
+   * @default {false}
+   */
+  readonly allowNonRestoredState?: boolean;
+  /**
    * The highest checkpoint id already stored, so new ids continue above it.
    * @default {0}
    */
@@ -203,6 +211,7 @@ export class KvRuntime {
   >();
   readonly #coordinator: CheckpointCoordinator;
   readonly #restoreFrom: CompletedCheckpoint | undefined;
+  readonly #allowNonRestoredState: boolean;
   #coordinatorState: CoordinatorState | null = null;
   readonly #alignment = new WatermarkAlignmentCoordinator();
   readonly #aligned: ActorWiring[] = [];
@@ -280,6 +289,7 @@ export class KvRuntime {
     }
     this.#alignmentInterval = interval;
     this.#restoreFrom = options.restoreFrom;
+    this.#allowNonRestoredState = options.allowNonRestoredState ?? false;
     this.#coordinator = new CheckpointCoordinator({
       kv: this.#kv,
       storage: this.#storageOf(COORDINATOR),
@@ -650,6 +660,7 @@ export class KvRuntime {
         subtasks: snapshotsToUse(checkpoint),
       },
       (vertexId) => partitions.get(vertexId)!,
+      { allowNonRestoredState: this.#allowNonRestoredState },
     );
     // Every write checks the start lease: a worker whose seeding outlived
     // it (another took over) writes nothing more.
