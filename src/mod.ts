@@ -115,6 +115,7 @@ export {
 export {
   type ChannelSend,
   CheckpointMismatchError,
+  type CheckpointMismatchErrorOptions,
   fingerprintOf,
   type InputChannelStatus,
   type JobEdge,
@@ -125,6 +126,8 @@ export {
   type KeyedProcessFunction,
   type KeyedTimerContext,
   type OperatorContext,
+  type OperatorDescriptor,
+  type OperatorFingerprint,
   type OperatorOutput,
   type Partitioner,
   type ProcessContext,
