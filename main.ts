@@ -2,12 +2,16 @@
  * weir's command line.
  *
  * - `deno task dev [job-file.ts] [--port 8000] [--host 127.0.0.1]
- *   [--store ./.weir/weir.sqlite] [--restore latest|none|<id>]` runs a job in
+ *   [--store ./.weir/weir.sqlite] [--restore latest|none|<id>]
+ *   [--allow-non-restored-state]` runs a job in
  *   the local runtime on a Deno KV file, restores its latest checkpoint
  *   (checkpoints every second), and serves the HTTP app (ingest, jobs,
  *   metrics, dashboard) at the printed address. Without a job file it runs
  *   the demo job (`examples/live_clicks.ts`). Ctrl-C takes a final checkpoint
- *   and exits. `WEIR_TOKEN` protects ingest and admin endpoints.
+ *   and exits. `WEIR_TOKEN` protects ingest and admin endpoints. State is
+ *   matched operator by operator (by `uid()`, or by positional id); a
+ *   checkpoint holding state of an operator the job no longer has is
+ *   refused unless `--allow-non-restored-state` lets it be dropped.
  * - `... --runtime kv [--processes N] [--lease-ms 10000]` runs the job on
  *   the KV runtime instead: this process is a worker (and serves the app,
  *   with `POST /tick`), or with `--processes N` it starts N worker processes
@@ -119,6 +123,7 @@ interface ServeOptions {
   host: string;
   store: string;
   restore: Restore;
+  allowNonRestoredState: boolean;
 }
 
 interface KvOptions extends ServeOptions {
@@ -187,7 +192,9 @@ async function serve(
   const kv = await openStore(options.store);
   const { name, env, clock, streams, store } = await openJob(file, kv);
   const checkpoint = await env.findCheckpoint(options.restore);
-  const runtime = env.createRuntime(checkpoint ?? undefined);
+  const runtime = env.createRuntime(checkpoint ?? undefined, {
+    allowNonRestoredState: options.allowNonRestoredState,
+  });
   const handle = new LocalJobHandle({
     name,
     runtime,
@@ -275,7 +282,12 @@ async function serveKv(file: string | undefined, options: KvOptions) {
   }
   const checkpoint = await job.env.findCheckpoint(options.restore);
   const runtime = job.env.createKvRuntime(
-    { kv, workerId: options.worker, leaseMs: options.leaseMs },
+    {
+      kv,
+      workerId: options.worker,
+      leaseMs: options.leaseMs,
+      allowNonRestoredState: options.allowNonRestoredState,
+    },
     checkpoint ?? undefined,
   );
   const running = runtime.run();
@@ -348,6 +360,9 @@ async function supervise(
         String(options.restore),
         "--lease-ms",
         String(options.leaseMs),
+        ...(options.allowNonRestoredState
+          ? ["--allow-non-restored-state"]
+          : []),
       ],
       stdout: "inherit",
       stderr: "inherit",
@@ -469,6 +484,7 @@ if (import.meta.main) {
         processes: { type: "string", default: "1" },
         worker: { type: "string" },
         "lease-ms": { type: "string", default: "10000" },
+        "allow-non-restored-state": { type: "boolean", default: false },
       },
     });
     const restore = parseRestore(values.restore);
@@ -488,6 +504,7 @@ if (import.meta.main) {
         host: values.host,
         store: values.store,
         restore,
+        allowNonRestoredState: values["allow-non-restored-state"],
       };
       if (values.runtime === "local") {
         if (values.processes !== "1") {
