@@ -12,7 +12,7 @@ import { CountTrigger } from "../../src/windows/count_trigger.ts";
 import { ScriptedSource } from "../../src/connectors/sources/scripted.ts";
 import { CollectSink } from "../../src/connectors/sinks/collect.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
-import { DataStream } from "../../src/api/data_stream.ts";
+import type { DataStream } from "../../src/api/data_stream.ts";
 import { fingerprintOf } from "../../src/runtime/fingerprint.ts";
 import {
   type JobGraph,
