@@ -67,7 +67,9 @@ export interface JobFingerprint {
 
 /**
  * The fingerprint of a job graph: its name, its vertex ids in order, its
- * `maxParallelism` and the current {@linkcode STATE_FORMAT_VERSION}.
+ * `maxParallelism`, the current {@linkcode STATE_FORMAT_VERSION} and, when
+ * every vertex lists its `operators` (graphs built by the API do), each
+ * operator with its ids, where its state is and what it means.
  *
  * @param graph The plan, already checked by `validateJobGraph`.
  * @returns A fresh fingerprint; plain data, safe to store.
