@@ -586,9 +586,13 @@ export class KvRuntime {
     if (this.#initialised) return;
     const key = [...this.#base, "job"];
     // The checkpoint fingerprint allows another parallelism (a restore
-    // redistributes state); running actors and channels do not.
+    // redistributes state); running actors and channels do not. Its
+    // operators (names, uids, state meanings) are left out, as before they
+    // were in it: databases of running jobs keep their record, and renaming
+    // an operator or adding a uid does not stop a job from resuming.
+    const { operators: _, ...fingerprint } = fingerprintOf(this.#graph);
     const plan = JSON.stringify({
-      fingerprint: fingerprintOf(this.#graph),
+      fingerprint,
       parallelism: this.#graph.vertices.map((v) => [v.id, v.parallelism]),
     });
     for (;;) {
