@@ -109,9 +109,6 @@ export function assignOperatorState(
     return snapshots;
   };
   refuseLostState(graph, options, theirs, new Set(matched.values()), oldOf);
-  const oldSources = new Set(
-    theirs.filter((op) => op.index === -1).map((op) => op.vertexId),
-  );
   const out = new Map<string, unknown[]>();
   for (const vertex of graph.vertices) {
     const ops = ours.filter((op) => op.vertexId === vertex.id);
@@ -144,10 +141,9 @@ export function assignOperatorState(
         base.map((s, i) => ({ ...s, chain: withChain(s.chain, i) })),
       );
     } else {
-      const first = head !== undefined && head.index === 0 &&
-          !oldSources.has(head.vertexId)
-        ? head
-        : undefined;
+      // Index 0 is first in a vertex without a source (a source's chain
+      // starts with its pass-through, so its operators start at 1).
+      const first = head?.index === 0 ? head : undefined;
       const base = vertexBase(vertex, graph, first, oldOf);
       out.set(vertex.id, base.map((s, i) => withChain(s, i)));
     }
