@@ -128,7 +128,7 @@ export class DataStream<T> {
    * this stream is a union or a side output (give the uid to the operator
    * that produces it).
    *
-   * @example A window whose counts survive a change of the job
+   * @example Stable ids for a source and a window
    * ```ts
    * import { ManualClock, StreamEnvironment, TumblingEventTimeWindows } from "@weir/weir";
    * import assert from "node:assert/strict";
