@@ -44,6 +44,8 @@ export interface EvolvingJobOptions {
   statefulUid?: string;
   /** The window size. @default {500} */
   windowMs?: number;
+  /** @default {"readings"} */
+  sourceUid?: string;
   /** @default {"persist"} */
   mode?: Mode;
 }
@@ -91,7 +93,7 @@ export function evolvingJob(options: EvolvingJobOptions): StreamEnvironment {
         .withTimestampAssigner((r) => r.ts),
       "readings",
     ),
-    "readings",
+    options.sourceUid ?? "readings",
   );
   if (extra === "before-keyBy") readings = readings.map((r) => ({ ...r }));
   const keyed = readings.keyBy((r) => r.sensor);
