@@ -2,16 +2,19 @@
  * weir's command line.
  *
  * - `deno task dev [job-file.ts] [--port 8000] [--host 127.0.0.1]
- *   [--store ./.weir/weir.sqlite] [--restore latest|none|<id>]` runs a job in
- *   the local runtime on a Deno KV file, restores its latest checkpoint, and
- *   serves the HTTP app (ingest, jobs, metrics, dashboard) at the printed
- *   address. Without a job file it runs the demo job
- *   (`examples/live_clicks.ts`). The job file's `settings` export sets its
- *   parallelism, checkpoint interval and `watermarkRecovery`;
- *   `--parallelism`, `--checkpoint-interval-ms` and `--watermark-recovery`
- *   override them; what it runs with is printed at start. Ctrl-C waits for
- *   a checkpoint in progress, takes a final one and exits. `WEIR_TOKEN`
- *   protects ingest and admin endpoints.
+ *   [--store ./.weir/weir.sqlite] [--restore latest|none|<id>]
+ *   [--allow-non-restored-state]` runs a job in the local runtime on a Deno
+ *   KV file, restores its latest checkpoint, and serves the HTTP app
+ *   (ingest, jobs, metrics, dashboard) at the printed address. Without a
+ *   job file it runs the demo job (`examples/live_clicks.ts`). The job
+ *   file's `settings` export sets its parallelism, checkpoint interval and
+ *   `watermarkRecovery`; `--parallelism`, `--checkpoint-interval-ms` and
+ *   `--watermark-recovery` override them; what it runs with is printed at
+ *   start. Ctrl-C waits for a checkpoint in progress, takes a final one and
+ *   exits. `WEIR_TOKEN` protects ingest and admin endpoints. State is
+ *   matched operator by operator (by `uid()`, or by positional id); a
+ *   checkpoint holding state of an operator the job no longer has is
+ *   refused unless `--allow-non-restored-state` lets it be dropped.
  * - `... --runtime kv [--processes N] [--lease-ms 10000]` runs the job on
  *   the KV runtime instead: this process is a worker (and serves the app,
  *   with `POST /tick`), or with `--processes N` it starts N worker processes
@@ -139,6 +142,7 @@ interface ServeOptions {
   restore: Restore;
   /** Settings given on the command line: they override the job file's. */
   settings: JobSettings;
+  allowNonRestoredState: boolean;
 }
 
 interface KvOptions extends ServeOptions {
@@ -230,7 +234,9 @@ async function serve(
   );
   console.log(`weir: job '${name}': ${describeJobSettings(settings)}`);
   const checkpoint = await env.findCheckpoint(options.restore);
-  const runtime = env.createRuntime(checkpoint ?? undefined);
+  const runtime = env.createRuntime(checkpoint ?? undefined, {
+    allowNonRestoredState: options.allowNonRestoredState,
+  });
   const handle = new LocalJobHandle({
     name,
     runtime,
@@ -337,7 +343,12 @@ async function serveKv(file: string | undefined, options: KvOptions) {
   }
   const checkpoint = await job.env.findCheckpoint(options.restore);
   const runtime = job.env.createKvRuntime(
-    { kv, workerId: options.worker, leaseMs: options.leaseMs },
+    {
+      kv,
+      workerId: options.worker,
+      leaseMs: options.leaseMs,
+      allowNonRestoredState: options.allowNonRestoredState,
+    },
     checkpoint ?? undefined,
   );
   const running = runtime.run();
@@ -411,6 +422,9 @@ async function supervise(
         "--lease-ms",
         String(options.leaseMs),
         ...settingFlags(options.settings),
+        ...(options.allowNonRestoredState
+          ? ["--allow-non-restored-state"]
+          : []),
       ],
       stdout: "inherit",
       stderr: "inherit",
@@ -587,6 +601,7 @@ if (import.meta.main) {
         parallelism: { type: "string" },
         "checkpoint-interval-ms": { type: "string" },
         "watermark-recovery": { type: "string" },
+        "allow-non-restored-state": { type: "boolean", default: false },
       },
     });
     const restore = parseRestore(values.restore);
@@ -607,6 +622,7 @@ if (import.meta.main) {
         store: values.store,
         restore,
         settings: parseSettingFlags(values),
+        allowNonRestoredState: values["allow-non-restored-state"],
       };
       if (values.runtime === "local") {
         if (values.processes !== "1") {

@@ -116,6 +116,7 @@ export {
 export {
   type ChannelSend,
   CheckpointMismatchError,
+  type CheckpointMismatchErrorOptions,
   fingerprintOf,
   type InputChannelStatus,
   type JobEdge,
@@ -126,6 +127,8 @@ export {
   type KeyedProcessFunction,
   type KeyedTimerContext,
   type OperatorContext,
+  type OperatorDescriptor,
+  type OperatorFingerprint,
   type OperatorOutput,
   type Partitioner,
   type ProcessContext,

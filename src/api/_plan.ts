@@ -2,6 +2,7 @@
 // runtime JobGraph with operator chaining when a job runs.
 
 import type { WatermarkStrategy } from "../time/mod.ts";
+import { requireNonEmptyString } from "../time/_validate.ts";
 import type { SourceSpec } from "../runtime/job_graph.ts";
 import {
   forwardPartitioner,
@@ -12,6 +13,7 @@ import {
 import type { Source } from "../runtime/source.ts";
 import type { StreamOperator } from "../runtime/stream_operator.ts";
 import type { JobEdge, JobGraph, JobVertex } from "../runtime/job_graph.ts";
+import type { StateMeaning } from "./_state_meaning.ts";
 
 /** How records reach a node from one producer. */
 export type Exchange =
@@ -31,8 +33,13 @@ export interface Input {
 
 /** One operator call of the program. */
 export interface PlanNode {
+  /** Positional: the kind and the order of the call, e.g. `window-3`. */
   readonly id: string;
+  /** The stable id set by `uid()`, under which its state is checkpointed. */
+  uid?: string;
   name: string;
+  /** What the operator's state means, recorded in the fingerprint. */
+  readonly state: StateMeaning;
   parallelism: number;
   readonly inputs: readonly Input[];
   readonly source?: {
@@ -111,6 +118,13 @@ export function buildJobGraph(plan: Plan): JobGraph {
       }),
       createOperators: (subtaskIndex) =>
         operators.map((n) => n.createOperator!(subtaskIndex, n.parallelism)),
+      // The source (which creates no operator) comes first, as the runtime expects.
+      operators: nodes.map((n) => ({
+        id: n.id,
+        ...(n.uid === undefined ? {} : { uid: n.uid }),
+        name: n.name,
+        state: n.state,
+      })),
     };
   });
   const edges: JobEdge[] = [];
@@ -167,4 +181,21 @@ export function addNode(
   };
   plan.nodes.push(node);
   return node;
+}
+
+/**
+ * Gives `node` the stable id `uid`, unique among the plan's uids.
+ *
+ * @throws {TypeError} If `uid` is not a string.
+ * @throws {RangeError} If `uid` is empty or another operator has it.
+ */
+export function assignUid(plan: Plan, node: PlanNode, uid: string): void {
+  requireNonEmptyString(uid, { action: "set uid", param: "uid" });
+  const other = plan.nodes.find((n) => n !== node && n.uid === uid);
+  if (other !== undefined) {
+    throw new RangeError(
+      `Cannot set uid as 'uid' must be unique in job '${plan.jobName}': current value '${uid}' is already the uid of operator '${other.name}' (${other.id}), so it cannot also name operator '${node.name}' (${node.id}); give each operator its own uid`,
+    );
+  }
+  node.uid = uid;
 }

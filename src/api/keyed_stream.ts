@@ -69,6 +69,7 @@ export class KeyedStream<T, K> {
     const keySelector = this.#keySelector as (value: T) => unknown;
     const node = addNode(this.#plan, "async", {
       name: "Async (keyed)",
+      state: { operator: "async", mode: "keyed", keyed: true },
       parallelism: this.#defaultParallelism,
       inputs: this.#inputs.map((input) => ({
         ...input,
@@ -142,6 +143,7 @@ export class KeyedStream<T, K> {
     new KeyedProcessOperator(fn, { keySelector });
     const node = addNode(this.#plan, "process", {
       name: "KeyedProcess",
+      state: { operator: "keyedProcess", keyed: true },
       parallelism: this.#defaultParallelism,
       inputs: this.#inputs.map((input) => ({
         ...input,

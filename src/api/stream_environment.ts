@@ -27,6 +27,7 @@ import {
   CollectSink,
 } from "../connectors/sinks/collect.ts";
 import { addNode, buildJobGraph, type Plan } from "./_plan.ts";
+import { connectorMeaning } from "./_state_meaning.ts";
 import { DataStream } from "./data_stream.ts";
 
 /** Options of a {@linkcode StreamEnvironment}. */
@@ -94,6 +95,15 @@ export interface ExecuteOptions {
    * @default {"latest"}
    */
   restore?: "latest" | "none" | number;
+  /**
+   * Whether the restored checkpoint may hold state of operators this job
+   * no longer has, which is then dropped (Flink's
+   * `--allowNonRestoredState`). Otherwise such a restore is refused with a
+   * `CheckpointMismatchError` naming those operators. Operators are
+   * matched by `uid()`, or by positional id without one.
+   * @default {false}
+   */
+  allowNonRestoredState?: boolean;
 }
 
 /**
@@ -225,6 +235,7 @@ export class StreamEnvironment {
   ): DataStream<T> {
     const node = addNode(this.#plan, "source", {
       name,
+      state: connectorMeaning("source", source),
       parallelism: this.#parallelism,
       inputs: [],
       source: {
@@ -266,10 +277,20 @@ export class StreamEnvironment {
    * Creates the local runtime for the job without running it, for stepwise
    * control in tests and the dev server.
    *
+   * @param restoreFrom The checkpoint to start from, e.g. from
+   * {@linkcode StreamEnvironment.findCheckpoint}.
+   * @param options Whether state of operators this job no longer has may
+   * be dropped.
    * @returns The runtime.
+   * @throws {CheckpointMismatchError} If `restoreFrom` holds state of an
+   * operator this job lacks, without `allowNonRestoredState`.
    */
-  createRuntime(restoreFrom?: CompletedCheckpoint): LocalRuntime {
+  createRuntime(
+    restoreFrom?: CompletedCheckpoint,
+    options: Pick<ExecuteOptions, "allowNonRestoredState"> = {},
+  ): LocalRuntime {
     return new LocalRuntime(this.getJobGraph(), {
+      allowNonRestoredState: options.allowNonRestoredState,
       clock: this.#clock,
       mailboxCapacity: this.#mailboxCapacity,
       checkpointIntervalMs: this.#checkpointIntervalMs,
@@ -352,12 +373,17 @@ export class StreamEnvironment {
    * Runs the job until its bounded input is processed to the end, starting
    * from the latest complete checkpoint when `checkpointStorage` has one.
    *
-   * @param options Which checkpoint to start from.
+   * @param options Which checkpoint to start from, and whether state of
+   * operators this job no longer has may be dropped.
    * @returns The runtime, for its final status.
+   * @throws {CheckpointMismatchError} If the checkpoint belongs to another
+   * job, an operator's state means something else in it, or it holds state
+   * of an operator this job lacks (see `allowNonRestoredState`).
    */
   async execute(options: ExecuteOptions = {}): Promise<LocalRuntime> {
     const runtime = this.createRuntime(
       (await this.findCheckpoint(options.restore)) ?? undefined,
+      options,
     );
     await runtime.run();
     return runtime;

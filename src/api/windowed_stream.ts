@@ -19,6 +19,7 @@ import {
 } from "../windows/mod.ts";
 import { WindowStreamOperator } from "../runtime/operators/mod.ts";
 import { addNode, type Input, type Plan } from "./_plan.ts";
+import { windowMeaning } from "./_state_meaning.ts";
 import { DataStream } from "./data_stream.ts";
 
 /**
@@ -111,7 +112,7 @@ export class WindowedStream<T, K> {
     fn: ReduceFunction<T>,
     process?: ProcessWindowFunction<T, R, K>,
   ): DataStream<R> {
-    return this.#build(reduceWindow<T, K, R>(fn, process));
+    return this.#build(reduceWindow<T, K, R>(fn, process), "reduce");
   }
 
   /**
@@ -125,7 +126,10 @@ export class WindowedStream<T, K> {
     aggregate: AggregateFunction<T, ACC, V>,
     process?: ProcessWindowFunction<V, R, K>,
   ): DataStream<R> {
-    return this.#build(aggregateWindow<T, ACC, V, K, R>(aggregate, process));
+    return this.#build(
+      aggregateWindow<T, ACC, V, K, R>(aggregate, process),
+      "aggregate",
+    );
   }
 
   /**
@@ -135,10 +139,13 @@ export class WindowedStream<T, K> {
    * @returns The stream of window results, timestamped `window.maxTimestamp()`.
    */
   process<R>(fn: ProcessWindowFunction<T, R, K>): DataStream<R> {
-    return this.#build(processWindow<T, R, K>(fn));
+    return this.#build(processWindow<T, R, K>(fn), "process");
   }
 
-  #build<ACC, R>(windowFunction: WindowFunction<T, ACC, R, K>): DataStream<R> {
+  #build<ACC, R>(
+    windowFunction: WindowFunction<T, ACC, R, K>,
+    kind: "reduce" | "aggregate" | "process",
+  ): DataStream<R> {
     const options = {
       assigner: this.#assigner,
       keySelector: this.#keySelector,
@@ -149,6 +156,7 @@ export class WindowedStream<T, K> {
     };
     const node = addNode(this.#plan, "window", {
       name: "Window",
+      state: windowMeaning(this.#assigner, kind, this.#trigger),
       parallelism: this.#defaultParallelism,
       inputs: this.#inputs,
       inputPolicy: this.#inputPolicy,

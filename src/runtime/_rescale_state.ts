@@ -97,6 +97,21 @@ export function redistributeState(
 }
 
 /**
+ * Whether dropping an operator's state loses nothing but event-time
+ * progress, which the records that follow rebuild: no state (stateless
+ * operators), a process operator's watermark, or a timestamps and
+ * watermarks operator's generator and emitter. Windows, keyed state, sink
+ * transactions and any other state are kept.
+ *
+ * @param state One subtask's state of the operator.
+ * @returns `true` if the state may be dropped without losing records.
+ */
+export function onlyEventTime(state: unknown): boolean {
+  const kind = kindOf(state);
+  return kind === "none" || kind === "watermark" || kind === "generator";
+}
+
+/**
  * Whether two values of plain data (numbers with `±Infinity`, strings,
  * booleans, null, arrays, objects) are equal, field by field.
  */

@@ -5,7 +5,12 @@
  * @module
  */
 
-import type { JobGraph } from "./job_graph.ts";
+import type { JobGraph, OperatorDescriptor } from "./job_graph.ts";
+import {
+  describeOperator,
+  matchOperators,
+  START_OVER,
+} from "./_operator_ids.ts";
 
 /**
  * The version of the layout of subtask snapshots. Bump it when a snapshot
@@ -13,6 +18,22 @@ import type { JobGraph } from "./job_graph.ts";
  * checkpoint with another version is then refused instead of misread.
  */
 export const STATE_FORMAT_VERSION = 1;
+
+/**
+ * One operator in a fingerprint: its ids, where its state sits in the
+ * subtask snapshots, and what that state means.
+ */
+export interface OperatorFingerprint extends OperatorDescriptor {
+  /** The vertex whose subtasks hold its state (in their actor ids). */
+  readonly vertexId: string;
+  /**
+   * Where in each subtask snapshot its state is: `-1` for a source (the
+   * reader's positions, and generators and emitter in persist mode), else
+   * its index in the chain's `operators` (of a source subtask's `chain`,
+   * whose first entry is the source's own pass-through).
+   */
+  readonly index: number;
+}
 
 /**
  * What identifies a job's state, recorded with every completed checkpoint
@@ -31,11 +52,24 @@ export interface JobFingerprint {
   readonly maxParallelism: number;
   /** The {@linkcode STATE_FORMAT_VERSION} of the weir that wrote the snapshots. */
   readonly stateFormatVersion: number;
+  /**
+   * Every operator of every chain, in the graph's order. When both the job
+   * and the checkpoint have them, state is matched operator by operator
+   * (by uid, or by positional id for an operator without one) and
+   * `operatorIds` is not compared.
+   * Absent for graphs built without operator descriptors, and in
+   * checkpoints written before weir had `uid()`: those are matched vertex
+   * by vertex, by vertex id, as they always were.
+   * @default {undefined}
+   */
+  readonly operators?: readonly OperatorFingerprint[];
 }
 
 /**
  * The fingerprint of a job graph: its name, its vertex ids in order, its
- * `maxParallelism` and the current {@linkcode STATE_FORMAT_VERSION}.
+ * `maxParallelism`, the current {@linkcode STATE_FORMAT_VERSION} and, when
+ * every vertex lists its `operators` (graphs built by the API do), each
+ * operator with its ids, where its state is and what it means.
  *
  * @param graph The plan, already checked by `validateJobGraph`.
  * @returns A fresh fingerprint; plain data, safe to store.
@@ -57,12 +91,38 @@ export interface JobFingerprint {
  * ```
  */
 export function fingerprintOf(graph: JobGraph): JobFingerprint {
-  return {
+  const fingerprint: JobFingerprint = {
     jobName: graph.jobName,
     operatorIds: graph.vertices.map((vertex) => vertex.id),
     maxParallelism: graph.maxParallelism,
     stateFormatVersion: STATE_FORMAT_VERSION,
   };
+  if (!graph.vertices.every((vertex) => vertex.operators !== undefined)) {
+    return fingerprint;
+  }
+  const operators = graph.vertices.flatMap((vertex) =>
+    vertex.operators!.map((op, i): OperatorFingerprint => ({
+      id: op.id,
+      ...(op.uid === undefined ? {} : { uid: op.uid }),
+      name: op.name,
+      vertexId: vertex.id,
+      // A source vertex lists its source first, whose state is not in the
+      // chain; the chain starts with the source's own pass-through (see
+      // SourceSubtask), so the operators after it keep their positions.
+      index: vertex.source !== undefined && i === 0 ? -1 : i,
+      state: { ...op.state },
+    }))
+  );
+  return { ...fingerprint, operators };
+}
+
+/** Options of {@linkcode CheckpointMismatchError}. */
+export interface CheckpointMismatchErrorOptions {
+  /**
+   * How to go on, ending the message.
+   * @default {"to start over without its state, run with --restore none or execute({ restore: \"none\" })"}
+   */
+  readonly fix?: string;
 }
 
 /**
@@ -85,21 +145,23 @@ export class CheckpointMismatchError extends Error {
 
   /**
    * Creates the error; its message names the checkpoint, the job and every
-   * difference.
+   * difference, then says how to go on.
    *
    * @param checkpointId The id of the refused checkpoint.
    * @param jobName The name of the job that tried to restore it.
    * @param differences What differs, one phrase each.
+   * @param options How to go on.
    */
   constructor(
     checkpointId: number,
     jobName: string,
     differences: readonly string[],
+    options: CheckpointMismatchErrorOptions = {},
   ) {
     super(
       `Cannot restore checkpoint ${checkpointId} of job '${jobName}' as its fingerprint differs: ${
         differences.join("; ")
-      }`,
+      }; ${options.fix ?? START_OVER}`,
     );
     this.name = "CheckpointMismatchError";
     this.checkpointId = checkpointId;
@@ -110,16 +172,25 @@ export class CheckpointMismatchError extends Error {
 /**
  * Checks that a checkpoint's fingerprint matches the job's.
  *
- * Job names, `maxParallelism` and `stateFormatVersion` must be equal, and
- * both must have the same set of operator ids (in any order: snapshots are
- * keyed by operator id, not by position).
+ * Job names, `maxParallelism` and `stateFormatVersion` must be equal. When
+ * both fingerprints list their operators, each operator of the job that
+ * finds its state in the checkpoint (by uid, or by positional id) must give
+ * it the same meaning (the operator's kind, whether it is keyed, a window's
+ * assigner and its size, slide, offset or gap, its window function and
+ * trigger, a source's connector): operators may be added, removed or
+ * regrouped into other chains, and whether state left behind may be
+ * dropped is decided by the restore, which sees the state. Otherwise both
+ * must have the same set of vertex ids (in any order: snapshots are keyed
+ * by vertex id, not by position).
  *
  * @param expected The fingerprint of the job that restores.
  * @param found The fingerprint recorded with the checkpoint.
  * @param checkpointId The checkpoint's id, for the message.
  * @throws {CheckpointMismatchError} If anything differs; the message lists
  * every difference, e.g. "jobName is 'orders' in the checkpoint, 'clicks'
- * in this job; operator 'window-3' is missing in this job".
+ * in this job; operator 'window-3' is missing in this job", or "the state
+ * of operator 'counts' (Window) means something else: sizeMs is 60000 in
+ * the checkpoint, 30000 in this job", and says how to start over.
  *
  * @example Another job's checkpoint is refused
  * ```ts
@@ -131,7 +202,7 @@ export class CheckpointMismatchError extends Error {
  * requireMatchingFingerprint(clicks, { ...clicks }, 7);
  * assert.throws(() => requireMatchingFingerprint(clicks, orders, 7), {
  *   name: "CheckpointMismatchError",
- *   message: /checkpoint 7 .*jobName is 'orders' in the checkpoint, 'clicks' in this job/,
+ *   message: /checkpoint 7 .*jobName is 'orders' in the checkpoint, 'clicks' in this job; to start over/,
  * });
  * assert.equal(new CheckpointMismatchError(7, "clicks", ["x"]).code, "CHECKPOINT_MISMATCH");
  * ```
@@ -147,16 +218,17 @@ export function requireMatchingFingerprint(
       `jobName is '${found.jobName}' in the checkpoint, '${expected.jobName}' in this job`,
     );
   }
-  const ours = new Set(expected.operatorIds);
-  const theirs = new Set(found.operatorIds);
-  const missing = [...theirs].filter((id) => !ours.has(id));
-  const extra = [...ours].filter((id) => !theirs.has(id));
-  if (missing.length > 0) {
-    differences.push(`${operators(missing)} missing in this job`);
-  }
-  if (extra.length > 0) {
-    differences.push(`${operators(extra)} missing in the checkpoint`);
-  }
+  const theirs: unknown = found.operators;
+  if (theirs !== undefined && !isOperatorList(theirs)) {
+    differences.push(
+      "its operators are not a list of operator fingerprints (a damaged checkpoint)",
+    );
+  } else if (theirs !== undefined && expected.operators !== undefined) {
+    const matched = matchOperators(expected.operators, theirs);
+    for (const [op, old] of matched) {
+      differences.push(...meaningDifferences(op, old));
+    }
+  } else differences.push(...vertexDifferences(expected, found));
   for (const field of ["maxParallelism", "stateFormatVersion"] as const) {
     if (found[field] !== expected[field]) {
       differences.push(
@@ -173,6 +245,62 @@ export function requireMatchingFingerprint(
       differences,
     );
   }
+}
+
+/** The vertex ids of one side only (fingerprints without operators). */
+function vertexDifferences(
+  expected: JobFingerprint,
+  found: JobFingerprint,
+): string[] {
+  const ours = new Set(expected.operatorIds);
+  const theirs = new Set(found.operatorIds);
+  const missing = [...theirs].filter((id) => !ours.has(id));
+  const extra = [...ours].filter((id) => !theirs.has(id));
+  const differences: string[] = [];
+  if (missing.length > 0) {
+    differences.push(`${operators(missing)} missing in this job`);
+  }
+  if (extra.length > 0) {
+    differences.push(`${operators(extra)} missing in the checkpoint`);
+  }
+  return differences;
+}
+
+/** One phrase per field of the state's meaning that differs. */
+function meaningDifferences(
+  op: OperatorFingerprint,
+  old: OperatorFingerprint,
+): string[] {
+  const fields = new Set([...Object.keys(old.state), ...Object.keys(op.state)]);
+  const differences: string[] = [];
+  for (const field of fields) {
+    const before = old.state[field];
+    const now = op.state[field];
+    if (Object.is(before, now)) continue;
+    differences.push(
+      `the state of ${describeOperator(op)} means something else: ${field} is ${
+        show(before)
+      } in the checkpoint, ${show(now)} in this job`,
+    );
+  }
+  return differences;
+}
+
+function show(value: string | number | boolean | undefined): string {
+  if (value === undefined) return "not set";
+  return typeof value === "string" ? `'${value}'` : String(value);
+}
+
+/** Whether a stored operator list has the shape this module writes. */
+function isOperatorList(value: unknown): value is OperatorFingerprint[] {
+  return Array.isArray(value) &&
+    value.every((op) =>
+      typeof op === "object" && op !== null &&
+      typeof op.id === "string" && typeof op.name === "string" &&
+      (op.uid === undefined || typeof op.uid === "string") &&
+      typeof op.vertexId === "string" && Number.isSafeInteger(op.index) &&
+      op.index >= -1 && typeof op.state === "object" && op.state !== null
+    );
 }
 
 /** "operator 'a' is" or "operators 'a', 'b' are". */

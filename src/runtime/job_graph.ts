@@ -19,6 +19,34 @@ export interface SourceSpec {
 }
 
 /**
+ * What a runtime needs to know about one operator of a chain to find its
+ * state in a checkpoint taken by another version of the job: its id, and
+ * what its state means.
+ */
+export interface OperatorDescriptor {
+  /**
+   * The operator's positional id, e.g. `window-3`: the order in which the
+   * program created it. Unique in the job.
+   */
+  readonly id: string;
+  /**
+   * The stable id the user gave it (Flink's `uid()`), if any: its state is
+   * then found by this id wherever the operator sits in the job.
+   * @default {undefined}
+   */
+  readonly uid?: string;
+  /** A readable name, for messages. */
+  readonly name: string;
+  /**
+   * What the operator's state means, as flat plain data (e.g. `{ operator:
+   * "window", keyed: true, assigner: "TumblingEventTimeWindows", sizeMs:
+   * 60000 }`): a checkpoint whose operator of the same id has another
+   * meaning is refused rather than misread.
+   */
+  readonly state: Readonly<Record<string, string | number | boolean>>;
+}
+
+/**
  * One operator of the plan, possibly a chain of operators that run in the
  * same subtask (Flink's `JobVertex`).
  */
@@ -51,6 +79,14 @@ export interface JobVertex {
    * @default {undefined}
    */
   readonly allowedLatenessMs?: number;
+  /**
+   * The chain's operators, for matching their state across versions of
+   * the job: the source's first for a source vertex, then one per operator
+   * of `createOperators()`, in order. Without it (hand-built graphs) a
+   * checkpoint is matched vertex by vertex, by vertex id.
+   * @default {undefined}
+   */
+  readonly operators?: readonly OperatorDescriptor[];
 }
 
 /** A connection from every subtask of one vertex to the subtasks of another. */
@@ -83,8 +119,8 @@ export interface JobGraph {
  * Checks a plan before a runtime instantiates it.
  *
  * @param graph The plan.
- * @throws {RangeError} If ids repeat, an edge names an unknown vertex or goes
- * upstream, a parallelism is out of `[1, maxParallelism]`, a source has
+ * @throws {RangeError} If vertex ids, operator ids or uids repeat, an edge
+ * names an unknown vertex or goes upstream, a parallelism is out of `[1, maxParallelism]`, a source has
  * inputs or another vertex has none.
  */
 export function validateJobGraph(graph: JobGraph): void {
@@ -110,6 +146,7 @@ export function validateJobGraph(graph: JobGraph): void {
     }
     position.set(vertex.id, i);
   });
+  requireUniqueStateIds(graph);
   const inputs = new Map<string, number>();
   for (const edge of graph.edges) {
     const from = position.get(edge.from);
@@ -132,6 +169,32 @@ export function validateJobGraph(graph: JobGraph): void {
       throw new RangeError(
         `Cannot run job '${graph.jobName}' as operator '${vertex.id}' must have an input: current value is none`,
       );
+    }
+  }
+}
+
+/**
+ * Operators' state is matched by uid, or by positional id without one: two
+ * operators with one uid (or one positional id) would share one state. A
+ * uid may equal another operator's positional id: the two never meet.
+ */
+function requireUniqueStateIds(graph: JobGraph): void {
+  const byId = new Map<string, OperatorDescriptor>();
+  const byUid = new Map<string, OperatorDescriptor>();
+  for (const vertex of graph.vertices) {
+    for (const op of vertex.operators ?? []) {
+      const clash = byId.get(op.id) ??
+        (op.uid === undefined ? undefined : byUid.get(op.uid));
+      if (clash !== undefined) {
+        const what = byId.has(op.id) ? "id" : "uid";
+        throw new RangeError(
+          `Cannot run job '${graph.jobName}' as operator ${what}s must be unique: current value '${
+            what === "id" ? op.id : op.uid
+          }' belongs to operator '${clash.name}' (${clash.id}) and operator '${op.name}' (${op.id})`,
+        );
+      }
+      byId.set(op.id, op);
+      if (op.uid !== undefined) byUid.set(op.uid, op);
     }
   }
 }

@@ -429,11 +429,15 @@ export class SourceSubtask<T> {
   /**
    * Puts back a snapshot taken from an equally configured source subtask:
    * the reader seeks, and in persist mode event time resumes where it was.
+   * A `reader` of `undefined` (a source the checkpoint did not have, see
+   * `assignOperatorState`) leaves the reader at its start.
    *
    * @param snapshot The snapshot.
    */
   restore(snapshot: SourceSubtaskSnapshot): void {
-    this.#reader.restoreState(snapshot.reader);
+    if (snapshot.reader !== undefined) {
+      this.#reader.restoreState(snapshot.reader);
+    }
     if (snapshot.generators !== undefined) {
       this.#partitions.forEach((p, i) => {
         if (isCheckpointedGenerator(p.generator)) {

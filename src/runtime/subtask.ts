@@ -395,7 +395,8 @@ export class Subtask {
   /**
    * Puts back a snapshot taken from an equally configured subtask; emits
    * nothing. Without a valve snapshot (replay mode), event time restarts at
-   * `-Infinity`.
+   * `-Infinity`. An operator whose snapshot is `undefined` (one the
+   * checkpoint did not have, see `assignOperatorState`) starts empty.
    *
    * @param snapshot The snapshot.
    * @throws {RangeError} If the operator count differs.
@@ -406,7 +407,11 @@ export class Subtask {
         `Cannot restore Subtask as 'operators' must hold ${this.#operators.length} snapshots: current value holds ${snapshot.operators.length}`,
       );
     }
-    this.#operators.forEach((op, i) => op.restoreState(snapshot.operators[i]));
+    this.#operators.forEach((op, i) => {
+      if (snapshot.operators[i] !== undefined) {
+        op.restoreState(snapshot.operators[i]);
+      }
+    });
     if (snapshot.valve !== undefined) this.#valve.restore(snapshot.valve);
     for (let c = 0; c < this.#ended.length; c++) {
       if (snapshot.ended[c] && !this.#ended[c]) {

@@ -127,6 +127,14 @@ export class EventTimeSessionWindows<T = unknown> implements WindowAssigner<T> {
   }
 
   /**
+   * The fixed gap in milliseconds, or `null` when each record's gap comes
+   * from an extractor ({@linkcode EventTimeSessionWindows.withDynamicGap}).
+   */
+  get gapMs(): number | null {
+    return this.#extractor === null ? this.#gap : null;
+  }
+
+  /**
    * Returns the record's own window, `[timestamp, timestamp + gap)`.
    *
    * @param element The record, passed to a dynamic gap's extractor.

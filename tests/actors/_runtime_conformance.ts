@@ -35,11 +35,15 @@ import {
 export interface RuntimeUnderTest {
   /** Its name, in test names. */
   readonly name: string;
-  /** Runs the job to its end, from `restoreFrom` if given. */
+  /**
+   * Runs the job to its end, from `restoreFrom` if given (dropping state of
+   * operators the job no longer has only with `allowNonRestoredState`).
+   */
   run(
     env: StreamEnvironment,
     clock: ManualClock,
     restoreFrom?: CompletedCheckpoint,
+    options?: { allowNonRestoredState?: boolean },
   ): Promise<void>;
   /**
    * Runs until `checkpoints` checkpoints are saved, then drops everything

@@ -459,7 +459,7 @@ test("latest() throws CheckpointMismatchError for another job's checkpoint inste
     assert.equal(error.checkpointId, 2);
     assert.equal(
       error.message,
-      "Cannot restore checkpoint 2 of job 'clicks' as its fingerprint differs: jobName is 'orders' in the checkpoint, 'clicks' in this job",
+      "Cannot restore checkpoint 2 of job 'clicks' as its fingerprint differs: jobName is 'orders' in the checkpoint, 'clicks' in this job; to start over without its state, run with --restore none or execute({ restore: \"none\" })",
     );
     return true;
   });
@@ -471,22 +471,22 @@ for (
     [
       "a missing operator",
       { operatorIds: ["src-1", "window-3", "dedup-4"] },
-      /operator 'dedup-4' is missing in this job$/,
+      /operator 'dedup-4' is missing in this job; to start over/,
     ],
     [
       "an extra operator",
       { operatorIds: ["src-1"] },
-      /operator 'window-3' is missing in the checkpoint$/,
+      /operator 'window-3' is missing in the checkpoint; to start over/,
     ],
     [
       "maxParallelism",
       { maxParallelism: 256 },
-      /maxParallelism is 256 in the checkpoint, 128 in this job$/,
+      /maxParallelism is 256 in the checkpoint, 128 in this job; to start over/,
     ],
     [
       "the state format version",
       { stateFormatVersion: STATE_FORMAT_VERSION + 1 },
-      /stateFormatVersion is 2 in the checkpoint, 1 in this job$/,
+      /stateFormatVersion is 2 in the checkpoint, 1 in this job; to start over/,
     ],
   ] as const
 ) {

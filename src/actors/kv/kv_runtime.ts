@@ -109,6 +109,14 @@ export interface KvRuntimeOptions {
    */
   readonly restoreFrom?: CompletedCheckpoint;
   /**
+   * Whether restoring `restoreFrom` may drop the state of operators this
+   * job no longer has (Flink's `--allowNonRestoredState`); otherwise such a
+   * checkpoint is refused with a `CheckpointMismatchError` naming them.
+   * State is matched by operator uid, or positional id without one.
+   * @default {false}
+   */
+  readonly allowNonRestoredState?: boolean;
+  /**
    * The highest checkpoint id already stored, so new ids continue above it.
    * @default {0}
    */
@@ -225,6 +233,7 @@ export class KvRuntime {
   >();
   readonly #coordinator: CheckpointCoordinator;
   readonly #restoreFrom: CompletedCheckpoint | undefined;
+  readonly #allowNonRestoredState: boolean;
   #coordinatorState: CoordinatorState | null = null;
   readonly #alignment = new WatermarkAlignmentCoordinator();
   readonly #aligned: ActorWiring[] = [];
@@ -311,6 +320,7 @@ export class KvRuntime {
     }
     this.#alignmentInterval = interval;
     this.#restoreFrom = options.restoreFrom;
+    this.#allowNonRestoredState = options.allowNonRestoredState ?? false;
     this.#coordinator = new CheckpointCoordinator({
       kv: this.#kv,
       storage: this.#storageOf(COORDINATOR),
@@ -608,9 +618,13 @@ export class KvRuntime {
     if (this.#initialised) return;
     const key = [...this.#base, "job"];
     // The checkpoint fingerprint allows another parallelism (a restore
-    // redistributes state); running actors and channels do not.
+    // redistributes state); running actors and channels do not. Its
+    // operators (names, uids, state meanings) are left out, as before they
+    // were in it: databases of running jobs keep their record, and renaming
+    // an operator or adding a uid does not stop a job from resuming.
+    const { operators: _, ...fingerprint } = fingerprintOf(this.#graph);
     const plan = JSON.stringify({
-      fingerprint: fingerprintOf(this.#graph),
+      fingerprint,
       parallelism: this.#graph.vertices.map((v) => [v.id, v.parallelism]),
     });
     const recovery = this.#persist ? "persist" : "replay";
@@ -694,6 +708,7 @@ export class KvRuntime {
         subtasks: snapshotsToUse(checkpoint),
       },
       (vertexId) => partitions.get(vertexId)!,
+      { allowNonRestoredState: this.#allowNonRestoredState },
     );
     // Every write checks the start lease: a worker whose seeding outlived
     // it (another took over) writes nothing more.

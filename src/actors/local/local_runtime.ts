@@ -66,6 +66,14 @@ export interface LocalRuntimeOptions {
    */
   restoreFrom?: CompletedCheckpoint;
   /**
+   * Whether restoring `restoreFrom` may drop the state of operators this
+   * job no longer has (Flink's `--allowNonRestoredState`); otherwise such a
+   * checkpoint is refused with a `CheckpointMismatchError` naming them.
+   * State is matched by operator uid, or positional id without one.
+   * @default {false}
+   */
+  allowNonRestoredState?: boolean;
+  /**
    * The highest checkpoint id already stored, so new ids continue above it.
    * @default {0}
    */
@@ -295,14 +303,19 @@ export class LocalRuntime {
       this.#nextCheckpoint = this.#clock.now() + this.#checkpointInterval;
     }
     this.#lastCheckpointId = options.lastCheckpointId ?? 0;
-    if (options.restoreFrom !== undefined) this.#restore(options.restoreFrom);
+    if (options.restoreFrom !== undefined) {
+      this.#restore(options.restoreFrom, options.allowNonRestoredState);
+    }
   }
 
   /**
    * Restores every subtask from a checkpoint of the same job; a vertex whose
    * parallelism (or inputs) changed gets its old snapshots redistributed.
    */
-  #restore(checkpoint: CompletedCheckpoint): void {
+  #restore(
+    checkpoint: CompletedCheckpoint,
+    allowNonRestoredState = false,
+  ): void {
     const snapshots = snapshotsToRestore(
       this.#graph,
       // Fresh copies: operators adopt restored state and change it.
@@ -316,6 +329,7 @@ export class LocalRuntime {
         this.#actors.filter((a) => a.operator === vertexId).map((a) =>
           a.source!.partitions
         ),
+      { allowNonRestoredState },
     );
     for (const actor of this.#actors) {
       const snapshot = snapshots.get(actor.id);

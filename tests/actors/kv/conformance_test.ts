@@ -2,13 +2,17 @@
 // in-memory Deno KV per run (a restore starts in a fresh database, as a new
 // deployment would).
 
-import { runtimeConformance } from "../_runtime_conformance.ts";
+import {
+  runtimeConformance,
+  type RuntimeUnderTest,
+} from "../_runtime_conformance.ts";
+import { uidConformance } from "../_uid_conformance.ts";
 
-runtimeConformance({
+const kvRuntime: RuntimeUnderTest = {
   name: "kv",
-  async run(env, _clock, restoreFrom) {
+  async run(env, _clock, restoreFrom, options) {
     using kv = await Deno.openKv(":memory:");
-    await env.createKvRuntime({ kv }, restoreFrom).run();
+    await env.createKvRuntime({ kv, ...options }, restoreFrom).run();
   },
   async crashAfterCheckpoints(env, clock, checkpoints) {
     using kv = await Deno.openKv(":memory:");
@@ -22,4 +26,7 @@ runtimeConformance({
     }
     // A crash: the worker is dropped as it is, leases held, nothing released.
   },
-});
+};
+
+runtimeConformance(kvRuntime);
+uidConformance(kvRuntime);

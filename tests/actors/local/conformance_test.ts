@@ -1,6 +1,10 @@
 // The runtime conformance suite on the local runtime.
 
-import { runtimeConformance } from "../_runtime_conformance.ts";
+import {
+  runtimeConformance,
+  type RuntimeUnderTest,
+} from "../_runtime_conformance.ts";
+import { uidConformance } from "../_uid_conformance.ts";
 import type { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
 import type { ManualClock } from "../../../src/time/clock.ts";
 
@@ -21,12 +25,15 @@ async function runUntil(
   }
 }
 
-runtimeConformance({
+const local: RuntimeUnderTest = {
   name: "local",
-  async run(env, _clock, restoreFrom) {
-    await env.createRuntime(restoreFrom).run();
+  async run(env, _clock, restoreFrom, options) {
+    await env.createRuntime(restoreFrom, options).run();
   },
   async crashAfterCheckpoints(env, clock, checkpoints) {
     await runUntil(env.createRuntime(), clock, checkpoints);
   },
-});
+};
+
+runtimeConformance(local);
+uidConformance(local);
