@@ -123,12 +123,12 @@ Deno.test({
       assert.ok(left[1] > 0 && seeded < EVENTS, `heads ${left}`);
 
       const resumed = await runToEnd(path);
+      assert.equal(resumed.at(-1), clean.at(-1));
+      assert.deepEqual(await table(path), await table(reference));
       assert.equal(
         resumed.find((line) => line.startsWith("seeding")),
         `seeding ${EVENTS - seeded} events into ${path}`,
       );
-      assert.equal(resumed.at(-1), clean.at(-1));
-      assert.deepEqual(await table(path), await table(reference));
       const kv = await Deno.openKv(path);
       try {
         assert.deepEqual(
