@@ -82,7 +82,7 @@ async function checkpointSaved(
 
 Deno.test({
   name:
-    "A job killed with SIGKILL after each of its new checkpoints and restarted ends with exactly the failure-free table",
+    "A job killed with SIGKILL right after it saves a new checkpoint, again and again, ends with exactly the failure-free table",
   async fn() {
     const reference = await seeded();
     const kv = await Deno.openKv(reference);
