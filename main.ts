@@ -35,7 +35,7 @@ import {
   runClicksPerPage,
 } from "./examples/clicks_per_page.ts";
 import {
-  eventLog,
+  eventsToSeed,
   runDurableCounts,
   seedEvents,
   TABLE_NAME,
@@ -568,8 +568,10 @@ async function demo(): Promise<void> {
 async function durable(path: string, restore: Restore): Promise<void> {
   const kv = await openStore(path);
   try {
-    if (await eventLog(kv).head(0) === 0) {
-      console.log(`seeding 300000 events into ${path}`);
+    // Also completes a seeding that a kill cut short.
+    const missing = await eventsToSeed(kv, 300_000);
+    if (missing > 0) {
+      console.log(`seeding ${missing} events into ${path}`);
       await seedEvents(kv, 300_000);
     }
     await runDurableCounts(kv, restore);

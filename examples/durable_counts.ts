@@ -56,23 +56,80 @@ export function eventLog(kv: Deno.Kv): KvLog<Event> {
 }
 
 /**
- * Appends `count` deterministic events (10 keys, up to 2 s out of order).
+ * Appends to the log whatever it lacks of `count` deterministic events (10
+ * keys, up to 2 s out of order), so that seeding is resumable: partition
+ * `p` holds events `p`, `p + 4`, `p + 8`… in that order, and each
+ * `KvLog.append` is all-or-nothing, so a partition's head says exactly how
+ * many of its events are in. Seeding again after a kill appends the rest
+ * from there; a complete log is left as it is. One seeder at a time: two at
+ * once would both append the missing events.
  *
  * @param kv The KV database.
- * @param count How many events.
+ * @param count How many events the log holds in the end.
+ * @returns How many events were appended now.
+ * @throws {RangeError} If a partition holds more events than its share of
+ * `count` (a log seeded with another count, or written by something else).
  */
-export async function seedEvents(kv: Deno.Kv, count: number): Promise<void> {
+export async function seedEvents(kv: Deno.Kv, count: number): Promise<number> {
   const log = eventLog(kv);
+  let appended = 0;
   for (let p = 0; p < PARTITIONS; p++) {
-    const records = [];
-    for (let i = p; i < count; i += PARTITIONS) {
-      const ts = EPOCH + i * 10 - ((i * 7919) % 2_000);
-      records.push({ value: { key: `k${i % 10}`, ts }, timestamp: ts });
-    }
-    for (let from = 0; from < records.length; from += 2_000) {
-      await log.append(p, records.slice(from, from + 2_000));
+    const share = shareOf(p, count);
+    for (let j = await seededHead(log, p, count); j < share;) {
+      const records = [];
+      for (; records.length < 2_000 && j < share; j++) {
+        const i = p + j * PARTITIONS;
+        const ts = EPOCH + i * 10 - ((i * 7919) % 2_000);
+        records.push({ value: { key: `k${i % 10}`, ts }, timestamp: ts });
+      }
+      await log.append(p, records);
+      appended += records.length;
     }
   }
+  return appended;
+}
+
+/**
+ * How many of the `count` events of {@linkcode seedEvents} the log lacks:
+ * 0 once it is seeded.
+ *
+ * @param kv The KV database.
+ * @param count How many events the log holds once seeded.
+ * @returns The number of events still to append.
+ * @throws {RangeError} If a partition holds more events than its share.
+ */
+export async function eventsToSeed(
+  kv: Deno.Kv,
+  count: number,
+): Promise<number> {
+  const log = eventLog(kv);
+  let missing = 0;
+  for (let p = 0; p < PARTITIONS; p++) {
+    missing += shareOf(p, count) - await seededHead(log, p, count);
+  }
+  return missing;
+}
+
+/** How many of `count` events go to partition `p`: every fourth from `p`. */
+function shareOf(p: number, count: number): number {
+  return Math.max(0, Math.ceil((count - p) / PARTITIONS));
+}
+
+/** Partition `p`'s head, checked against its share of `count`. */
+async function seededHead(
+  log: KvLog<Event>,
+  p: number,
+  count: number,
+): Promise<number> {
+  const head = await log.head(p);
+  if (head > shareOf(p, count)) {
+    throw new RangeError(
+      `Cannot seed the log '${LOG_NAME}' as partition ${p} must hold at most ${
+        shareOf(p, count)
+      } of ${count} events: current value is ${head}`,
+    );
+  }
+  return head;
 }
 
 /**

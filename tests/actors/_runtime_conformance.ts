@@ -20,7 +20,8 @@ import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 import type { CompletedCheckpoint } from "../../src/actors/checkpoint_store.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import type { KeyedProcessFunction } from "../../src/runtime/operators/keyed_process.ts";
-import { ExternalTable } from "../_support/two_phase_sink.ts";
+import type { AggregateFunction } from "../../src/windows/window_function.ts";
+import { ExternalTable, twoPhaseSink } from "../_support/two_phase_sink.ts";
 import {
   expectedSums,
   lateDataJob,
@@ -77,6 +78,106 @@ function sensors(
   });
 }
 
+/** A window result of the first stage of {@link twoShuffles}. */
+type SensorWindow = { sensor: number; start: number; sum: number };
+
+// The readings of {@link twoShuffles}: every 10 ms each of the 4 partitions
+// has one, for 1.2 s, up to 149 ms out of order (within the 150 ms bound),
+// and 100 ms ahead of processing time, so that the first-stage windows
+// fire from the first checkpoint on.
+const SHUFFLED = Array.from({ length: 480 }, (_, i): ScriptStep<Reading> => {
+  const at = Math.floor(i / PARTITIONS) * 10;
+  return {
+    at,
+    partition: i % PARTITIONS,
+    value: { sensor: i % 7, value: i, ts: at + 100 - (i * 37) % 150 },
+  };
+});
+
+/**
+ * A job in which records overtake every checkpoint barrier on some input
+ * channels: sources of parallelism 2 over 4 partitions that always have
+ * records, a shuffle into 100 ms windows per sensor, and a second shuffle
+ * (by window) into 1 s windows summing those results, into a two-phase
+ * sink. Checkpoints and periodic watermarks are both due every 200 ms, and
+ * the checkpoint starts first: a first-stage subtask forwards the barrier,
+ * then the watermark behind it fires windows, whose results reach each
+ * second-stage subtask on that channel while the other channel's barrier is
+ * still on its way. Alignment must hold them out of the snapshot (in the
+ * subtask on the local runtime, in the channel log on the KV runtime).
+ * Results are `key@start=total`.
+ */
+function twoShuffles(
+  storage: MemoryStorage,
+  clock: ManualClock,
+  mode: Mode,
+  table: ExternalTable<string>,
+): StreamEnvironment {
+  const env = new StreamEnvironment({
+    jobName: "shuffles",
+    parallelism: 2,
+    clock,
+    checkpointIntervalMs: 200,
+    autoWatermarkIntervalMs: 200,
+    watermarkRecovery: mode,
+    checkpointStorage: storage,
+  });
+  const sumReadings: AggregateFunction<Reading, number, number> = {
+    createAccumulator: () => 0,
+    add: (r, total) => total + r.value,
+    getResult: (total) => total,
+    merge: (a, b) => a + b,
+  };
+  const sumWindows: AggregateFunction<SensorWindow, number, number> = {
+    ...sumReadings,
+    add: (w, total) => total + w.sum,
+  };
+  env.fromSource(
+    new ScriptedSource(SHUFFLED, { partitions: PARTITIONS }),
+    WatermarkStrategy.forBoundedOutOfOrderness<Reading>(150)
+      .withTimestampAssigner((r) => r.ts),
+    "readings",
+  )
+    .keyBy((r) => r.sensor)
+    .window(TumblingEventTimeWindows.of(100))
+    .aggregate<number, number, SensorWindow>(
+      sumReadings,
+      (sensor, ctx, [total], out) =>
+        out({ sensor, start: ctx.window.start, sum: total }),
+    )
+    .keyBy((w) => (w.start / 100) % 5)
+    .window(TumblingEventTimeWindows.of(1_000))
+    .aggregate<number, number, string>(
+      sumWindows,
+      (key, ctx, [total], out) => out(`${key}@${ctx.window.start}=${total}`),
+    )
+    .sinkTo(twoPhaseSink(table));
+  return env;
+}
+
+/** What {@link twoShuffles} writes, by brute force, as the table holds it. */
+function twoShufflesExpected(): string[] {
+  const first = new Map<string, SensorWindow>();
+  for (const step of SHUFFLED) {
+    if (!("value" in step)) continue;
+    const { sensor, value, ts } = step.value;
+    const start = Math.floor(ts / 100) * 100;
+    const window = first.get(`${sensor}@${start}`) ?? { sensor, start, sum: 0 };
+    window.sum += value;
+    first.set(`${sensor}@${start}`, window);
+  }
+  const second = new Map<string, number>();
+  for (const w of first.values()) {
+    // A window result's timestamp is its window's last millisecond.
+    const key = `${(w.start / 100) % 5}@${
+      Math.floor((w.start + 99) / 1_000) * 1_000
+    }`;
+    second.set(key, (second.get(key) ?? 0) + w.sum);
+  }
+  return [...second].map(([key, total]) => JSON.stringify(`${key}=${total}`))
+    .sort();
+}
+
 /** Registers the suite's tests for one runtime. */
 export function runtimeConformance(runtime: RuntimeUnderTest): void {
   const name = (what: string) => `[${runtime.name}] ${what}`;
@@ -118,6 +219,36 @@ export function runtimeConformance(runtime: RuntimeUnderTest): void {
           assert.deepEqual(
             table.rows(),
             expectedSums(readings(120)),
+            `after checkpoint ${checkpoints}`,
+          );
+        }
+      },
+    );
+  }
+
+  for (const mode of ["persist", "replay"] as const) {
+    Deno.test(
+      name(
+        `a crash after checkpoints whose barriers were overtaken on some channels, restored, commits every result exactly once (${mode} mode)`,
+      ),
+      async () => {
+        const expected = twoShufflesExpected();
+        for (const checkpoints of [1, 4]) {
+          const table = new ExternalTable<string>();
+          const clock = new ManualClock(0);
+          const storage = new MemoryStorage();
+          await runtime.crashAfterCheckpoints(
+            twoShuffles(storage, clock, mode, table),
+            clock,
+            checkpoints,
+          );
+          const env = twoShuffles(storage, clock, mode, table);
+          const checkpoint = await env.findCheckpoint();
+          assert.ok(checkpoint !== null && checkpoint.id >= checkpoints);
+          await runtime.run(env, clock, checkpoint);
+          assert.deepEqual(
+            table.rows(),
+            expected,
             `after checkpoint ${checkpoints}`,
           );
         }

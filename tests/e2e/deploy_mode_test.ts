@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { freePort } from "../_support/free_port.ts";
+import { waitFor } from "../_support/wait_for.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -32,25 +33,21 @@ Deno.test("With DENO_DEPLOY set, main.ts runs the demo job on the KV runtime, se
   }).spawn();
   const stdout = new Response(child.stdout).text();
   const stderr = new Response(child.stderr).text();
-  let job:
-    | { name: string; operators: { subtasks: { recordsIn: number }[] }[] }
-    | null = null;
+  type Job = {
+    name: string;
+    operators: { subtasks: { recordsIn: number }[] }[];
+  };
+  let job: Job | null = null;
   try {
-    for (let i = 0; i < 200; i++) {
-      try {
-        const response = await fetch(`http://127.0.0.1:${port}/jobs/demo`);
-        const body = await response.json();
-        const records = body.operators.flatMap((
-          o: { subtasks: { recordsIn: number }[] },
-        ) => o.subtasks)
-          .reduce((n: number, s: { recordsIn: number }) => n + s.recordsIn, 0);
-        job = body;
-        if (records > 0) break;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    // Until the app answers and the job has read records: Deploy's path
+    // is up and running.
+    job = await waitFor("the demo job to read records", async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/jobs/demo`);
+      const body: Job = await response.json();
+      const records = body.operators.flatMap((o) => o.subtasks)
+        .reduce((n, s) => n + s.recordsIn, 0);
+      return records > 0 && body;
+    }, { unless: child.status });
   } finally {
     child.kill("SIGINT");
   }

@@ -11,9 +11,12 @@ import {
   seedClusterEvents,
 } from "../../bench/kv_runtime/cluster_counts.ts";
 import { freePort } from "../_support/free_port.ts";
+import { heldBy, leases, unfinished } from "../_support/kv_leases.ts";
+import { waitFor } from "../_support/wait_for.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const JOB_FILE = "bench/kv_runtime/cluster_counts.ts";
+const JOB = "cluster_counts";
 const EVENTS = 50_000;
 
 function dev(args: string[]): Deno.Command {
@@ -107,19 +110,18 @@ Deno.test("--runtime kv alone is a worker that serves the app: POST /tick runs a
     String(port),
   ]).spawn();
   try {
-    let jobs: { operators: { subtasks: unknown[] }[] } | null = null;
-    for (let i = 0; i < 200 && jobs === null; i++) {
-      try {
-        const response = await fetch(
-          `http://127.0.0.1:${port}/jobs/cluster_counts`,
-        );
-        if (response.ok) jobs = await response.json();
-        else await response.body?.cancel();
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 50));
+    const jobs = await waitFor("the app to answer", async () => {
+      const response = await fetch(
+        `http://127.0.0.1:${port}/jobs/cluster_counts`,
+      );
+      if (response.ok) {
+        return await response.json() as {
+          operators: { subtasks: unknown[] }[];
+        };
       }
-    }
-    assert.ok(jobs !== null, "the app answers");
+      await response.body?.cancel();
+      return false;
+    }, { unless: child.status });
     assert.equal(jobs.operators.flatMap((o) => o.subtasks).length, 4);
     const tick = await fetch(`http://127.0.0.1:${port}/tick`, {
       method: "POST",
@@ -127,10 +129,12 @@ Deno.test("--runtime kv alone is a worker that serves the app: POST /tick runs a
     assert.equal(tick.status, 200);
     assert.equal(typeof (await tick.json()).progressed, "boolean");
     // Bounded: the job ends, the server stays up.
-    for (let i = 0; i < 400; i++) {
-      if ((await output(store)).length === expectedCounts(EVENTS).length) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(
+      "every window in the output",
+      async () =>
+        (await output(store)).length === expectedCounts(EVENTS).length,
+      { unless: child.status },
+    );
     assert.deepEqual(await output(store), expectedCounts(EVENTS));
   } finally {
     child.kill("SIGTERM");
@@ -148,22 +152,26 @@ Deno.test("--processes 3 starts a worker again when it dies (SIGKILL): the job s
     const child = threeWorkers(store).spawn();
     const stdout = new Response(child.stdout).text();
     const stderr = new Response(child.stderr).text();
-    // Kill worker w2 once it runs (found by its unique command line).
-    let killed = false;
-    for (let i = 0; i < 400 && !killed; i++) {
-      const { stdout: pids } = await new Deno.Command("pgrep", {
-        args: ["-f", "--", `--worker w2 --store ${store}`],
-        stdout: "piped",
-        stderr: "null",
-      }).output();
-      const pid = Number(new TextDecoder().decode(pids).trim().split("\n")[0]);
-      if (pid > 0) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        Deno.kill(pid, "SIGKILL");
-        killed = true;
-      } else await new Promise((resolve) => setTimeout(resolve, 20));
+    // Kill worker w2 once it holds the lease of an actor that has not
+    // finished (so its death must be taken over); found by its unique
+    // command line.
+    const kv = await Deno.openKv(store);
+    try {
+      await waitFor("w2 to hold an unfinished actor", async () => {
+        const held = heldBy(await leases(kv, JOB), "w2");
+        return held.length > 0 && await unfinished(kv, JOB, held);
+      }, { unless: child.status });
+    } finally {
+      kv.close();
     }
-    assert.ok(killed, "w2 was found and killed");
+    const { stdout: pids } = await new Deno.Command("pgrep", {
+      args: ["-f", "--", `--worker w2 --store ${store}`],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    const pid = Number(new TextDecoder().decode(pids).trim().split("\n")[0]);
+    assert.ok(pid > 0, "w2 was found");
+    Deno.kill(pid, "SIGKILL");
     const status = await child.status;
     const err = await stderr;
     assert.equal(status.code, 0, err);

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { readTable } from "../../src/connectors/sinks/kv_table.ts";
 import { COUNTS_TABLE, type KeyCount } from "../../examples/ingest_counts.ts";
 import { freePort } from "../_support/free_port.ts";
+import { waitFor } from "../_support/wait_for.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const T0 = Date.UTC(2026, 0, 1);
@@ -32,18 +33,12 @@ function start(port: number, store: string): Deno.ChildProcess {
   }).spawn();
 }
 
-async function ready(port: number): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/jobs`);
-      await response.body?.cancel();
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("the service did not start");
+async function ready(port: number, child: Deno.ChildProcess): Promise<void> {
+  await waitFor("the service to answer", async () => {
+    const response = await fetch(`http://127.0.0.1:${port}/jobs`);
+    await response.body?.cancel();
+    return response.ok;
+  }, { unless: child.status });
 }
 
 async function post(port: number, records: unknown[]): Promise<void> {
@@ -88,7 +83,7 @@ Deno.test({
     const store = `${dir}/weir.sqlite`;
     const port = freePort();
     const first = start(port, store);
-    await ready(port);
+    await ready(port, first);
     await post(port, batch(0, 300));
     first.kill("SIGKILL");
     await first.status;
@@ -96,7 +91,7 @@ Deno.test({
 
     const second = start(port, store);
     try {
-      await ready(port);
+      await ready(port, second);
       await post(port, batch(300, 300));
       // Far-future records on many keys (so on every partition) close the windows.
       await post(
@@ -111,12 +106,11 @@ Deno.test({
         const id = `${key}@${ts - ((ts - T0) % 10_000)}`;
         expected.set(id, (expected.get(id) ?? 0) + 1);
       }
-      let got = new Map<string, number>();
-      for (let i = 0; i < 300; i++) {
-        got = await counted(store);
-        if ([...got.values()].reduce((a, b) => a + b, 0) >= 600) break;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      // Every acknowledged record counted (or more, which the table shows).
+      const got = await waitFor("600 records in the table", async () => {
+        const rows = await counted(store);
+        return [...rows.values()].reduce((a, b) => a + b, 0) >= 600 && rows;
+      }, { unless: second.status });
       assert.deepEqual(
         [...got].sort(),
         [...expected].sort(),

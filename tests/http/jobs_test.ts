@@ -245,14 +245,29 @@ Deno.test("LocalJobHandle.inputChannels() dates each channel's last watermark mo
 });
 
 Deno.test("LocalJobHandle.startSampling() samples until stop()", async () => {
-  const { handle } = build();
+  const { runtime, clock, handle: built } = build();
+  // Counts the samples the interval takes and wakes the test at the second,
+  // whenever the timers get to run.
+  let samples = 0;
+  let wake = () => {};
+  const secondSample = new Promise<void>((resolve) => wake = resolve);
+  class CountingHandle extends LocalJobHandle {
+    override sample() {
+      const sample = super.sample();
+      if (++samples === 2) wake();
+      return sample;
+    }
+  }
+  const handle = new CountingHandle({ runtime, graph: built.graph, clock });
   handle.startSampling(5);
-  await new Promise((resolve) => setTimeout(resolve, 40));
+  await secondSample;
   handle.stop();
-  const count = handle.history().length;
-  assert.ok(count >= 1, `sampled ${count} times`);
-  await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.equal(handle.history().length, count, "no sample after stop()");
+  assert.equal(handle.history().length, 2);
+  // Timers run in the order they are due: an interval still scheduled
+  // (due within 5 ms) would fire before this 15 ms timer, however slow
+  // the machine.
+  await new Promise((resolve) => setTimeout(resolve, 15));
+  assert.equal(samples, 2, "no sample after stop()");
   assert.throws(() => handle.startSampling(0), {
     name: "RangeError",
     message: /'intervalMs'/,
@@ -355,20 +370,80 @@ Deno.test("GET /jobs/:job/events?once=1 sends one status event and ends", async 
   assert.match(text, /^id: 0$/m);
 });
 
-Deno.test("GET /jobs/:job/events keeps sending status events until the client disconnects", async () => {
-  const { app } = build();
-  const res = await app.request("/jobs/clicks/events?interval=50");
-  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  while ((text.match(/^event: status$/gm)?.length ?? 0) < 2) {
-    const { value, done } = await reader.read();
-    assert.equal(done, false);
-    text += value;
+/** What {@link withTimerCount} tells its function. */
+interface TimerCount {
+  /** How many timers set since the start are neither fired nor cleared. */
+  pending(): number;
+  /** Resolves once a timer is pending (at once if one is). */
+  somePending(): Promise<void>;
+}
+
+/**
+ * Runs `fn` with `setTimeout` and `clearTimeout` wrapped so that it can see
+ * which timers are pending; the real functions are back afterwards.
+ */
+async function withTimerCount(
+  fn: (timers: TimerCount) => Promise<void>,
+): Promise<void> {
+  const { setTimeout: realSet, clearTimeout: realClear } = globalThis;
+  const live = new Set<unknown>();
+  let onSet = () => {};
+  function countedSetTimeout(
+    callback: (...args: unknown[]) => void,
+    ms?: number,
+    ...args: unknown[]
+  ): unknown {
+    const id = realSet(
+      (...a: unknown[]) => {
+        live.delete(id);
+        callback(...a);
+      },
+      ms,
+      ...args,
+    );
+    live.add(id);
+    onSet();
+    return id;
   }
-  await reader.cancel();
-  // The stream's loop ends at the disconnect, leaving no timer behind
-  // (the test sanitizers check).
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  function countedClearTimeout(id?: ReturnType<typeof setTimeout>): void {
+    live.delete(id);
+    realClear(id);
+  }
+  globalThis.setTimeout = countedSetTimeout as unknown as typeof setTimeout;
+  globalThis.clearTimeout = countedClearTimeout as typeof clearTimeout;
+  try {
+    await fn({
+      pending: () => live.size,
+      somePending: () =>
+        live.size > 0
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => onSet = resolve),
+    });
+  } finally {
+    globalThis.setTimeout = realSet;
+    globalThis.clearTimeout = realClear;
+  }
+}
+
+Deno.test("GET /jobs/:job/events keeps sending status events until the client disconnects, leaving no timer behind", async () => {
+  const { app } = build();
+  await withTimerCount(async (timers) => {
+    const res = await app.request("/jobs/clicks/events?interval=50");
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    while ((text.match(/^event: status$/gm)?.length ?? 0) < 2) {
+      const { value, done } = await reader.read();
+      assert.equal(done, false);
+      text += decoder.decode(value, { stream: true });
+    }
+    // The stream's loop sleeps until its next event; the client leaves.
+    await timers.somePending();
+    // Cancelling the body itself (no pipe in between) runs the stream's
+    // abort before it resolves, which must end the sleep at once.
+    await reader.cancel();
+    assert.equal(timers.pending(), 0, "the loop's sleep was cleared");
+  });
 });
 
 Deno.test("GET /jobs/:job/events answers 400 for an interval below 50 ms", async () => {

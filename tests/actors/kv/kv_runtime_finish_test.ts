@@ -12,6 +12,11 @@ import type { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
 
 const committed = new Map<string, number[]>();
 let hung = false;
+// Resolves when the sink's finish() hangs: the moment the worker "dies".
+let markHung = () => {};
+const hangs = new Promise<"hang">((resolve) =>
+  markHung = () => resolve("hang")
+);
 
 function sink(hang: boolean): Sink<number> {
   return {
@@ -44,6 +49,7 @@ function sink(hang: boolean): Sink<number> {
         finish() {
           if (hang) {
             hung = true; // the process dies here
+            markHung();
             return new Promise<void>(() => {});
           }
           pending.push({ id: Number.MAX_SAFE_INTEGER, values: staged });
@@ -82,10 +88,8 @@ Deno.test("A survivor does not call the job finished before a dead worker's fini
   // commit) never returns: a died there.
   for (let i = 0; i < 1000 && !hung; i++) {
     const t = a.tick();
-    const r = await Promise.race([
-      t,
-      new Promise((res) => setTimeout(() => res("hang"), 50)),
-    ]);
+    // A tick that reached the hanging finish() never resolves.
+    const r = await Promise.race([t, hangs]);
     if (r === "hang") break;
     if (r) continue;
     clock.set(Math.max(a.nextWakeup(), clock.now() + 1));

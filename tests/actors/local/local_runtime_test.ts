@@ -478,3 +478,63 @@ Deno.test("LocalRuntime checkpoints a window's unchanged key groups as the same 
   }).run();
   assert.deepEqual([...sink.values].sort(byKey), expected);
 });
+
+Deno.test("LocalRuntime.run() saves each checkpoint as soon as it completes, while the input of that instant is still being processed", async () => {
+  // 5,000 records at each of 100, 200 and 300 ms, when checkpoints are due
+  // too, over two partitions: a source subtask reads 1,024 a poll, so each
+  // instant takes several rounds after the barrier goes out.
+  const perInstant = 5_000;
+  const script: ScriptStep<number>[] = [];
+  for (const at of [100, 200, 300]) {
+    for (let i = 0; i < perInstant; i++) {
+      script.push({ at, partition: i % 2, value: script.length });
+    }
+  }
+  const clock = new ManualClock(0);
+  const env = new StreamEnvironment({
+    jobName: "durable",
+    parallelism: 2,
+    clock,
+  });
+  const sink = new CollectSink<number>();
+  env.fromSource(
+    new ScriptedSource(script, { partitions: 2 }),
+    WatermarkStrategy.noWatermarks<number>(),
+    "numbers",
+  ).keyBy((n) => n % 10).process<number, undefined>({
+    processElement: (n, _ctx, out) => out(n),
+  }).sinkTo(sink);
+  // When each checkpoint became durable: the time, and how many records
+  // had reached the sink by then.
+  const saves: { id: number; at: number; sunk: number }[] = [];
+  const runtime = new LocalRuntime(env.getJobGraph(), {
+    clock,
+    checkpointIntervalMs: 100,
+    checkpointStore: {
+      save(checkpoint) {
+        saves.push({
+          id: checkpoint.id,
+          at: clock.now(),
+          sunk: sink.values.length,
+        });
+        return Promise.resolve();
+      },
+    },
+  });
+  await runtime.run();
+  assert.equal(sink.values.length, 3 * perInstant);
+  assert.deepEqual(saves.map((s) => `${s.id}@${s.at}`), [
+    "1@100",
+    "2@200",
+    "3@300",
+  ]);
+  for (const [k, save] of saves.entries()) {
+    // Checkpoint k+1 starts at the instant its records become due, ahead
+    // of them: it is durable before they have all gone through, not only
+    // once the job is idle again.
+    assert.ok(
+      save.sunk < (k + 1) * perInstant,
+      `checkpoint ${save.id} saved after ${save.sunk} records`,
+    );
+  }
+});

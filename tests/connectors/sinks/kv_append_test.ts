@@ -4,7 +4,7 @@ import {
   KvAppendSink,
   readAppendLog,
 } from "../../../src/connectors/sinks/kv_append.ts";
-import { interceptCommits, kvTest } from "../_kv_support.ts";
+import { countUnder, interceptCommits, kvTest } from "../_kv_support.ts";
 
 async function values<T>(kv: Deno.Kv, name = "out"): Promise<T[]> {
   return (await readAppendLog<T>(kv, name)).map((r) => r.value);
@@ -167,6 +167,62 @@ kvTest(
     restored.restoreState!(state);
     await restored.commit!(7);
     assert.deepEqual(await values(kv), big);
+  },
+);
+
+kvTest(
+  "readAppendLog() leaves out the batches a crashed commit left beyond the count of the transaction that later took its id",
+  async (kv) => {
+    const big = Array.from(
+      { length: 300 },
+      (_, i) => `${i}`.padEnd(10_000, "."),
+    );
+    const crashing = interceptCommits(kv, (n) => {
+      if (n === 3) throw new Error("crash in the middle of a commit");
+    });
+    const first = new KvAppendSink<string>(crashing, "out").createWriter(0, 1);
+    first.write(["a"], [0]);
+    const atSix = stored(first.snapshotState!(6));
+    await first.commit!(6); // commit 1
+    first.write(big, big.map(() => 0));
+    first.snapshotState!(7);
+    // Commit 2 writes the first batches of transaction 7, commit 3 dies.
+    await assert.rejects(first.commit!(7) as Promise<void>, /crash/);
+    const left = await countUnder(kv, ["weir", "append", "out", "data", 7, 0]);
+    assert.ok(left > 1, `${left} batches of transaction 7 left behind`);
+
+    // Checkpoint 7 turns out corrupt: the job falls back to checkpoint 6
+    // and reads other input up to its next checkpoint, 7 again.
+    const second = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
+    second.restoreState!(atSix);
+    await second.commit!(6);
+    second.write(["b"], [0]);
+    second.snapshotState!(7);
+    await second.commit!(7);
+    assert.deepEqual(await values(kv), ["a", "b"]);
+  },
+);
+
+kvTest(
+  "readAppendLog() shows a job started over only its own transaction, not the batches of a larger one under the same id",
+  async (kv) => {
+    // Three batches: each record takes most of a 64 KiB value.
+    const large = Array.from({ length: 3 }, (_, i) => `${i}`.padEnd(40_000));
+    const before = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
+    before.write(large, large.map(() => 0));
+    before.snapshotState!(1);
+    await before.commit!(1);
+    assert.equal(
+      await countUnder(kv, ["weir", "append", "out", "data", 1, 0]),
+      3,
+    );
+    assert.deepEqual(await values(kv), large);
+    // Started over from no checkpoint: its first transaction is 1 again.
+    const after = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
+    after.write(["small"], [0]);
+    after.snapshotState!(1);
+    await after.commit!(1);
+    assert.deepEqual(await values(kv), ["small"]);
   },
 );
 
