@@ -51,6 +51,12 @@ export interface TimestampsAndWatermarksSnapshot {
   generator: unknown;
   /** The output's highest watermark and idle flag. */
   emitter: WatermarkEmitterSnapshot;
+  /**
+   * When the next periodic emit is due, in processing time (`Infinity` for
+   * none); in persist mode only, absent in older snapshots (the schedule
+   * then restarts at `open`).
+   */
+  nextPeriodicMs?: number;
 }
 
 // Epoch milliseconds below this (3 March 1973) are almost always epoch
@@ -284,8 +290,9 @@ export class TimestampsAndWatermarksOperator<T>
   }
 
   /**
-   * Returns the generator's state (if it is checkpointed) and the emitter's;
-   * neither in replay mode (`options.watermarks` false).
+   * Returns the generator's state (if it is checkpointed), the emitter's
+   * and the periodic schedule; none of them in replay mode
+   * (`options.watermarks` false), where the schedule restarts at `open`.
    *
    * @returns A {@linkcode TimestampsAndWatermarksSnapshot}.
    */
@@ -307,12 +314,15 @@ export class TimestampsAndWatermarksOperator<T>
         : null,
       emitter: this.#emitter?.snapshotState() ??
         { currentWatermark: -Infinity, idle: false },
+      // The schedule decides which records a watermark precedes (DESIGN:
+      // persist snapshots the periodic-emission schedule).
+      nextPeriodicMs: this.#nextDue,
     };
   }
 
   /**
-   * Puts back a snapshot; emits nothing. Before `open` it is kept and
-   * applied when the generator exists.
+   * Puts back a snapshot, the periodic schedule included; emits nothing.
+   * Before `open` it is kept and applied when the generator exists.
    *
    * @param state A snapshot of an operator with the same strategy.
    */
@@ -327,6 +337,9 @@ export class TimestampsAndWatermarksOperator<T>
       generator.restoreState(snapshot.generator);
     }
     this.#emitter.restoreState(snapshot.emitter);
+    if (typeof snapshot.nextPeriodicMs === "number") {
+      this.#nextDue = snapshot.nextPeriodicMs;
+    }
   }
 
   /** Emits the stamped records not yet emitted, as one batch. */
