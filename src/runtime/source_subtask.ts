@@ -14,6 +14,7 @@ import {
   type WatermarkGenerator,
   type WatermarkOutput,
   WatermarkOutputMultiplexer,
+  type WatermarkOutputMultiplexerSnapshot,
   type WatermarkStrategy,
 } from "../time/mod.ts";
 import type { SourceReader } from "./source.ts";
@@ -73,6 +74,26 @@ export interface SourceSubtaskSnapshot {
   readonly generators?: unknown[];
   /** The emitted watermark and idleness, in persist mode only. */
   readonly emitter?: WatermarkEmitterSnapshot;
+  /**
+   * The partitions' watermarks and idleness as merged, in persist mode
+   * only: what a partition that speaks no more (idle, or one whose
+   * generator emits only on records) holds after a restore.
+   */
+  readonly multiplexer?: WatermarkOutputMultiplexerSnapshot;
+  /**
+   * When the next periodic emission is due, in processing time
+   * (milliseconds; `Infinity` for none), in persist mode only (DESIGN:
+   * persist snapshots the periodic-emission schedule).
+   */
+  readonly nextPeriodicMs?: number;
+  /**
+   * Watermark alignment as the runtime left it, in persist mode only: the
+   * announced limit and when the next announcement is due.
+   */
+  readonly alignment?: {
+    readonly maxDesiredWatermark: number;
+    readonly nextAnnouncementMs: number;
+  };
   /** The chained operators' state. */
   readonly chain: SubtaskSnapshot;
 }
@@ -121,6 +142,13 @@ export class SourceSubtask<T> {
   #chainSnapshot: SubtaskSnapshot | null = null;
   /** The largest watermark alignment allows; `Infinity` until announced. */
   maxDesiredWatermark = Infinity;
+  /**
+   * When the runtime next reports this subtask's watermark for alignment
+   * and applies the announced limit, in processing time; `Infinity` if it
+   * is not aligned. The runtime keeps its schedule here so that persist
+   * snapshots hold it and a restored runtime announces at the same times.
+   */
+  nextAlignmentMs = Infinity;
 
   /**
    * Creates the subtask and its per-partition generators.
@@ -358,9 +386,7 @@ export class SourceSubtask<T> {
 
   #ownSnapshot(): Omit<SourceSubtaskSnapshot, "chain"> {
     const snapshot: {
-      reader: unknown;
-      generators?: unknown[];
-      emitter?: WatermarkEmitterSnapshot;
+      -readonly [F in keyof SourceSubtaskSnapshot]?: SourceSubtaskSnapshot[F];
     } = { reader: this.#reader.snapshotState() };
     if (this.#persist) {
       snapshot.generators = this.#partitions.map((p) =>
@@ -369,13 +395,25 @@ export class SourceSubtask<T> {
           : null
       );
       snapshot.emitter = this.#emitter.snapshotState();
+      snapshot.multiplexer = this.#multiplexer.snapshotState();
+      // Taken before a periodic emission due at this instant runs (the
+      // runtime triggers checkpoints first): the restored source runs it.
+      snapshot.nextPeriodicMs = this.#nextPeriodic;
+      snapshot.alignment = {
+        maxDesiredWatermark: this.maxDesiredWatermark,
+        nextAnnouncementMs: this.nextAlignmentMs,
+      };
     }
-    return snapshot;
+    return snapshot as Omit<SourceSubtaskSnapshot, "chain">;
   }
 
   /**
    * Puts back a snapshot taken from an equally configured source subtask:
-   * the reader seeks, and in persist mode event time resumes where it was.
+   * the reader seeks, and in persist mode event time resumes exactly where
+   * it was: generators (idleness countdowns included), the merged partition
+   * watermarks, the emitter, the periodic-emission schedule and alignment,
+   * so that a restart at the same processing time emits what the source
+   * that never stopped emits.
    *
    * @param snapshot The snapshot.
    */
@@ -390,6 +428,16 @@ export class SourceSubtask<T> {
     }
     if (snapshot.emitter !== undefined) {
       this.#emitter.restoreState(snapshot.emitter);
+    }
+    if (snapshot.multiplexer !== undefined) {
+      this.#multiplexer.restoreState(snapshot.multiplexer);
+    }
+    if (snapshot.nextPeriodicMs !== undefined) {
+      this.#nextPeriodic = snapshot.nextPeriodicMs;
+    }
+    if (snapshot.alignment !== undefined) {
+      this.maxDesiredWatermark = snapshot.alignment.maxDesiredWatermark;
+      this.nextAlignmentMs = snapshot.alignment.nextAnnouncementMs;
     }
     this.#subtask.restore(snapshot.chain);
   }
