@@ -138,6 +138,7 @@ export {
   type Source,
   type SourceBatch,
   type SourceReader,
+  type SourceRestoreOptions,
   type SourceSpec,
   type StreamOperator,
 } from "./runtime/mod.ts";

@@ -87,6 +87,12 @@ export interface SourceSubtaskSnapshot {
    */
   readonly nextPeriodicMs?: number;
   /**
+   * The partitions that ended and whose watermark outputs were released,
+   * by name, in persist mode only (replay mode learns them again from the
+   * reader).
+   */
+  readonly released?: string[];
+  /**
    * Watermark alignment as the runtime left it, in persist mode only: the
    * announced limit and when the next announcement is due.
    */
@@ -102,6 +108,8 @@ interface Partition<T> {
   readonly generator: WatermarkGenerator<T>;
   readonly immediate: WatermarkOutput;
   readonly deferred: WatermarkOutput;
+  /** Whether the partition ended and its output left the multiplexer. */
+  released: boolean;
 }
 
 /**
@@ -116,6 +124,13 @@ interface Partition<T> {
  * emitted. Timestamps of a poll are validated before anything is emitted, so
  * a bad record fails the whole poll and nothing is half written. At the end of
  * input the source emits `Infinity`, finishes its chain and ends its outputs.
+ *
+ * A partition the reader reports ended (`SourceBatch.ended`, Flink's
+ * finished split) releases its output from the multiplexer after its last
+ * records, and the rest are combined at once: it no longer holds the
+ * watermark back, the watermark never goes back when it was the fastest,
+ * and if every partition left is idle the source goes idle (FLINK-38454's
+ * maximum is flushed first). Its generator is not called again.
  *
  * Alignment: the runtime sets `maxDesiredWatermark`; while the emitted
  * watermark is above it (`shouldWait`), `poll` reads nothing (reference §5).
@@ -212,6 +227,7 @@ export class SourceSubtask<T> {
         }),
         immediate: this.#multiplexer.getImmediateOutput(id),
         deferred: this.#multiplexer.getDeferredOutput(id),
+        released: false,
       });
     }
     this.#nextPeriodic = this.#interval > 0
@@ -302,7 +318,26 @@ export class SourceSubtask<T> {
       );
     }
     this.#flush();
+    if (batch.ended === true) this.#release(batch.partition);
     return true;
+  }
+
+  /**
+   * Releases an ended partition's output (Flink's `releaseOutputForSplit`)
+   * and recombines the others at once. Flink's `unregisterOutput` waits for
+   * the next periodic emit; with an interval of 0 that never comes, and no
+   * deferred update is pending between two periodic emits, so recombining
+   * now only applies the release.
+   */
+  #release(index: number): void {
+    const partition = this.#partitions[index];
+    if (partition.released) return;
+    partition.released = true;
+    this.#multiplexer.unregisterOutput(this.#reader.partitions[index]);
+    // The last partition leaving is the end of input: no need to wait for
+    // the next poll to find nothing.
+    if (this.#reader.finished) this.#end();
+    else this.#multiplexer.onPeriodicEmit();
   }
 
   /** Hands the pending records of the current poll downstream. */
@@ -328,6 +363,7 @@ export class SourceSubtask<T> {
   onProcessingTime(now: number): void {
     if (!this.#ended && now >= this.#nextPeriodic) {
       for (const partition of this.#partitions) {
+        if (partition.released) continue;
         partition.generator.onPeriodicEmit(partition.deferred);
       }
       this.#multiplexer.onPeriodicEmit();
@@ -396,6 +432,9 @@ export class SourceSubtask<T> {
       );
       snapshot.emitter = this.#emitter.snapshotState();
       snapshot.multiplexer = this.#multiplexer.snapshotState();
+      snapshot.released = this.#partitions.flatMap((p, i) =>
+        p.released ? [this.#reader.partitions[i]] : []
+      );
       // Taken before a periodic emission due at this instant runs (the
       // runtime triggers checkpoints first): the restored source runs it.
       snapshot.nextPeriodicMs = this.#nextPeriodic;
@@ -411,14 +450,17 @@ export class SourceSubtask<T> {
    * Puts back a snapshot taken from an equally configured source subtask:
    * the reader seeks, and in persist mode event time resumes exactly where
    * it was: generators (idleness countdowns included), the merged partition
-   * watermarks, the emitter, the periodic-emission schedule and alignment,
+   * watermarks, the released partitions, the emitter, the reader's and the
+   * periodic-emission schedules and alignment,
    * so that a restart at the same processing time emits what the source
    * that never stopped emits.
    *
    * @param snapshot The snapshot.
    */
   restore(snapshot: SourceSubtaskSnapshot): void {
-    this.#reader.restoreState(snapshot.reader);
+    // The reader reports ended partitions again (replay mode learns them
+    // so); in persist mode they are released below already.
+    this.#reader.restoreState(snapshot.reader, { exact: this.#persist });
     if (snapshot.generators !== undefined) {
       this.#partitions.forEach((p, i) => {
         if (isCheckpointedGenerator(p.generator)) {
@@ -428,6 +470,12 @@ export class SourceSubtask<T> {
     }
     if (snapshot.emitter !== undefined) {
       this.#emitter.restoreState(snapshot.emitter);
+    }
+    for (const name of snapshot.released ?? []) {
+      const index = this.#reader.partitions.indexOf(name);
+      if (index < 0 || this.#partitions[index].released) continue;
+      this.#partitions[index].released = true;
+      this.#multiplexer.unregisterOutput(name);
     }
     if (snapshot.multiplexer !== undefined) {
       this.#multiplexer.restoreState(snapshot.multiplexer);
@@ -483,10 +531,15 @@ export class SourceSubtask<T> {
 
   #end(): void {
     this.#ended = true;
+    let registered = false;
     for (const partition of this.#partitions) {
+      if (partition.released) continue;
+      registered = true;
       partition.generator.onPeriodicEmit(partition.deferred);
     }
-    this.#multiplexer.onPeriodicEmit();
+    // With every output released there is nothing to combine, and an empty
+    // multiplexer would go idle (FLINK-39586) just before the end.
+    if (registered) this.#multiplexer.onPeriodicEmit();
     this.#emitter.emitWatermark(Infinity);
     this.#subtask.receive(0, END);
   }
