@@ -231,7 +231,7 @@ export class SourceSubtask<T> {
       });
     }
     this.#nextPeriodic = this.#interval > 0
-      ? context.clock.now() + this.#interval
+      ? (context.startMs ?? context.clock.now()) + this.#interval
       : Infinity;
   }
 
@@ -359,8 +359,12 @@ export class SourceSubtask<T> {
    * Runs periodic watermark emission and the chain's processing-time work.
    *
    * @param now The current processing time in milliseconds.
+   * @returns Whether a periodic emission ran: it changes the subtask's
+   * state (the schedule, idleness countdowns) even when it emits nothing,
+   * so a runtime that persists every step must persist it.
    */
-  onProcessingTime(now: number): void {
+  onProcessingTime(now: number): boolean {
+    let emitted = false;
     if (!this.#ended && now >= this.#nextPeriodic) {
       for (const partition of this.#partitions) {
         if (partition.released) continue;
@@ -369,8 +373,10 @@ export class SourceSubtask<T> {
       this.#multiplexer.onPeriodicEmit();
       // Re-based on the current time, not the due time (reference §3 rule 3).
       this.#nextPeriodic = now + this.#interval;
+      emitted = true;
     }
     this.#subtask.onProcessingTime(now);
+    return emitted;
   }
 
   /** The earliest processing time with work: periodic emit, reader, chain timers. */

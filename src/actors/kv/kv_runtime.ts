@@ -566,6 +566,9 @@ export class KvRuntime {
   // ---- start, leases and sharing -------------------------------------
 
   #initialised = false;
+  // When the job first ran in this database (its record's creation): the
+  // periodic schedules of actors activated with no state count from it.
+  #startedAt: number | undefined;
 
   /**
    * Writes the job's record once per database: the first worker to start
@@ -584,9 +587,10 @@ export class KvRuntime {
     for (;;) {
       const entry = await this.#retry(
         "read the job record",
-        () => this.#kv.get<{ plan: string }>(key),
+        () => this.#kv.get<{ plan: string; createdAt?: number }>(key),
       );
       if (entry.value !== null) {
+        this.#startedAt = entry.value.createdAt;
         if (entry.value.plan !== plan) {
           throw new RangeError(
             `Cannot run job '${this.#graph.jobName}' in the KV runtime as its plan must match the one already running in this database: current value differs (start over with --restore none or KvRuntime.reset())`,
@@ -606,18 +610,20 @@ export class KvRuntime {
             continue;
           }
         }
+        const startedAt = this.#clock.now();
         const result = await this.#retry(
           "record the job",
           () =>
             this.#kv.atomic().check({ key, versionstamp: null })
               .check(lease.check)
-              .set(key, { plan, createdAt: this.#clock.now() })
+              .set(key, { plan, createdAt: startedAt })
               .commit(),
         );
         await this.#retry("give the start lease up", () => lease.release())
           .catch(() => {});
         if (result.ok) {
           this.#initialised = true;
+          this.#startedAt = startedAt;
           return;
         }
       } else {
@@ -789,6 +795,7 @@ export class KvRuntime {
       clock: this.#clock,
       persistWatermarks: true,
       stepSnapshots: true,
+      startMs: this.#startedAt,
       send: (edge, channel, element) => {
         live.out[wiring.edgeBase[edge] + channel].push(element);
       },
@@ -899,9 +906,10 @@ export class KvRuntime {
       : live.built.subtask!.nextProcessingTime();
     if (due <= now) {
       if (live.built.source !== null) {
-        const before = live.built.source.currentWatermark;
-        live.built.source.onProcessingTime(now);
-        worked = live.built.source.currentWatermark !== before ||
+        // A periodic emission changes state (schedule, idleness countdowns)
+        // even when it emits nothing: persist it, as every step is, so that
+        // a take-over resumes event time exactly.
+        worked = live.built.source.onProcessingTime(now) ||
           live.out.some((o) => o.length > 0);
       } else {
         live.built.subtask!.onProcessingTime(now);

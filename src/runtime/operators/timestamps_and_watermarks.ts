@@ -187,7 +187,8 @@ export class TimestampsAndWatermarksOperator<T>
       },
     });
     if (this.#intervalMs > 0 && this.#progressive) {
-      this.#nextDue = context.clock.now() + this.#intervalMs;
+      this.#nextDue = (context.startMs ?? context.clock.now()) +
+        this.#intervalMs;
     }
     if (this.#pendingRestore !== null) {
       this.restoreState(this.#pendingRestore);
