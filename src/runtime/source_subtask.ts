@@ -457,9 +457,8 @@ export class SourceSubtask<T> {
    * the reader seeks, and in persist mode event time resumes exactly where
    * it was: generators (idleness countdowns included), the merged partition
    * watermarks, the released partitions, the emitter, the reader's and the
-   * periodic-emission schedules and alignment,
-   * so that a restart at the same processing time emits what the source
-   * that never stopped emits.
+   * periodic-emission schedules and alignment, so that a restart at the
+   * same processing time emits what the source that never stopped emits.
    *
    * @param snapshot The snapshot.
    */
