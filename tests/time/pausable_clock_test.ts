@@ -67,12 +67,14 @@ Deno.test("PausableClock.restoreState() keeps a pause in force, counting from th
   const wall = new ManualClock(1_000);
   const clock = new PausableClock(wall);
   clock.pause();
+  wall.advance(50);
   clock.restoreState({ pausedMs: 400 });
+  assert.equal(clock.now(), 650, "reads the underlying time minus the lag");
   wall.advance(100);
-  assert.equal(clock.now(), 600);
+  assert.equal(clock.now(), 650);
   clock.resume();
   wall.advance(10);
-  assert.equal(clock.now(), 610);
+  assert.equal(clock.now(), 660);
 });
 
 Deno.test("PausableClock.restoreState() rejects a negative or fractional lag, naming 'state.pausedMs'", () => {
