@@ -33,6 +33,7 @@ export {
   type CheckpointedWatermarkGenerator,
   // time: clocks
   type Clock,
+  type IdlenessTimerSnapshot,
   LatenessHistogram,
   type LatenessHistogramSnapshot,
   ManualClock,
@@ -41,6 +42,7 @@ export {
   MIN_WATERMARK,
   NoWatermarksGenerator,
   PausableClock,
+  type PausableClockSnapshot,
   PunctuatedWatermarks,
   recordTimestampAssigner,
   // time: merging inputs
@@ -60,6 +62,7 @@ export {
   type WatermarkGeneratorFactory,
   type WatermarkOutput,
   WatermarkOutputMultiplexer,
+  type WatermarkOutputMultiplexerSnapshot,
   type WatermarkStatus,
   type WatermarkStatusOutput,
   WatermarkStrategy,
@@ -139,6 +142,7 @@ export {
   type Source,
   type SourceBatch,
   type SourceReader,
+  type SourceRestoreOptions,
   type SourceSpec,
   type StreamOperator,
 } from "./runtime/mod.ts";

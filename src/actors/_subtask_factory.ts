@@ -35,6 +35,8 @@ export interface SubtaskHooks {
   readonly persistWatermarks: boolean;
   /** Whether the runtime snapshots every step (see `OperatorContext.stepSnapshots`). */
   readonly stepSnapshots?: boolean;
+  /** When the job started (see `OperatorContext.startMs`); now by default. */
+  readonly startMs?: number;
   /** Delivers an element to channel `channel` of output edge `edge`. */
   send(edge: number, channel: number, element: StreamElement): void;
   /** An operator has mail (an asynchronous call completed). */
@@ -74,6 +76,7 @@ export function buildSubtask(
     metrics,
     requestMail: () => hooks.requestMail(),
     stepSnapshots: hooks.stepSnapshots ?? false,
+    startMs: hooks.startMs,
   };
   const edges: SubtaskEdge[] = graph.edges.filter((e) => e.from === vertex.id)
     .map((edge) => ({

@@ -10,6 +10,11 @@
 import type { SubtaskSnapshot } from "./subtask.ts";
 import type { SourceSubtaskSnapshot } from "./source_subtask.ts";
 import { redistributeState, samePlainData } from "./_rescale_state.ts";
+
+/** One partition's merged watermark in a source snapshot. */
+type MergedOutput = NonNullable<
+  SourceSubtaskSnapshot["multiplexer"]
+>["outputs"][number];
 import {
   describeValue,
   requireNonNegativeInteger,
@@ -115,9 +120,10 @@ export function rescaleSubtaskSnapshots(
  * subtasks, and each new subtask gets a reader snapshot in the readers'
  * `{ partitions, positions, cursor }` shape (the collection, scripted and KV
  * log readers') with its own partitions, their positions and cursor 0. In
- * persist mode each partition's generator state follows its partition too,
- * and the emitter resumes at the minimum of the old emitters' watermarks,
- * active, so the watermark never goes back; the chain's valve is dropped
+ * persist mode each partition's generator state and merged watermark follow
+ * its partition too, and the emitter resumes at the minimum of the old
+ * emitters' watermarks, active, so the watermark never goes back (the
+ * periodic and alignment schedules restart); the chain's valve is dropped
  * (its one input is the emitter, which resumes anew). The chained operators
  * are redistributed as by {@linkcode rescaleSubtaskSnapshots}.
  *
@@ -169,8 +175,9 @@ export function rescaleSourceSnapshots(
       `Cannot ${action} as 'options.partitions' must have one entry per new subtask (${options.parallelism}): current value has ${partitions.length}`,
     );
   }
-  // Partition name -> [position, generator state] over all old readers.
-  const byName = new Map<string, [number, unknown]>();
+  // Partition name -> [position, generator state, merged watermark] over
+  // all old readers.
+  const byName = new Map<string, [number, unknown, MergedOutput | null]>();
   old.forEach((snapshot, i) => {
     requireSubtaskSnapshot(snapshot?.chain, action, i, ".chain");
     const reader = requirePositions(snapshot.reader, action, i);
@@ -180,7 +187,11 @@ export function rescaleSourceSnapshots(
           `Cannot ${action} as each partition must be in one old snapshot: current value has '${name}' in old subtask ${i} and an earlier one`,
         );
       }
-      byName.set(name, [reader.positions[p], snapshot.generators?.[p] ?? null]);
+      byName.set(name, [
+        reader.positions[p],
+        snapshot.generators?.[p] ?? null,
+        snapshot.multiplexer?.outputs.find((o) => o.id === name) ?? null,
+      ]);
     });
   });
   const owned = new Set(partitions.flat());
@@ -197,6 +208,7 @@ export function rescaleSourceSnapshots(
   }
   const persisted = old.every((s) => s.generators !== undefined);
   const emitted = old.every((s) => s.emitter !== undefined);
+  const merged = emitted && old.every((s) => s.multiplexer !== undefined);
   const watermark = Math.min(
     ...old.map((s) => s.emitter?.currentWatermark ?? Infinity),
   );
@@ -220,6 +232,21 @@ export function rescaleSourceSnapshots(
     if (persisted) snapshot.generators = names.map((n) => byName.get(n)![1]);
     if (emitted) {
       snapshot.emitter = { currentWatermark: watermark, idle: false };
+    }
+    // Each partition's merged watermark and idleness follow it, so that it
+    // agrees with its generator (an idle one marks idle only once). A
+    // partition that had ended is not among them: the new reader reports
+    // its end again.
+    if (merged) {
+      snapshot.multiplexer = {
+        outputs: names.flatMap((n) => {
+          const output = byName.get(n)![2];
+          return output === null ? [] : [{ ...output }];
+        }),
+        combinedWatermark: watermark,
+        combinedIdle: false,
+        underlyingIdle: false,
+      };
     }
     return snapshot;
   });

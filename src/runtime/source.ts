@@ -12,12 +12,42 @@ export interface SourceBatch<T> {
   readonly values: T[];
   /** Timestamps the source knows (e.g. a log's append time), or `-Infinity` for none. */
   readonly timestamps: number[];
+  /**
+   * Whether the partition ended with this batch: no record of it follows
+   * (Flink's finished split). The batch holds no record when the end comes
+   * on its own. The source subtask then releases the partition's watermark
+   * output, so that it no longer holds back the subtask's watermark.
+   * @default {false}
+   */
+  readonly ended?: boolean;
+}
+
+/** How a reader puts back a snapshot. */
+export interface SourceRestoreOptions {
+  /**
+   * Whether the job restores event time exactly (`watermarkRecovery:
+   * "persist"`): a reader paced by processing time (a generator) then
+   * resumes its schedule as it was, so that a restart at the same
+   * processing time reads the same records at the same times. Otherwise
+   * it may start its schedule afresh at its next poll.
+   * @default {false}
+   */
+  readonly exact?: boolean;
 }
 
 /**
  * Reads the partitions assigned to one source subtask (Flink's
  * `SourceReader`). Pull-based and synchronous: the runtime polls it when the
  * subtask may read (not back-pressured, not held by alignment).
+ *
+ * Ended partitions: a reader reports each partition's end (see
+ * {@linkcode SourceBatch.ended}) once, with its last records or in a batch
+ * of its own, and again after every `restoreState`, so that a restored
+ * subtask learns which partitions ended (replay mode rebuilds everything
+ * from the reader). While an end waits to be reported, `nextAvailableAt`
+ * is at most `now`. A batch without records never changes which partition
+ * the next poll reads first, so a restored reader reads in the same order
+ * as one that never stopped.
  *
  * @typeParam T The record type.
  */
@@ -35,8 +65,11 @@ export interface SourceReader<T> {
   readonly finished: boolean;
   /** Returns the read positions as plain data. */
   snapshotState(): unknown;
-  /** Puts back read positions from a snapshot. */
-  restoreState(state: unknown): void;
+  /**
+   * Puts back read positions from a snapshot; the ends of partitions read
+   * to their end are reported again.
+   */
+  restoreState(state: unknown, options?: SourceRestoreOptions): void;
   /**
    * Resolves when the reader's background reads (if it has any, e.g. a
    * prefetch from Deno KV) have settled, so a simulated clock does not run

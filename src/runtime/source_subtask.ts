@@ -14,6 +14,7 @@ import {
   type WatermarkGenerator,
   type WatermarkOutput,
   WatermarkOutputMultiplexer,
+  type WatermarkOutputMultiplexerSnapshot,
   type WatermarkStrategy,
 } from "../time/mod.ts";
 import type { SourceBatch, SourceReader } from "./source.ts";
@@ -73,6 +74,32 @@ export interface SourceSubtaskSnapshot {
   readonly generators?: unknown[];
   /** The emitted watermark and idleness, in persist mode only. */
   readonly emitter?: WatermarkEmitterSnapshot;
+  /**
+   * The partitions' watermarks and idleness as merged, in persist mode
+   * only: what a partition that speaks no more (idle, or one whose
+   * generator emits only on records) holds after a restore.
+   */
+  readonly multiplexer?: WatermarkOutputMultiplexerSnapshot;
+  /**
+   * When the next periodic emission is due, in processing time
+   * (milliseconds; `Infinity` for none), in persist mode only (DESIGN:
+   * persist snapshots the periodic-emission schedule).
+   */
+  readonly nextPeriodicMs?: number;
+  /**
+   * The partitions that ended and whose watermark outputs were released,
+   * by name, in persist mode only (replay mode learns them again from the
+   * reader).
+   */
+  readonly released?: string[];
+  /**
+   * Watermark alignment as the runtime left it, in persist mode only: the
+   * announced limit and when the next announcement is due.
+   */
+  readonly alignment?: {
+    readonly maxDesiredWatermark: number;
+    readonly nextAnnouncementMs: number;
+  };
   /** The chained operators' state. */
   readonly chain: SubtaskSnapshot;
 }
@@ -81,6 +108,8 @@ interface Partition<T> {
   readonly generator: WatermarkGenerator<T>;
   readonly immediate: WatermarkOutput;
   readonly deferred: WatermarkOutput;
+  /** Whether the partition ended and its output left the multiplexer. */
+  released: boolean;
 }
 
 /**
@@ -95,6 +124,13 @@ interface Partition<T> {
  * emitted. Timestamps of a poll are validated before anything is emitted, so
  * a bad record fails the whole poll and nothing is half written. At the end of
  * input the source emits `Infinity`, finishes its chain and ends its outputs.
+ *
+ * A partition the reader reports ended (`SourceBatch.ended`, Flink's
+ * finished split) releases its output from the multiplexer after its last
+ * records, and the rest are combined at once: it no longer holds the
+ * watermark back, the watermark never goes back when it was the fastest,
+ * and if every partition left is idle the source goes idle (FLINK-38454's
+ * maximum is flushed first). Its generator is not called again.
  *
  * Alignment: the runtime sets `maxDesiredWatermark`; while the emitted
  * watermark is above it (`shouldWait`), `poll` reads nothing (reference §5).
@@ -123,6 +159,13 @@ export class SourceSubtask<T> {
   readonly #read: number[];
   /** The largest watermark alignment allows; `Infinity` until announced. */
   maxDesiredWatermark = Infinity;
+  /**
+   * When the runtime next reports this subtask's watermark for alignment
+   * and applies the announced limit, in processing time; `Infinity` if it
+   * is not aligned. The runtime keeps its schedule here so that persist
+   * snapshots hold it and a restored runtime announces at the same times.
+   */
+  nextAlignmentMs = Infinity;
 
   /**
    * Creates the subtask and its per-partition generators.
@@ -187,10 +230,11 @@ export class SourceSubtask<T> {
         }),
         immediate: this.#multiplexer.getImmediateOutput(id),
         deferred: this.#multiplexer.getDeferredOutput(id),
+        released: false,
       });
     }
     this.#nextPeriodic = this.#interval > 0
-      ? context.clock.now() + this.#interval
+      ? (context.startMs ?? context.clock.now()) + this.#interval
       : Infinity;
   }
 
@@ -328,6 +372,27 @@ export class SourceSubtask<T> {
       );
     }
     this.#flush();
+    // A replay's reader reports ends too; the live reader does so again
+    // after a restore, and only its reports release.
+    if (read && batch.ended === true) this.#release(batch.partition);
+  }
+
+  /**
+   * Releases an ended partition's output (Flink's `releaseOutputForSplit`)
+   * and recombines the others at once. Flink's `unregisterOutput` waits for
+   * the next periodic emit; with an interval of 0 that never comes, and no
+   * deferred update is pending between two periodic emits, so recombining
+   * now only applies the release.
+   */
+  #release(index: number): void {
+    const partition = this.#partitions[index];
+    if (partition.released) return;
+    partition.released = true;
+    this.#multiplexer.unregisterOutput(this.#reader.partitions[index]);
+    // The last partition leaving is the end of input: no need to wait for
+    // the next poll to find nothing.
+    if (this.#reader.finished) this.#end();
+    else this.#multiplexer.onPeriodicEmit();
   }
 
   /** Hands the pending records of the current poll downstream. */
@@ -349,17 +414,24 @@ export class SourceSubtask<T> {
    * Runs periodic watermark emission and the chain's processing-time work.
    *
    * @param now The current processing time in milliseconds.
+   * @returns Whether a periodic emission ran: it changes the subtask's
+   * state (the schedule, idleness countdowns) even when it emits nothing,
+   * so a runtime that persists every step must persist it.
    */
-  onProcessingTime(now: number): void {
+  onProcessingTime(now: number): boolean {
+    let emitted = false;
     if (!this.#ended && now >= this.#nextPeriodic) {
       for (const partition of this.#partitions) {
+        if (partition.released) continue;
         partition.generator.onPeriodicEmit(partition.deferred);
       }
       this.#multiplexer.onPeriodicEmit();
       // Re-based on the current time, not the due time (reference §3 rule 3).
       this.#nextPeriodic = now + this.#interval;
+      emitted = true;
     }
     this.#subtask.onProcessingTime(now);
+    return emitted;
   }
 
   /** The earliest processing time with work: periodic emit, reader, chain timers. */
@@ -411,9 +483,7 @@ export class SourceSubtask<T> {
 
   #ownSnapshot(): Omit<SourceSubtaskSnapshot, "chain"> {
     const snapshot: {
-      reader: unknown;
-      generators?: unknown[];
-      emitter?: WatermarkEmitterSnapshot;
+      -readonly [F in keyof SourceSubtaskSnapshot]?: SourceSubtaskSnapshot[F];
     } = { reader: this.#reader.snapshotState() };
     if (this.#persist) {
       snapshot.generators = this.#partitions.map((p) =>
@@ -422,21 +492,38 @@ export class SourceSubtask<T> {
           : null
       );
       snapshot.emitter = this.#emitter.snapshotState();
+      snapshot.multiplexer = this.#multiplexer.snapshotState();
+      snapshot.released = this.#partitions.flatMap((p, i) =>
+        p.released ? [this.#reader.partitions[i]] : []
+      );
+      // Taken before a periodic emission due at this instant runs (the
+      // runtime triggers checkpoints first): the restored source runs it.
+      snapshot.nextPeriodicMs = this.#nextPeriodic;
+      snapshot.alignment = {
+        maxDesiredWatermark: this.maxDesiredWatermark,
+        nextAnnouncementMs: this.nextAlignmentMs,
+      };
     }
-    return snapshot;
+    return snapshot as Omit<SourceSubtaskSnapshot, "chain">;
   }
 
   /**
    * Puts back a snapshot taken from an equally configured source subtask:
-   * the reader seeks, and in persist mode event time resumes where it was.
+   * the reader seeks, and in persist mode event time resumes exactly where
+   * it was: generators (idleness countdowns included), the merged partition
+   * watermarks, the released partitions, the emitter, the reader's and the
+   * periodic-emission schedules and alignment, so that a restart at the
+   * same processing time emits what the source that never stopped emits.
    * A `reader` of `undefined` (a source the checkpoint did not have, see
    * `assignOperatorState`) leaves the reader at its start.
    *
    * @param snapshot The snapshot.
    */
   restore(snapshot: SourceSubtaskSnapshot): void {
+    // The reader reports ended partitions again (replay mode learns them
+    // so); in persist mode they are released below already.
     if (snapshot.reader !== undefined) {
-      this.#reader.restoreState(snapshot.reader);
+      this.#reader.restoreState(snapshot.reader, { exact: this.#persist });
     }
     if (snapshot.generators !== undefined) {
       this.#partitions.forEach((p, i) => {
@@ -447,6 +534,22 @@ export class SourceSubtask<T> {
     }
     if (snapshot.emitter !== undefined) {
       this.#emitter.restoreState(snapshot.emitter);
+    }
+    for (const name of snapshot.released ?? []) {
+      const index = this.#reader.partitions.indexOf(name);
+      if (index < 0 || this.#partitions[index].released) continue;
+      this.#partitions[index].released = true;
+      this.#multiplexer.unregisterOutput(name);
+    }
+    if (snapshot.multiplexer !== undefined) {
+      this.#multiplexer.restoreState(snapshot.multiplexer);
+    }
+    if (snapshot.nextPeriodicMs !== undefined) {
+      this.#nextPeriodic = snapshot.nextPeriodicMs;
+    }
+    if (snapshot.alignment !== undefined) {
+      this.maxDesiredWatermark = snapshot.alignment.maxDesiredWatermark;
+      this.nextAlignmentMs = snapshot.alignment.nextAnnouncementMs;
     }
     this.#subtask.restore(snapshot.chain);
   }
@@ -492,10 +595,15 @@ export class SourceSubtask<T> {
 
   #end(): void {
     this.#ended = true;
+    let registered = false;
     for (const partition of this.#partitions) {
+      if (partition.released) continue;
+      registered = true;
       partition.generator.onPeriodicEmit(partition.deferred);
     }
-    this.#multiplexer.onPeriodicEmit();
+    // With every output released there is nothing to combine, and an empty
+    // multiplexer would go idle (FLINK-39586) just before the end.
+    if (registered) this.#multiplexer.onPeriodicEmit();
     this.#emitter.emitWatermark(Infinity);
     this.#subtask.receive(0, END);
   }

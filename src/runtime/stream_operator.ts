@@ -45,6 +45,14 @@ export interface OperatorContext {
    */
   readonly requestMail?: () => void;
   /**
+   * When the job started, in processing time: schedules that start with the
+   * job (periodic watermarks) count from it, so that a subtask built later
+   * (the KV runtime activating an actor with no state yet) keeps the
+   * schedule of one built at the start.
+   * @default {the time the operator opens}
+   */
+  readonly startMs?: number;
+  /**
    * Whether the runtime snapshots the subtask after every step, not only at
    * checkpoints (the KV runtime commits each step). Transactional sinks then
    * keep the records of the running checkpoint in their own state, so that

@@ -6,6 +6,8 @@
  */
 
 import {
+  type PausableClock,
+  type PausableClockSnapshot,
   StatusWatermarkValve,
   type ValveSnapshot,
   type WatermarkStatus,
@@ -83,6 +85,17 @@ export interface SubtaskSnapshot {
   readonly valve?: ValveSnapshot;
   /** Which input channels had ended. */
   readonly ended: boolean[];
+  /**
+   * The last watermark and status the chain sent downstream, in persist
+   * mode only: a restored subtask reports them (status, lag) before its
+   * watermark next moves.
+   */
+  readonly output?: { readonly watermark: number; readonly idle: boolean };
+  /**
+   * The input-activity clock, in persist mode only: idleness countdowns
+   * are readings of it, so a restore must put its lag back.
+   */
+  readonly activityClock?: PausableClockSnapshot;
 }
 
 /** One input channel of a subtask, for diagnosis. */
@@ -140,6 +153,7 @@ export class Subtask {
   readonly #side = new Map<string, [unknown[], number[]]>();
   readonly #snapshotOptions: SnapshotOptions;
   readonly #onSnapshot: SubtaskOptions["onSnapshot"];
+  readonly #activityClock: PausableClock;
   readonly #pending: Promise<unknown>[] = [];
   // Barrier alignment: the checkpoint being aligned, which channels delivered
   // its barrier, and what arrived on those channels since (held back).
@@ -223,6 +237,7 @@ export class Subtask {
       parts: options.snapshotParts,
     };
     this.#onSnapshot = options.onSnapshot;
+    this.#activityClock = context.activityClock;
     for (let i = 0; i < operators.length; i++) {
       operators[i].open(context, this.#inputs[i + 1]);
     }
@@ -387,7 +402,15 @@ export class Subtask {
       ended: [...this.#ended],
     };
     if (this.#snapshotOptions.watermarks) {
-      (snapshot as { valve?: ValveSnapshot }).valve = this.#valve.snapshot();
+      const persisted = snapshot as {
+        -readonly [F in keyof SubtaskSnapshot]: SubtaskSnapshot[F];
+      };
+      persisted.valve = this.#valve.snapshot();
+      persisted.output = {
+        watermark: this.metrics.outputWatermark,
+        idle: this.metrics.idle,
+      };
+      persisted.activityClock = this.#activityClock.snapshotState();
     }
     return snapshot;
   }
@@ -395,8 +418,11 @@ export class Subtask {
   /**
    * Puts back a snapshot taken from an equally configured subtask; emits
    * nothing. Without a valve snapshot (replay mode), event time restarts at
-   * `-Infinity`. An operator whose snapshot is `undefined` (one the
-   * checkpoint did not have, see `assignOperatorState`) starts empty.
+   * `-Infinity`; with one (persist mode) the metrics show the restored
+   * input and output watermarks and idleness at once, and the
+   * input-activity clock resumes with its lag. An operator whose snapshot
+   * is `undefined` (one the checkpoint did not have, see
+   * `assignOperatorState`) starts empty.
    *
    * @param snapshot The snapshot.
    * @throws {RangeError} If the operator count differs.
@@ -412,7 +438,17 @@ export class Subtask {
         op.restoreState(snapshot.operators[i]);
       }
     });
-    if (snapshot.valve !== undefined) this.#valve.restore(snapshot.valve);
+    if (snapshot.valve !== undefined) {
+      this.#valve.restore(snapshot.valve);
+      this.metrics.inputWatermark = snapshot.valve.outputWatermark;
+    }
+    if (snapshot.output !== undefined) {
+      this.metrics.outputWatermark = snapshot.output.watermark;
+      this.metrics.idle = snapshot.output.idle;
+    }
+    if (snapshot.activityClock !== undefined) {
+      this.#activityClock.restoreState(snapshot.activityClock);
+    }
     for (let c = 0; c < this.#ended.length; c++) {
       if (snapshot.ended[c] && !this.#ended[c]) {
         this.#ended[c] = true;

@@ -93,6 +93,11 @@ export interface AutoTunedOutOfOrdernessSnapshot {
   history: AutoTuneStep[];
   /** The lateness of the current interval and the highest timestamp. */
   histogram: LatenessHistogramSnapshot;
+  /**
+   * When the current tuning interval started, on the generator's clock;
+   * absent in snapshots of older versions (the interval then restarts).
+   */
+  intervalStartMs?: number;
 }
 
 /**
@@ -340,11 +345,14 @@ export class AutoTunedOutOfOrdernessWatermarks<T>
       narrowLagMs: this.#narrowLag,
       history: this.history,
       histogram: this.#histogram.snapshot(),
+      intervalStartMs: this.#intervalStart,
     };
   }
 
   /**
-   * Puts back a snapshot; the current interval restarts at `clock.now()`.
+   * Puts back a snapshot: tuning goes on at the interval's time on the
+   * clock (restore the input-activity clock with it), or from `clock.now()`
+   * for a snapshot without it.
    *
    * @throws {RangeError} If the snapshot's delay is outside `[floorMs,
    * ceilingMs]` of this generator, or its histogram is malformed.
@@ -369,7 +377,11 @@ export class AutoTunedOutOfOrdernessWatermarks<T>
     this.#history = state.history.slice(-this.#historyLimit).map((step) => ({
       ...step,
     }));
-    this.#intervalStart = this.#clock.now();
+    // The tuning schedule decides the delay, so event time (DESIGN: persist
+    // mode snapshots everything that decides event time).
+    this.#intervalStart = typeof state.intervalStartMs === "number"
+      ? state.intervalStartMs
+      : this.#clock.now();
   }
 }
 

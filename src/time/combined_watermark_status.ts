@@ -117,6 +117,32 @@ export class CombinedWatermarkStatus {
   }
 
   /**
+   * Puts back a combined watermark and idle flag taken from
+   * {@linkcode CombinedWatermarkStatus.getCombinedWatermark} and
+   * {@linkcode CombinedWatermarkStatus.isIdle}, for a restore that keeps
+   * event time; the partials are restored by their owner. Nothing is
+   * recomputed.
+   *
+   * @param watermark The combined watermark, `-Infinity` if none yet.
+   * @param idle Whether all partials were idle.
+   * @throws {RangeError} If `watermark` is not a safe integer or an infinity.
+   * @throws {TypeError} If `watermark` is not a number or `idle` not a boolean.
+   */
+  restore(watermark: number, idle: boolean): void {
+    const action = "restore CombinedWatermarkStatus";
+    requireWatermark(watermark, { action, param: "watermark" });
+    if (typeof idle !== "boolean") {
+      throw new TypeError(
+        `Cannot ${action} as 'idle' must be a boolean: current value is ${
+          describeValue(idle)
+        }`,
+      );
+    }
+    this.#combined = watermark;
+    this.#idle = idle;
+  }
+
+  /**
    * Recomputes the idle flag and the combined watermark from the partials.
    * Check {@linkcode CombinedWatermarkStatus.isIdle} separately: the idle
    * flag can change while the watermark does not.

@@ -5,7 +5,18 @@
  */
 
 import type { Clock } from "./clock.ts";
-import { requirePositiveInteger } from "./_validate.ts";
+import { describeValue, requirePositiveInteger } from "./_validate.ts";
+
+/** An {@linkcode IdlenessTimer}'s state as plain data, for persist-mode checkpoints. */
+export interface IdlenessTimerSnapshot {
+  /** Whether a record arrived since the last probe. */
+  activity: boolean;
+  /**
+   * When the countdown started, on the timer's clock (the input-activity
+   * clock), or `null` if no countdown runs.
+   */
+  countdownStart: number | null;
+}
 
 /**
  * Decides when a quiet input counts as idle (Flink's `IdlenessTimer`, §1.4).
@@ -60,5 +71,48 @@ export class IdlenessTimer {
       return false;
     }
     return this.#clock.now() - this.#countdownStart > this.#timeout;
+  }
+
+  /**
+   * Returns the countdown as plain data. Its start is a reading of the
+   * timer's clock, so a restore needs that clock restored too (see
+   * `PausableClock.snapshotState`).
+   */
+  snapshotState(): IdlenessTimerSnapshot {
+    return {
+      activity: this.#counter !== this.#lastCounter,
+      countdownStart: this.#counting ? this.#countdownStart : null,
+    };
+  }
+
+  /**
+   * Puts back a countdown, so that the next probes decide as the
+   * snapshot's timer would have.
+   *
+   * @param state What `snapshotState()` returned.
+   * @throws {TypeError} If `state.activity` is not a boolean or
+   *   `state.countdownStart` is neither a number nor `null`.
+   */
+  restoreState(state: IdlenessTimerSnapshot): void {
+    const action = "restore IdlenessTimer";
+    if (typeof state?.activity !== "boolean") {
+      throw new TypeError(
+        `Cannot ${action} as 'state.activity' must be a boolean: current value is ${
+          describeValue(state?.activity)
+        }`,
+      );
+    }
+    const start = state.countdownStart;
+    if (start !== null && typeof start !== "number") {
+      throw new TypeError(
+        `Cannot ${action} as 'state.countdownStart' must be a number or null: current value is ${
+          describeValue(start)
+        }`,
+      );
+    }
+    this.#lastCounter = 0;
+    this.#counter = state.activity ? 1 : 0;
+    this.#counting = start !== null;
+    this.#countdownStart = start ?? 0;
   }
 }

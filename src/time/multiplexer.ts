@@ -10,10 +10,26 @@ import {
   describeValue,
   requireFunction,
   requireNonEmptyString,
+  requireWatermark,
 } from "./_validate.ts";
 import { CombinedWatermarkStatus } from "./combined_watermark_status.ts";
 import { PartialWatermark } from "./partial_watermark.ts";
 import type { WatermarkOutput } from "./watermark_output.ts";
+
+/**
+ * A {@linkcode WatermarkOutputMultiplexer}'s state as plain data, for
+ * checkpoints that keep event time (`watermarkRecovery: "persist"`).
+ */
+export interface WatermarkOutputMultiplexerSnapshot {
+  /** Each registered output's watermark and idle flag, in registration order. */
+  outputs: { id: string; watermark: number; idle: boolean }[];
+  /** The combined watermark as of the last recombination. */
+  combinedWatermark: number;
+  /** Whether every output was idle at the last recombination. */
+  combinedIdle: boolean;
+  /** Whether the underlying output was last told it is idle. */
+  underlyingIdle: boolean;
+}
 
 /** One registered output: its partial and the two cached views on it. */
 interface Registered {
@@ -176,6 +192,82 @@ export class WatermarkOutputMultiplexer {
   /** Combines all outputs, deferred updates included, and emits what changed. */
   onPeriodicEmit(): void {
     this.#updateCombinedWatermark();
+  }
+
+  /**
+   * Returns every registered output's watermark and idle flag, the
+   * combination and what the underlying output was last told. Unregistered
+   * outputs are not in it.
+   *
+   * @returns Plain data, a fresh copy.
+   */
+  snapshotState(): WatermarkOutputMultiplexerSnapshot {
+    const outputs: WatermarkOutputMultiplexerSnapshot["outputs"] = [];
+    for (const [id, { partial }] of this.#outputs) {
+      outputs.push({
+        id,
+        watermark: partial.getWatermark(),
+        idle: partial.isIdle(),
+      });
+    }
+    return {
+      outputs,
+      combinedWatermark: this.#status.getCombinedWatermark(),
+      combinedIdle: this.#status.isIdle(),
+      underlyingIdle: this.#underlyingIdle,
+    };
+  }
+
+  /**
+   * Puts back a snapshot, emitting nothing: afterwards the multiplexer
+   * combines and emits exactly as the one the snapshot was taken from. Call
+   * it on a multiplexer whose outputs have not reported yet (a restore), and
+   * register (or unregister) the same outputs first: an output registered
+   * here but absent from the snapshot keeps its fresh state.
+   *
+   * @param state What `snapshotState()` returned.
+   * @throws {RangeError} If the snapshot names an output that is not
+   *   registered, or holds a watermark that is not a safe integer or an
+   *   infinity.
+   * @throws {TypeError} If the snapshot is malformed.
+   */
+  restoreState(state: WatermarkOutputMultiplexerSnapshot): void {
+    const action = "restore WatermarkOutputMultiplexer";
+    if (!Array.isArray(state?.outputs)) {
+      throw new TypeError(
+        `Cannot ${action} as 'state.outputs' must be an array: current value is ${
+          describeValue(state?.outputs)
+        }`,
+      );
+    }
+    if (typeof state.underlyingIdle !== "boolean") {
+      throw new TypeError(
+        `Cannot ${action} as 'state.underlyingIdle' must be a boolean: current value is ${
+          describeValue(state.underlyingIdle)
+        }`,
+      );
+    }
+    const partials = state.outputs.map((output, i) => {
+      const registered = this.#outputs.get(output?.id);
+      if (registered === undefined) {
+        throw new RangeError(
+          `Cannot ${action} as 'state.outputs[${i}].id' must be registered: current value is ${
+            describeValue(output?.id)
+          }`,
+        );
+      }
+      requireWatermark(output.watermark, {
+        action,
+        param: `state.outputs[${i}].watermark`,
+      });
+      return registered.partial;
+    });
+    this.#status.restore(state.combinedWatermark, state.combinedIdle);
+    partials.forEach((partial, i) => {
+      partial.setWatermark(state.outputs[i].watermark);
+      partial.setIdle(state.outputs[i].idle === true);
+    });
+    this.#underlyingIdle = state.underlyingIdle;
   }
 
   #lookup(id: string, action: string): Registered {

@@ -6,6 +6,16 @@
  */
 
 import type { Clock } from "./clock.ts";
+import { requireNonNegativeInteger } from "./_validate.ts";
+
+/** A {@linkcode PausableClock}'s state as plain data, for persist-mode checkpoints. */
+export interface PausableClockSnapshot {
+  /**
+   * How far the clock is behind the underlying one, in milliseconds: all
+   * paused time up to the snapshot, a pause in force included.
+   */
+  pausedMs: number;
+}
 
 /**
  * Processing time that does not advance while paused.
@@ -80,5 +90,34 @@ export class PausableClock implements Clock {
     if (--this.#pauses === 0) {
       this.#pausedTotal += Math.max(0, this.#underlying.now() - this.#pausedAt);
     }
+  }
+
+  /**
+   * Returns how far the clock is behind the underlying one now. Readings
+   * taken from this clock (an idleness countdown's start) stay comparable
+   * with a restored clock's only if the restore puts this lag back.
+   *
+   * @returns Plain data.
+   */
+  snapshotState(): PausableClockSnapshot {
+    // A wall clock that stepped back during a pause must not make it negative.
+    return { pausedMs: Math.max(0, this.#underlying.now() - this.now()) };
+  }
+
+  /**
+   * Puts back the lag of a snapshot, so that `now()` reads as the snapshot's
+   * clock did at the same underlying time. Pauses in force are kept and
+   * count from now; the runtime pauses a restored subtask again if it is
+   * still held.
+   *
+   * @param state What `snapshotState()` returned.
+   * @throws {RangeError} If `state.pausedMs` is not a non-negative safe integer.
+   */
+  restoreState(state: PausableClockSnapshot): void {
+    this.#pausedTotal = requireNonNegativeInteger(state?.pausedMs, {
+      action: "restore PausableClock",
+      param: "state.pausedMs",
+    });
+    if (this.#pauses > 0) this.#pausedAt = this.#underlying.now();
   }
 }

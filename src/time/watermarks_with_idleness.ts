@@ -5,7 +5,7 @@
  */
 
 import type { Clock } from "./clock.ts";
-import { IdlenessTimer } from "./idleness_timer.ts";
+import { IdlenessTimer, type IdlenessTimerSnapshot } from "./idleness_timer.ts";
 import {
   type CheckpointedWatermarkGenerator,
   isCheckpointedGenerator,
@@ -18,6 +18,13 @@ import { requirePositiveInteger } from "./_validate.ts";
 export interface WatermarksWithIdlenessSnapshot {
   /** The wrapped generator's snapshot, or `null` if it has none. */
   inner: unknown;
+  /**
+   * The idleness countdown; absent in snapshots of older versions, whose
+   * restored generator starts active with no countdown.
+   */
+  timer?: IdlenessTimerSnapshot;
+  /** Whether the output was marked idle; absent with `timer`. */
+  idle?: boolean;
 }
 
 /**
@@ -38,8 +45,11 @@ export interface WatermarksWithIdlenessSnapshot {
  *   {@linkcode PausableClock} paused while the subtask is back-pressured, so
  *   time spent unable to read does not count as silence (FLINK-35886).
  *
- * Idleness is processing-time state: a snapshot holds only the wrapped
- * generator's state, and a restored generator starts active.
+ * A snapshot holds the wrapped generator's state, the countdown and the idle
+ * flag, so a restored generator declares idleness at the same probe as the
+ * one that never stopped (DESIGN: persist mode snapshots everything that
+ * decides event time). The countdown is a reading of the clock: restore the
+ * input-activity clock with it (`PausableClock.restoreState`).
  *
  * @typeParam T The record type.
  *
@@ -113,19 +123,30 @@ export class WatermarksWithIdleness<T>
     this.#inner.onPeriodicEmit(output);
   }
 
-  /** Returns the wrapped generator's state. */
+  /** Returns the wrapped generator's state, the countdown and the idle flag. */
   snapshotState(): WatermarksWithIdlenessSnapshot {
     return {
       inner: isCheckpointedGenerator(this.#inner)
         ? this.#inner.snapshotState()
         : null,
+      timer: this.#timer.snapshotState(),
+      idle: this.#idle,
     };
   }
 
-  /** Restores the wrapped generator's state. */
+  /**
+   * Restores the wrapped generator's state, the countdown and the idle flag
+   * (a snapshot without them leaves the generator active); emits nothing.
+   *
+   * @throws {TypeError} If the countdown in `state` is malformed.
+   */
   restoreState(state: WatermarksWithIdlenessSnapshot): void {
     if (isCheckpointedGenerator(this.#inner)) {
       this.#inner.restoreState(state.inner);
+    }
+    if (state.timer !== undefined) {
+      this.#timer.restoreState(state.timer);
+      this.#idle = state.idle === true;
     }
   }
 }

@@ -49,6 +49,11 @@ function build(scenario: Scenario) {
       });
     }
   }
+  // Every partition stays open (a silent one is not an ended one, which
+  // would release its watermark) until long after the script.
+  for (let partition = 0; partition < 4; partition++) {
+    steps.push({ at: 600_000, partition, end: true });
+  }
   const clock = new ManualClock(0);
   const env = new StreamEnvironment({ jobName: "idle", parallelism: 2, clock });
   let strategy = WatermarkStrategy.forBoundedOutOfOrderness<Click>(2_000)

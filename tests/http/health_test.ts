@@ -64,6 +64,11 @@ function build(scenario: Scenario = {}) {
       });
     }
   }
+  // Every partition stays open (a silent one is not an ended one, which
+  // would release its watermark) until long after the script.
+  for (let partition = 0; partition < 4; partition++) {
+    steps.push({ at: T0 + 900_000, partition, end: true });
+  }
   const clock = new ManualClock(T0);
   const env = new StreamEnvironment({
     jobName: "clicks",

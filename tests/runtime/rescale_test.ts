@@ -14,7 +14,12 @@ import type {
   WindowSlotSnapshot,
 } from "../../src/windows/window_operator.ts";
 import { TimerService } from "../../src/windows/timer_service.ts";
-import { ScriptedSource } from "../../src/connectors/sources/scripted.ts";
+import {
+  ScriptedSource,
+  type ScriptStep,
+} from "../../src/connectors/sources/scripted.ts";
+import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
+import { sourceHarness } from "../_support/source_harness.ts";
 import { StatusWatermarkValve } from "../../src/time/valve.ts";
 
 type Windows = WindowOperatorSnapshot<string, number>;
@@ -377,6 +382,45 @@ for (const [from, to] of [[2, 3], [2, 1], [4, 2], [1, 4]]) {
   });
 }
 
+Deno.test("rescaleSourceSnapshots() moves each partition's merged watermark with it, and leaves a released partition for its new reader to report again (persist mode)", () => {
+  const source = script(4);
+  const old = sourceSnapshots(source, 2, true).map((snapshot, i) => {
+    const names = (snapshot.reader as { partitions: string[] }).partitions;
+    // Old subtask 0 had released partition 2.
+    const live = names.filter((n) => n !== "scripted-2");
+    return {
+      ...snapshot,
+      multiplexer: {
+        outputs: live.map((id, k) => ({ id, watermark: 900 + k, idle: k > 0 })),
+        combinedWatermark: 900 + i,
+        combinedIdle: false,
+        underlyingIdle: false,
+      },
+      released: i === 0 ? ["scripted-2"] : [],
+      nextPeriodicMs: 250,
+    };
+  });
+  const [only] = rescaleSourceSnapshots(old, {
+    vertexId: "source-1",
+    parallelism: 1,
+    maxParallelism: MAX,
+    partitions: [source.createReader(0, 1).partitions],
+  });
+  assert.deepEqual(only.multiplexer, {
+    outputs: [
+      { id: "scripted-0", watermark: 900, idle: false },
+      { id: "scripted-1", watermark: 900, idle: false },
+      { id: "scripted-3", watermark: 901, idle: true },
+    ],
+    combinedWatermark: 500,
+    combinedIdle: false,
+    underlyingIdle: false,
+  });
+  // Schedules and released partitions start afresh at another parallelism.
+  assert.equal(only.released, undefined);
+  assert.equal(only.nextPeriodicMs, undefined);
+});
+
 Deno.test("rescaleSourceSnapshots() leaves generators and emitter out in replay mode", () => {
   const source = script(2);
   const [only] = rescaleSourceSnapshots(sourceSnapshots(source, 2, false), {
@@ -447,4 +491,41 @@ Deno.test("rescaleSourceSnapshots() refuses new readers whose partitions are not
       message: /'old\[0\].reader' must be a reader snapshot/,
     },
   );
+});
+
+Deno.test("A source rescaled in persist mode with an idle partition is not held back by it: the partition stays idle where its generator is", () => {
+  const steps: ScriptStep<number>[] = [{ at: 0, partition: 1, value: 1_000 }];
+  for (let at = 0; at <= 2_000; at += 100) {
+    steps.push({ at, partition: 0, value: 1_000 + at });
+  }
+  for (const partition of [0, 1]) {
+    steps.push({ at: 5_000, partition, end: true });
+  }
+  const source = new ScriptedSource(steps, { partitions: 2 });
+  const strategy = WatermarkStrategy.forBoundedOutOfOrderness<number>(0)
+    .withTimestampAssigner((n) => n).withIdleness(150);
+  // At parallelism 2, partition 1 is idle from 400 ms.
+  const old = [0, 1].map((i) =>
+    sourceHarness(source.createReader(i, 2), strategy)
+  );
+  for (let t = 0; t <= 600; t += 100) for (const h of old) h.tick(t);
+  assert.equal(old[1].source.idle, true);
+  const [snapshot] = rescaleSourceSnapshots(
+    old.map((h) => {
+      h.clock.set(650);
+      return h.checkpoint();
+    }),
+    {
+      vertexId: "source-1",
+      parallelism: 1,
+      maxParallelism: MAX,
+      partitions: [source.createReader(0, 1).partitions],
+    },
+  );
+  const rescaled = sourceHarness(source.createReader(0, 1), strategy, {
+    start: 650,
+  });
+  rescaled.source.restore(snapshot);
+  rescaled.tick(700);
+  assert.deepEqual(rescaled.tick(800), ["W1699", "R1"]);
 });

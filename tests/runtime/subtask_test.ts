@@ -609,6 +609,40 @@ Deno.test("Subtask snapshots the valve in persist mode only, and restores it", (
   assert.deepEqual(restored.take(), ["0/0 W7"]);
 });
 
+Deno.test("Subtask restored in persist mode reports the restored watermarks and idleness at once, before its watermark moves", () => {
+  const options = {
+    operators: [new PassThroughOperator()],
+    numInputChannels: 2,
+  };
+  const before = harness(options);
+  before.subtask.receive(0, watermark(5));
+  before.subtask.receive(1, watermark(9));
+  before.subtask.receive(0, { kind: "status", status: "idle" });
+  before.subtask.receive(1, { kind: "status", status: "idle" });
+  assert.deepEqual(before.subtask.metrics, {
+    recordsIn: 0,
+    recordsOut: 0,
+    inputWatermark: 9,
+    outputWatermark: 9,
+    idle: true,
+  });
+  const restored = harness(options);
+  restored.subtask.restore(structuredClone(before.subtask.snapshot(1)));
+  const { inputWatermark, outputWatermark, idle } = restored.subtask.metrics;
+  assert.deepEqual({ inputWatermark, outputWatermark, idle }, {
+    inputWatermark: 9,
+    outputWatermark: 9,
+    idle: true,
+  });
+  assert.deepEqual(restored.take(), [], "a restore emits nothing");
+  // Replay mode: event time, and so the metrics, restart at -Infinity.
+  const replay = harness({ ...options, persistWatermarks: false });
+  replay.subtask.receive(0, watermark(5));
+  const again = harness({ ...options, persistWatermarks: false });
+  again.subtask.restore(structuredClone(replay.subtask.snapshot(1)));
+  assert.equal(again.subtask.metrics.outputWatermark, -Infinity);
+});
+
 Deno.test("Subtask rejects an empty operator chain, naming 'operators'", () => {
   assert.throws(
     () => harness({ operators: [] }),

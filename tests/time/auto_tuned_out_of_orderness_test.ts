@@ -443,13 +443,14 @@ Deno.test("AutoTunedOutOfOrdernessWatermarks.snapshotState() round-trips through
   assert.equal(snapshot.delayMs, 8_000);
   assert.equal(snapshot.narrowLagMs, START + 1_000 - (100_000 - 10_001));
 
+  // Restored at the same processing time, the interval goes on where it
+  // was: it started at the tuning 500 ms ago, so it ends 500 ms later.
   const second = setup({ initialDelayMs: 10_000 });
-  second.clock.advance(60_000);
+  second.clock.advance(1_500);
   second.generator.restoreState(JSON.parse(JSON.stringify(snapshot)));
   assert.deepEqual(second.generator.snapshotState(), snapshot);
   assert.equal(second.generator.currentWatermark, 100_000 - 8_000 - 1);
-  // The interval restarts at restore: no tuning until tuneIntervalMs later.
-  second.tick(999);
+  second.tick(499);
   assert.equal(second.generator.history.length, 1);
   second.tick(1);
   assert.equal(second.generator.history.length, 2);
@@ -457,6 +458,21 @@ Deno.test("AutoTunedOutOfOrdernessWatermarks.snapshotState() round-trips through
   const snap = first.generator.snapshotState();
   snap.history[0].toMs = -1;
   assert.equal(first.generator.history[0].toMs, 8_000);
+});
+
+Deno.test("AutoTunedOutOfOrdernessWatermarks.restoreState() restarts the interval at restore for a snapshot without its start (an older version's)", () => {
+  const first = setup({ initialDelayMs: 10_000 });
+  first.feed(100_000);
+  first.tick(1_000);
+  first.feed(100_000, 99_000);
+  const { intervalStartMs: _, ...older } = first.generator.snapshotState();
+  const second = setup({ initialDelayMs: 10_000 });
+  second.clock.advance(60_000);
+  second.generator.restoreState(older);
+  second.tick(999);
+  assert.equal(second.generator.history.length, 1);
+  second.tick(1);
+  assert.equal(second.generator.history.length, 2);
 });
 
 Deno.test("AutoTunedOutOfOrdernessWatermarks.restoreState() rejects a delay outside [floorMs, ceilingMs]", () => {

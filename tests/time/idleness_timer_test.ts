@@ -72,3 +72,58 @@ Deno.test("IdlenessTimer starts its countdown at clock time 0, unlike Flink's se
   clock.advance(11);
   assert.equal(timer.checkIfIdle(), true);
 });
+
+Deno.test("IdlenessTimer.restoreState() resumes a running countdown: idle at the same probe as the original", () => {
+  const clock = new ManualClock(1_000);
+  const original = new IdlenessTimer(clock, 10);
+  assert.equal(original.checkIfIdle(), false); // starts the countdown at 1000
+  clock.advance(6);
+  const restored = new IdlenessTimer(clock, 10);
+  restored.restoreState(structuredClone(original.snapshotState()));
+  clock.advance(4);
+  assert.deepEqual([original.checkIfIdle(), restored.checkIfIdle()], [
+    false,
+    false,
+  ]);
+  clock.advance(1);
+  assert.deepEqual([original.checkIfIdle(), restored.checkIfIdle()], [
+    true,
+    true,
+  ]);
+});
+
+Deno.test("IdlenessTimer.restoreState() keeps activity seen since the last probe, so the next probe restarts the countdown", () => {
+  const { timer, clock } = idleTimer(10);
+  timer.activity();
+  const restored = new IdlenessTimer(clock, 10);
+  restored.restoreState(structuredClone(timer.snapshotState()));
+  assert.deepEqual(timer.snapshotState(), {
+    activity: true,
+    countdownStart: 1_000,
+  });
+  clock.advance(100);
+  assert.equal(restored.checkIfIdle(), false); // saw the activity
+  assert.equal(restored.checkIfIdle(), false); // starts the countdown
+  clock.advance(11);
+  assert.equal(restored.checkIfIdle(), true);
+});
+
+Deno.test("IdlenessTimer.restoreState() rejects a malformed countdown, naming the field", () => {
+  const timer = new IdlenessTimer(new ManualClock(0), 10);
+  assert.throws(
+    () =>
+      timer.restoreState({
+        activity: "yes" as unknown as boolean,
+        countdownStart: null,
+      }),
+    { name: "TypeError", message: /'state\.activity'/ },
+  );
+  assert.throws(
+    () =>
+      timer.restoreState({
+        activity: false,
+        countdownStart: "0" as unknown as number,
+      }),
+    { name: "TypeError", message: /'state\.countdownStart'/ },
+  );
+});

@@ -417,3 +417,65 @@ Deno.test("WatermarkOutputMultiplexer rejects an underlying output without the t
     { name: "TypeError", message: /'underlying.emitWatermark'/ },
   );
 });
+
+Deno.test("WatermarkOutputMultiplexer.restoreState() resumes combining exactly as the multiplexer it was taken from", () => {
+  // An idle output at 9, an active one at 4, a third that never reported.
+  function drive(multiplexer: WatermarkOutputMultiplexer): void {
+    multiplexer.getImmediateOutput("a").emitWatermark(9);
+    multiplexer.getImmediateOutput("b").emitWatermark(4);
+    multiplexer.getImmediateOutput("a").markIdle();
+  }
+  const ids = ["a", "b", "c"];
+  const original = new WatermarkOutputMultiplexer(new RecordingOutput());
+  for (const id of ids) original.registerNewOutput(id);
+  drive(original);
+  original.getImmediateOutput("c").markIdle();
+  const snapshot = structuredClone(original.snapshotState());
+  const out = new RecordingOutput();
+  const restored = new WatermarkOutputMultiplexer(out);
+  for (const id of ids) restored.registerNewOutput(id);
+  restored.restoreState(snapshot);
+  assert.deepEqual(out.calls, [], "a restore emits nothing");
+  // b going idle flushes the maximum (9) and marks idle, as in the original.
+  restored.getImmediateOutput("b").markIdle();
+  assert.deepEqual(out.calls, [9, "markIdle"]);
+  // c resuming below the flushed watermark marks active, never regresses.
+  restored.getDeferredOutput("c").emitWatermark(3);
+  restored.onPeriodicEmit();
+  assert.deepEqual(out.calls, [9, "markIdle", "markActive"]);
+});
+
+Deno.test("WatermarkOutputMultiplexer.restoreState() keeps an unregistered output out", () => {
+  const original = new WatermarkOutputMultiplexer(new RecordingOutput());
+  for (const id of ["a", "b"]) original.registerNewOutput(id);
+  original.getImmediateOutput("a").emitWatermark(2);
+  original.getImmediateOutput("b").emitWatermark(5);
+  original.unregisterOutput("a");
+  const snapshot = structuredClone(original.snapshotState());
+  assert.deepEqual(snapshot.outputs.map((o) => o.id), ["b"]);
+  const out = new RecordingOutput();
+  const restored = new WatermarkOutputMultiplexer(out);
+  restored.registerNewOutput("b");
+  restored.restoreState(snapshot);
+  restored.onPeriodicEmit();
+  assert.deepEqual(out.calls, [5]);
+});
+
+Deno.test("WatermarkOutputMultiplexer.restoreState() rejects an output that is not registered, naming it", () => {
+  const original = new WatermarkOutputMultiplexer(new RecordingOutput());
+  original.registerNewOutput("a");
+  const restored = new WatermarkOutputMultiplexer(new RecordingOutput());
+  assert.throws(() => restored.restoreState(original.snapshotState()), {
+    name: "RangeError",
+    message: /'state\.outputs\[0\]\.id'.*"a"/,
+  });
+  assert.throws(
+    () =>
+      restored.restoreState(
+        { outputs: "a" } as unknown as Parameters<
+          WatermarkOutputMultiplexer["restoreState"]
+        >[0],
+      ),
+    { name: "TypeError", message: /'state\.outputs'/ },
+  );
+});

@@ -157,3 +157,55 @@ Deno.test("WatermarksWithIdleness snapshots the wrapped generator's state", () =
   second.onPeriodicEmit(output);
   assert.deepEqual(output.calls, [994]);
 });
+
+Deno.test("WatermarksWithIdleness restored while idle stays idle without marking idle again, and marks active on its next record", () => {
+  const clock = new ManualClock(1);
+  const first = boundedWithIdleness(5, 10, clock);
+  const before = new RecordingOutput();
+  first.onEvent(null, 1_000, before);
+  first.onPeriodicEmit(before); // sees the record
+  first.onPeriodicEmit(before); // starts the countdown
+  clock.advance(11);
+  first.onPeriodicEmit(before);
+  assert.deepEqual(before.calls, [994, 994, "markIdle"]);
+  const second = boundedWithIdleness(5, 10, clock);
+  second.restoreState(structuredClone(first.snapshotState()));
+  assert.equal(second.idle, true);
+  const after = new RecordingOutput();
+  clock.advance(100);
+  second.onPeriodicEmit(after);
+  second.onEvent(null, 2_000, after);
+  second.onPeriodicEmit(after);
+  assert.deepEqual(after.calls, ["markActive", 1_994]);
+});
+
+Deno.test("WatermarksWithIdleness restored mid-countdown goes idle at the same probe as the one that never stopped", () => {
+  const clock = new ManualClock(1);
+  const generators = [boundedWithIdleness(5, 10, clock)];
+  const outputs = [new RecordingOutput(), new RecordingOutput()];
+  generators[0].onEvent(null, 1_000, outputs[0]);
+  generators[0].onPeriodicEmit(outputs[0]);
+  generators[0].onPeriodicEmit(outputs[0]); // countdown from 1
+  clock.advance(7);
+  generators.push(boundedWithIdleness(5, 10, clock));
+  generators[1].restoreState(structuredClone(generators[0].snapshotState()));
+  const idleAt: number[] = [];
+  for (let probe = 0; probe < 3; probe++) {
+    clock.advance(2);
+    generators.forEach((g, i) => {
+      g.onPeriodicEmit(outputs[i]);
+      if (g.idle && idleAt[i] === undefined) idleAt[i] = clock.now();
+    });
+  }
+  assert.deepEqual(idleAt, [12, 12]);
+});
+
+Deno.test("WatermarksWithIdleness restores a snapshot without a countdown (an older version's) as active", () => {
+  const clock = new ManualClock(1);
+  const generator = boundedWithIdleness(5, 10, clock);
+  generator.restoreState({ inner: { maxTimestamp: 1_000 } });
+  const output = new RecordingOutput();
+  generator.onPeriodicEmit(output);
+  assert.deepEqual(output.calls, [994]);
+  assert.equal(generator.idle, false);
+});

@@ -65,7 +65,7 @@ async function replaySource(
   source.beginReplay();
   try {
     if (meta.replayReader !== undefined) {
-      reader.restoreState(meta.replayReader);
+      reader.restoreState(meta.replayReader, { exact: true });
     }
     for (let fruitless = 0; left > 0 && fruitless < FRUITLESS_POLLS;) {
       await reader.ready?.();

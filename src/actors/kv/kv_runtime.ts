@@ -608,6 +608,9 @@ export class KvRuntime {
   // ---- start, leases and sharing -------------------------------------
 
   #initialised = false;
+  // When the job first ran in this database (its record's creation): the
+  // periodic schedules of actors activated with no state count from it.
+  #startedAt: number | undefined;
 
   /**
    * Writes the job's record once per database: the first worker to start
@@ -631,9 +634,13 @@ export class KvRuntime {
     for (;;) {
       const entry = await this.#retry(
         "read the job record",
-        () => this.#kv.get<{ plan: string; watermarkRecovery?: string }>(key),
+        () =>
+          this.#kv.get<
+            { plan: string; watermarkRecovery?: string; createdAt?: number }
+          >(key),
       );
       if (entry.value !== null) {
+        this.#startedAt = entry.value.createdAt;
         if (entry.value.plan !== plan) {
           throw new RangeError(
             `Cannot run job '${this.#graph.jobName}' in the KV runtime as its plan must match the one already running in this database: current value differs (start over with --restore none or KvRuntime.reset())`,
@@ -660,6 +667,7 @@ export class KvRuntime {
             continue;
           }
         }
+        const startedAt = this.#clock.now();
         const result = await this.#retry(
           "record the job",
           () =>
@@ -668,7 +676,7 @@ export class KvRuntime {
               .set(key, {
                 plan,
                 watermarkRecovery: recovery,
-                createdAt: this.#clock.now(),
+                createdAt: startedAt,
               })
               .commit(),
         );
@@ -676,6 +684,7 @@ export class KvRuntime {
           .catch(() => {});
         if (result.ok) {
           this.#initialised = true;
+          this.#startedAt = startedAt;
           return;
         }
       } else {
@@ -853,6 +862,7 @@ export class KvRuntime {
       clock: this.#clock,
       persistWatermarks: this.#persist,
       stepSnapshots: true,
+      startMs: this.#startedAt,
       send: (edge, channel, element) => {
         live.out[wiring.edgeBase[edge] + channel].push(element);
       },
@@ -983,9 +993,11 @@ export class KvRuntime {
       : live.built.subtask!.nextProcessingTime();
     if (due <= now) {
       if (live.built.source !== null) {
-        const before = live.built.source.currentWatermark;
-        live.built.source.onProcessingTime(now);
-        worked = live.built.source.currentWatermark !== before ||
+        // A periodic emission changes state (schedule, idleness countdowns)
+        // even when it emits nothing: in persist mode it is committed, as
+        // every step is, so that a take-over resumes event time exactly.
+        const emitted = live.built.source.onProcessingTime(now);
+        worked = (this.#persist && emitted) ||
           live.out.some((o) => o.length > 0);
       } else {
         live.built.subtask!.onProcessingTime(now);

@@ -296,15 +296,26 @@ export class LocalRuntime {
       }
     });
     this.#alignmentInterval = interval;
-    this.#nextAlignment = interval === Infinity
-      ? Infinity
-      : this.#clock.now() + interval;
+    this.#setNextAlignment(
+      interval === Infinity ? Infinity : this.#clock.now() + interval,
+    );
     if (this.#checkpointInterval > 0) {
       this.#nextCheckpoint = this.#clock.now() + this.#checkpointInterval;
     }
     this.#lastCheckpointId = options.lastCheckpointId ?? 0;
     if (options.restoreFrom !== undefined) {
       this.#restore(options.restoreFrom, options.allowNonRestoredState);
+    }
+  }
+
+  /**
+   * Schedules the next alignment announcement, and keeps the schedule on
+   * every aligned source, whose persist snapshots hold it.
+   */
+  #setNextAlignment(at: number): void {
+    this.#nextAlignment = at;
+    for (const actor of this.#actors) {
+      if (actor.alignmentSource !== null) actor.source!.nextAlignmentMs = at;
     }
   }
 
@@ -336,6 +347,18 @@ export class LocalRuntime {
       if (actor.source !== null) {
         actor.source.restore(snapshot as SourceSubtaskSnapshot);
       } else actor.subtask!.restore(snapshot as SubtaskSnapshot);
+    }
+    // Persist mode: announcements go on at the times of the run that took
+    // the checkpoint, as the limits they set decide when sources read. The
+    // sources' snapshots hold the schedule (replay mode keeps the new one).
+    const aligned = this.#actors.filter((a) => a.alignmentSource !== null);
+    if (aligned.length > 0) {
+      const due = Math.min(...aligned.map((a) => a.source!.nextAlignmentMs));
+      this.#setNextAlignment(
+        Number.isFinite(due)
+          ? due
+          : this.#clock.now() + this.#alignmentInterval,
+      );
     }
     this.#lastCheckpointId = Math.max(this.#lastCheckpointId, checkpoint.id);
     this.#latestCompleted = checkpoint;
@@ -811,7 +834,7 @@ export class LocalRuntime {
     }
     if (now >= this.#nextAlignment) {
       this.#announceAlignment();
-      this.#nextAlignment = now + this.#alignmentInterval;
+      this.#setNextAlignment(now + this.#alignmentInterval);
       ran = true;
     }
     for (const actor of this.#actors) {

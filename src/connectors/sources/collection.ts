@@ -16,6 +16,7 @@ import type {
   SourceReader,
 } from "../../runtime/source.ts";
 import { checkPositionsSnapshot, snapshotPositions } from "./_positions.ts";
+import { EndReports } from "./_end_reports.ts";
 
 /** Options of a {@linkcode CollectionSource}. */
 export interface CollectionSourceOptions<T> {
@@ -43,9 +44,12 @@ export interface CollectionSourceOptions<T> {
  * a reader with no partitions that is finished at once.
  *
  * Everything is available at once: `nextAvailableAt(now)` is `now` while
- * records remain and `Infinity` after. Each `poll` returns up to `maxRecords`
- * records of one partition, taking the reader's partitions in turn, so one
- * large partition does not hold back the watermarks of the others. The
+ * records remain (or an end waits to be reported) and `Infinity` after. Each
+ * `poll` returns up to `maxRecords` records of one partition, taking the
+ * reader's partitions in turn, so one large partition does not hold back the
+ * watermarks of the others; the poll that takes a partition's last records
+ * reports its end (`SourceBatch.ended`), and an empty partition's end comes
+ * on its own at the first poll. The
  * reader's snapshot is `{ partitions, positions, cursor }`: its partition
  * names, how many records of each it has read, and which partition it reads
  * next, as plain data.
@@ -65,7 +69,7 @@ export interface CollectionSourceOptions<T> {
  *   timestampOf: (n) => n * 1_000,
  * });
  * const reader = source.createReader(0, 1);
- * assert.deepEqual(reader.poll(0, 10), { partition: 0, values: [1, 2], timestamps: [1_000, 2_000] });
+ * assert.deepEqual(reader.poll(0, 10), { partition: 0, values: [1, 2], timestamps: [1_000, 2_000], ended: true });
  * assert.deepEqual(reader.poll(0, 1)?.values, [3]);
  * assert.deepEqual(reader.poll(0, 10)?.values, [4]);
  * assert.equal(reader.poll(0, 10), null);
@@ -154,6 +158,7 @@ class CollectionReader<T> implements SourceReader<T> {
   readonly #positions: number[];
   // The partition the next poll tries first.
   #cursor = 0;
+  readonly #ends: EndReports;
 
   constructor(
     items: readonly T[],
@@ -165,6 +170,7 @@ class CollectionReader<T> implements SourceReader<T> {
     this.#timestampOf = timestampOf;
     this.partitions = ranges.map((range) => range.name);
     this.#positions = ranges.map(() => 0);
+    this.#ends = new EndReports(ranges.length, (p) => this.#remaining(p) <= 0);
   }
 
   get finished(): boolean {
@@ -175,6 +181,9 @@ class CollectionReader<T> implements SourceReader<T> {
   }
 
   poll(_now: number, maxRecords: number): SourceBatch<T> | null {
+    // An end reached before (an empty partition, or a restore) goes first.
+    const unreported = this.#ends.nextUnreported();
+    if (unreported >= 0) return this.#ends.endOnly(unreported);
     const n = this.#ranges.length;
     for (let i = 0; i < n; i++) {
       const p = (this.#cursor + i) % n;
@@ -188,13 +197,13 @@ class CollectionReader<T> implements SourceReader<T> {
         : values.map((value) => timestampOf(value));
       this.#positions[p] += count;
       this.#cursor = (p + 1) % n;
-      return { partition: p, values, timestamps };
+      return this.#ends.reportWith({ partition: p, values, timestamps });
     }
     return null;
   }
 
   nextAvailableAt(now: number): number {
-    return this.finished ? Infinity : now;
+    return this.finished && this.#ends.nextUnreported() < 0 ? Infinity : now;
   }
 
   snapshotState(): unknown {
@@ -209,6 +218,7 @@ class CollectionReader<T> implements SourceReader<T> {
     });
     this.#positions.splice(0, positions.length, ...positions);
     this.#cursor = cursor;
+    this.#ends.reset();
   }
 
   #remaining(p: number): number {

@@ -22,6 +22,7 @@ import {
   type PositionsSnapshot,
   snapshotPositions,
 } from "./_positions.ts";
+import { EndReports } from "./_end_reports.ts";
 
 /** Options of a {@linkcode KvLogSource}. */
 export interface KvLogSourceOptions {
@@ -115,8 +116,11 @@ export async function waitForSources(
  * {@linkcode waitForSources} for those of several readers.
  *
  * Bounded mode: the first read of a partition also reads its head, and the
- * partition ends there; the reader is `finished` when every partition was
- * read to its end. Unbounded, the reader follows the log forever.
+ * partition ends there; the poll that hands out its last records reports its
+ * end (`SourceBatch.ended`; an empty partition's end comes on its own once
+ * the read found it), and the reader is `finished` when every partition was
+ * read to its end. A restored reader reads the heads again, and reports the
+ * ends again. Unbounded, the reader follows the log forever.
  *
  * The reader's snapshot is `{ partitions, positions, cursor }` like the
  * other readers': its partition names (`<log name>-<p>`), the offset of the
@@ -248,6 +252,7 @@ class LogReader<T> implements KvLogReader<T> {
   #closed = false;
   #failure: { error: unknown } | null = null;
   readonly #inFlight = new Set<Promise<void>>();
+  readonly #ends: EndReports;
 
   constructor(
     log: KvLog<T>,
@@ -261,6 +266,12 @@ class LogReader<T> implements KvLogReader<T> {
     this.#pollIntervalMs = options.pollIntervalMs;
     this.partitions = indices.map((p) => `${log.name}-${p}`);
     this.#states = indices.map(() => emptyState<T>(0, null));
+    this.#ends = new EndReports(indices.length, (p) => this.#ended(p));
+  }
+
+  #ended(p: number): boolean {
+    const s = this.#states[p];
+    return this.#bounded && s.end !== null && s.next >= s.end;
   }
 
   get finished(): boolean {
@@ -272,6 +283,10 @@ class LogReader<T> implements KvLogReader<T> {
     this.#lastNow = now;
     if (this.#closed) return null;
     if (this.#failure !== null) throw this.#failure.error;
+    // An end found by a read with nothing left to hand out, or known
+    // before a restore, goes first, alone.
+    const unreported = this.#ends.nextUnreported();
+    if (unreported >= 0) return this.#ends.endOnly(unreported);
     const n = this.#states.length;
     let batch: SourceBatch<T> | null = null;
     for (let i = 0; i < n && batch === null; i++) {
@@ -289,7 +304,7 @@ class LogReader<T> implements KvLogReader<T> {
         s.pos = 0;
       }
       this.#cursor = (p + 1) % n;
-      batch = { partition: p, values, timestamps };
+      batch = this.#ends.reportWith({ partition: p, values, timestamps });
     }
     this.#refill();
     return batch;
@@ -299,6 +314,7 @@ class LogReader<T> implements KvLogReader<T> {
     this.#lastNow = now;
     if (this.#closed) return Infinity;
     if (this.#failure !== null) return now;
+    if (this.#ends.nextUnreported() >= 0) return now;
     this.#refill();
     let next = Infinity;
     for (const s of this.#states) {
@@ -345,6 +361,7 @@ class LogReader<T> implements KvLogReader<T> {
     this.#states = positions.map((offset, p) =>
       emptyState<T>(offset, this.#states[p].end)
     );
+    this.#ends.reset();
   }
 
   /** Starts a read for each partition whose buffer runs low. */

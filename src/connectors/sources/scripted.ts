@@ -18,6 +18,7 @@ import type {
   SourceReader,
 } from "../../runtime/source.ts";
 import { checkPositionsSnapshot, snapshotPositions } from "./_positions.ts";
+import { EndReports } from "./_end_reports.ts";
 
 /**
  * One step of a {@linkcode ScriptedSource}: a record, or the end of a
@@ -53,15 +54,20 @@ export interface ScriptedSourceOptions {
  * different partitions interleave freely. A gap between two steps of a
  * partition is a pause in which that partition reads nothing, which is where
  * `withIdleness` marks it idle. A partition ends after its last record, or at
- * its `{ end: true }` step; the reader is `finished` when all its partitions
- * ended. Partition `p` is read by subtask `p % parallelism`; a subtask without
- * a partition gets a reader with no partitions that is finished at once.
+ * its `{ end: true }` step (a partition without steps has ended from the
+ * start); the reader is `finished` when all its partitions ended, and
+ * reports each end (`SourceBatch.ended`): with the partition's last records,
+ * or on its own once processing time reaches its end step. Partition `p` is
+ * read by subtask `p % parallelism`; a subtask without a partition gets a
+ * reader with no partitions that is finished at once.
  *
  * `poll(now, maxRecords)` returns up to `maxRecords` records of one partition
  * whose `at <= now`, taking the reader's partitions in turn, and `null` when
- * none is due. `nextAvailableAt(now)` is the smallest `at` of a step not yet
- * read (records and ends alike), which is at or before `now` while one is
- * due, and `Infinity` once every partition ended. The reader's snapshot is
+ * none is due (an end due alone comes as a batch without records).
+ * `nextAvailableAt(now)` is the smallest `at` of a step not yet read
+ * (records and ends alike), which is at or before `now` while one is due or
+ * an end waits to be reported, and `Infinity` once every partition ended and
+ * was reported. The reader's snapshot is
  * `{ partitions, positions, cursor }`: its partition names, how many steps of
  * each it has read, and which partition it reads next.
  *
@@ -282,11 +288,16 @@ class ScriptedReader<T> implements SourceReader<T> {
   readonly #positions: number[];
   // The partition the next poll tries first.
   #cursor = 0;
+  readonly #ends: EndReports;
 
   constructor(partitions: readonly string[], steps: readonly Step<T>[][]) {
     this.partitions = partitions;
     this.#steps = steps;
     this.#positions = steps.map(() => 0);
+    this.#ends = new EndReports(
+      steps.length,
+      (p) => this.#positions[p] === this.#steps[p].length,
+    );
   }
 
   get finished(): boolean {
@@ -297,6 +308,9 @@ class ScriptedReader<T> implements SourceReader<T> {
   }
 
   poll(now: number, maxRecords: number): SourceBatch<T> | null {
+    // An end reached before (no steps, or a restore) goes first, alone.
+    const unreported = this.#ends.nextUnreported();
+    if (unreported >= 0) return this.#ends.endOnly(unreported);
     const n = this.#steps.length;
     for (let i = 0; i < n; i++) {
       const p = (this.#cursor + i) % n;
@@ -311,7 +325,11 @@ class ScriptedReader<T> implements SourceReader<T> {
       // is true as soon as the last poll that could return anything returns.
       const end = to < steps.length && steps[to].end && steps[to].at <= now;
       this.#positions[p] = end ? steps.length : to;
-      if (to === from) continue;
+      if (to === from) {
+        // An end step due with no record before it: reported on its own.
+        if (end) return this.#ends.endOnly(p);
+        continue;
+      }
       const values = new Array<T>(to - from);
       const timestamps = new Array<number>(to - from);
       for (let k = from; k < to; k++) {
@@ -319,12 +337,13 @@ class ScriptedReader<T> implements SourceReader<T> {
         timestamps[k - from] = steps[k].timestamp;
       }
       this.#cursor = (p + 1) % n;
-      return { partition: p, values, timestamps };
+      return this.#ends.reportWith({ partition: p, values, timestamps });
     }
     return null;
   }
 
-  nextAvailableAt(_now: number): number {
+  nextAvailableAt(now: number): number {
+    if (this.#ends.nextUnreported() >= 0) return now;
     let next = Infinity;
     for (let p = 0; p < this.#steps.length; p++) {
       const step = this.#steps[p][this.#positions[p]];
@@ -345,5 +364,6 @@ class ScriptedReader<T> implements SourceReader<T> {
     });
     this.#positions.splice(0, positions.length, ...positions);
     this.#cursor = cursor;
+    this.#ends.reset();
   }
 }

@@ -51,6 +51,12 @@ export interface TimestampsAndWatermarksSnapshot {
   generator: unknown;
   /** The output's highest watermark and idle flag. */
   emitter: WatermarkEmitterSnapshot;
+  /**
+   * When the next periodic emit is due, in processing time (`Infinity` for
+   * none); in persist mode only, absent in older snapshots (the schedule
+   * then restarts at `open`).
+   */
+  nextPeriodicMs?: number;
 }
 
 // Epoch milliseconds below this (3 March 1973) are almost always epoch
@@ -183,7 +189,8 @@ export class TimestampsAndWatermarksOperator<T>
       },
     });
     if (this.#intervalMs > 0 && this.#progressive) {
-      this.#nextDue = context.clock.now() + this.#intervalMs;
+      this.#nextDue = (context.startMs ?? context.clock.now()) +
+        this.#intervalMs;
     }
     if (this.#pendingRestore !== null) {
       this.restoreState(this.#pendingRestore);
@@ -286,8 +293,9 @@ export class TimestampsAndWatermarksOperator<T>
   }
 
   /**
-   * Returns the generator's state (if it is checkpointed) and the emitter's;
-   * neither in replay mode (`options.watermarks` false).
+   * Returns the generator's state (if it is checkpointed), the emitter's
+   * and the periodic schedule; none of them in replay mode
+   * (`options.watermarks` false), where the schedule restarts at `open`.
    *
    * @returns A {@linkcode TimestampsAndWatermarksSnapshot}.
    */
@@ -309,12 +317,15 @@ export class TimestampsAndWatermarksOperator<T>
         : null,
       emitter: this.#emitter?.snapshotState() ??
         { currentWatermark: -Infinity, idle: false },
+      // The schedule decides which records a watermark precedes (DESIGN:
+      // persist snapshots the periodic-emission schedule).
+      nextPeriodicMs: this.#nextDue,
     };
   }
 
   /**
-   * Puts back a snapshot; emits nothing. Before `open` it is kept and
-   * applied when the generator exists.
+   * Puts back a snapshot, the periodic schedule included; emits nothing.
+   * Before `open` it is kept and applied when the generator exists.
    *
    * @param state A snapshot of an operator with the same strategy.
    */
@@ -329,6 +340,9 @@ export class TimestampsAndWatermarksOperator<T>
       generator.restoreState(snapshot.generator);
     }
     this.#emitter.restoreState(snapshot.emitter);
+    if (typeof snapshot.nextPeriodicMs === "number") {
+      this.#nextDue = snapshot.nextPeriodicMs;
+    }
   }
 
   /** Emits the stamped records not yet emitted, as one batch. */

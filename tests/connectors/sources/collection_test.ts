@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { CollectionSource } from "../../../src/connectors/sources/collection.ts";
 import type { SourceBatch, SourceReader } from "../../../src/runtime/source.ts";
+import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
+import { sourceHarness } from "../../_support/source_harness.ts";
 import { assertRejectsForeignSnapshots } from "./_snapshot_checks.ts";
 
 function range(n: number): number[] {
@@ -133,6 +135,12 @@ Deno.test("CollectionSource of an empty array is finished at once", () => {
   const reader = new CollectionSource([], { partitions: 3 }).createReader(0, 1);
   assert.equal(reader.partitions.length, 3);
   assert.equal(reader.finished, true);
+  const ends = [0, 1, 2].map(() => reader.poll(0, 10));
+  assert.deepEqual(ends.map((b) => [b?.partition, b?.values, b?.ended]), [
+    [0, [], true],
+    [1, [], true],
+    [2, [], true],
+  ]);
   assert.equal(reader.poll(0, 10), null);
 });
 
@@ -197,4 +205,45 @@ Deno.test("CollectionSource.createReader() rejects a subtask index out of range 
     name: "RangeError",
     message: /'parallelism'.*0/,
   });
+});
+
+Deno.test("CollectionSource reports a partition's end with its last records, an empty one's alone, and again after a restore", () => {
+  const source = new CollectionSource([1, 2, 3], { partitions: 4 });
+  // Partitions: [], [1], [2], [3].
+  const reader = source.createReader(0, 1);
+  const shown = (batches: SourceBatch<number>[]) =>
+    batches.map((b) => [b.partition, b.values, b.ended === true]);
+  assert.deepEqual(shown(drain(reader)), [
+    [0, [], true],
+    [1, [1], true],
+    [2, [2], true],
+    [3, [3], true],
+  ]);
+  const snapshot = reader.snapshotState();
+  // Restored in place: the reader had reported every end already.
+  reader.restoreState(structuredClone(snapshot));
+  assert.equal(reader.nextAvailableAt(5), 5, "ends to report again");
+  assert.deepEqual(shown(drain(reader)), [
+    [0, [], true],
+    [1, [], true],
+    [2, [], true],
+    [3, [], true],
+  ]);
+  assert.deepEqual(reader.snapshotState(), snapshot);
+  assert.equal(reader.nextAvailableAt(5), Infinity);
+});
+
+Deno.test("CollectionSource: an ended partition stops holding back its subtask's watermark (Flink's finished split)", () => {
+  // Partition 0 holds [10, 20], partition 1 holds [1000, 1001].
+  const h = sourceHarness(
+    new CollectionSource([10, 20, 1_000, 1_001], { partitions: 2 })
+      .createReader(0, 1),
+    WatermarkStrategy.forBoundedOutOfOrderness<number>(0)
+      .withTimestampAssigner((n) => n),
+    { maxBatchSize: 1 },
+  );
+  assert.deepEqual(h.tick(0, 1), ["R1"]);
+  assert.deepEqual(h.tick(100, 1), ["R1"]);
+  assert.deepEqual(h.tick(200, 1), ["W9", "R1", "W999"], "20 was the last");
+  assert.deepEqual(h.tick(300, 1), ["R1", "WInfinity", "end"]);
 });

@@ -9,6 +9,8 @@ import {
   waitForSources,
 } from "../../../src/connectors/sources/kv_log_source.ts";
 import { CollectionSource } from "../../../src/connectors/sources/collection.ts";
+import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
+import { sourceHarness } from "../../_support/source_harness.ts";
 import { kvTest } from "../_kv_support.ts";
 
 function records<T>(
@@ -335,3 +337,74 @@ kvTest("KvLogSource validates its options", (kv) => {
     message: /'bounded'/,
   });
 });
+
+/** Every batch of a bounded reader, [partition, values, ended], until it has finished and reported every end. */
+async function batchesToEnd<T>(
+  reader: KvLogReader<T>,
+): Promise<Array<[number, T[], boolean]>> {
+  const out: Array<[number, T[], boolean]> = [];
+  for (let round = 0; reader.nextAvailableAt(0) !== Infinity; round++) {
+    assert.ok(round < 100, "the reader must finish");
+    await reader.ready();
+    for (let b = reader.poll(0, 1_000); b; b = reader.poll(0, 1_000)) {
+      out.push([b.partition, b.values, b.ended === true]);
+    }
+  }
+  return out;
+}
+
+kvTest(
+  "KvLogSource reports each bounded partition's end once, and again after a restore",
+  async (kv) => {
+    const log = new KvLog<number>(kv, "events", { partitions: 3 });
+    await log.append(0, records([1, 2]));
+    await log.append(2, records([3]));
+    const reader = new KvLogSource(log, { bounded: true }).createReader(0, 1);
+    const seen = await batchesToEnd(reader);
+    assert.deepEqual(
+      seen.filter(([, , ended]) => ended).map(([p]) => p).sort(),
+      [0, 1, 2],
+      "each end once",
+    );
+    assert.deepEqual(seen.flatMap(([, values]) => values).sort(), [1, 2, 3]);
+    // The end comes with the last records where there are any.
+    assert.ok(
+      seen.some(([p, values, ended]) => p === 0 && ended && values.length > 0),
+    );
+    // Restored in place: the reader had reported every end already.
+    reader.restoreState(reader.snapshotState());
+    assert.deepEqual(await batchesToEnd(reader), [
+      [0, [], true],
+      [1, [], true],
+      [2, [], true],
+    ]);
+    await reader.close();
+  },
+);
+
+kvTest(
+  "KvLogSource: an ended partition stops holding back its subtask's watermark (Flink's finished split)",
+  async (kv) => {
+    const log = new KvLog<number>(kv, "events", { partitions: 2 });
+    await log.append(0, [{ value: 10, timestamp: 10 }]);
+    await log.append(
+      1,
+      [1_000, 2_000, 3_000].map((ts) => ({ value: ts, timestamp: ts })),
+    );
+    const reader = new KvLogSource(log, { bounded: true }).createReader(0, 1);
+    const h = sourceHarness(
+      reader,
+      WatermarkStrategy.forBoundedOutOfOrderness<number>(0),
+      { maxBatchSize: 1 },
+    );
+    const tick = async (now: number) => {
+      await reader.ready();
+      return h.tick(now, 1);
+    };
+    assert.deepEqual(await tick(0), ["R1"], "10, the end of partition 0");
+    assert.deepEqual(await tick(100), ["R1"]);
+    assert.deepEqual(await tick(200), ["W999", "R1"], "not held at 9");
+    assert.deepEqual(await tick(300), ["W1999", "R1", "WInfinity", "end"]);
+    await reader.close();
+  },
+);

@@ -4,6 +4,8 @@ import {
   type ScriptStep,
 } from "../../../src/connectors/sources/scripted.ts";
 import type { SourceReader } from "../../../src/runtime/source.ts";
+import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
+import { sourceHarness } from "../../_support/source_harness.ts";
 import { assertRejectsForeignSnapshots } from "./_snapshot_checks.ts";
 
 /** Polls at `now` until null; returns [partition, values] per batch. */
@@ -52,8 +54,14 @@ Deno.test("ScriptedSource.nextAvailableAt() is the smallest at of a pending step
   // Partition 0 ended after its last record; partition 1 waits for its end.
   assert.equal(reader.nextAvailableAt(300), 400);
   assert.equal(reader.finished, false);
-  assert.equal(reader.poll(400, 10), null);
+  assert.deepEqual(reader.poll(400, 10), {
+    partition: 1,
+    values: [],
+    timestamps: [],
+    ended: true,
+  });
   assert.equal(reader.finished, true);
+  assert.equal(reader.poll(400, 10), null);
   assert.equal(reader.nextAvailableAt(400), Infinity);
 });
 
@@ -92,8 +100,9 @@ Deno.test("ScriptedSource end step ends its partition early and records are not 
   assert.equal(reader.nextAvailableAt(10), 50);
   assert.equal(reader.poll(49, 10), null);
   assert.equal(reader.finished, false);
-  assert.equal(reader.poll(50, 10), null);
+  assert.deepEqual(reader.poll(50, 10)?.ended, true);
   assert.equal(reader.finished, true);
+  assert.equal(reader.poll(50, 10), null);
 });
 
 Deno.test("ScriptedSource takes a due end step with the last records, so finished shows at once", () => {
@@ -274,7 +283,15 @@ Deno.test("ScriptedSource with no steps in a partition ends that partition at on
     .createReader(0, 1);
   assert.equal(reader.partitions.length, 2);
   assert.equal(reader.finished, true);
+  assert.equal(reader.nextAvailableAt(0), 0, "the ends are to be reported");
+  assert.deepEqual(
+    [reader.poll(0, 10), reader.poll(0, 10)].map((
+      b,
+    ) => [b?.partition, b?.ended]),
+    [[0, true], [1, true]],
+  );
   assert.equal(reader.poll(0, 10), null);
+  assert.equal(reader.nextAvailableAt(0), Infinity);
 });
 
 Deno.test("ScriptedSource.everyMs() spaces records stepMs apart from startAt", () => {
@@ -301,4 +318,67 @@ Deno.test("ScriptedSource.everyMs() rejects a bad startAt or stepMs", () => {
     name: "RangeError",
     message: /'startAt'.*NaN/,
   });
+});
+
+/** Every batch until the reader returns null, as [partition, values, ended]. */
+function endsAt<T>(
+  reader: SourceReader<T>,
+  now: number,
+): Array<[number, T[], boolean]> {
+  const out: Array<[number, T[], boolean]> = [];
+  for (let b = reader.poll(now, 1024); b; b = reader.poll(now, 1024)) {
+    out.push([b.partition, b.values, b.ended === true]);
+  }
+  return out;
+}
+
+Deno.test("ScriptedSource reports each partition's end once, with its last records or on its own, and again after a restore", () => {
+  const source = new ScriptedSource<string>([
+    { at: 0, partition: 0, value: "a" },
+    { at: 0, partition: 1, value: "b" },
+    { at: 100, partition: 1, end: true },
+  ], { partitions: 3 });
+  const reader = source.createReader(0, 1);
+  // Partition 2 has no steps: ended from the start, reported first.
+  assert.deepEqual(endsAt(reader, 0), [
+    [2, [], true],
+    [0, ["a"], true],
+    [1, ["b"], false],
+  ]);
+  assert.equal(reader.nextAvailableAt(0), 100);
+  assert.deepEqual(endsAt(reader, 100), [[1, [], true]]);
+  assert.equal(reader.finished, true);
+  assert.equal(reader.nextAvailableAt(100), Infinity);
+  const snapshot = reader.snapshotState();
+  // Restored in place: the reader had reported every end already.
+  reader.restoreState(structuredClone(snapshot));
+  assert.equal(reader.nextAvailableAt(100), 100, "ends to report again");
+  assert.deepEqual(endsAt(reader, 100), [
+    [0, [], true],
+    [1, [], true],
+    [2, [], true],
+  ]);
+  // Reporting an end alone does not move the cursor.
+  assert.deepEqual(reader.snapshotState(), snapshot);
+  assert.equal(source.createReader(0, 1).poll(0, 10)?.ended, true);
+});
+
+Deno.test("ScriptedSource: an ended partition stops holding back its subtask's watermark (Flink's finished split)", () => {
+  const h = sourceHarness(
+    new ScriptedSource<number>([
+      { at: 0, partition: 0, value: 100 },
+      { at: 200, partition: 0, end: true },
+      { at: 0, partition: 1, value: 1_000 },
+      { at: 300, partition: 1, value: 2_000 },
+      { at: 1_000, partition: 1, end: true },
+    ], { partitions: 2 }).createReader(0, 1),
+    WatermarkStrategy.forBoundedOutOfOrderness<number>(0)
+      .withTimestampAssigner((n) => n),
+  );
+  assert.deepEqual(h.tick(0), ["R1", "R1"]);
+  assert.deepEqual(h.tick(100), ["W99"], "partition 0 holds the minimum");
+  assert.deepEqual(h.tick(200), ["W999"], "released at its end");
+  assert.deepEqual(h.tick(300), ["R1"]);
+  assert.deepEqual(h.tick(400), ["W1999"]);
+  assert.deepEqual(h.tick(1_000), ["WInfinity", "end"]);
 });

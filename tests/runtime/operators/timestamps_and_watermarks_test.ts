@@ -357,6 +357,29 @@ Deno.test("TimestampsAndWatermarksOperator resumes a bounded generator's waterma
   assert.deepEqual(after.take(), ["R(30)@30", "W29"]);
 });
 
+Deno.test("TimestampsAndWatermarksOperator restored at the same processing time keeps its periodic schedule (DESIGN: persist snapshots the periodic-emission schedule)", () => {
+  const before = bounded();
+  before.element(20).setProcessingTime(50);
+  before.element(30).setProcessingTime(70);
+  assert.deepEqual(before.take(), ["R(20)@20", "W19", "R(30)@30"]);
+  const snapshot = before.snapshot();
+  assert.equal((snapshot as { nextPeriodicMs: number }).nextPeriodicMs, 100);
+  // Opened at 70, a fresh schedule would emit at 120.
+  const after = bounded(new ManualClock(70));
+  after.operator.restoreState(snapshot);
+  before.setProcessingTime(100);
+  after.setProcessingTime(100);
+  assert.deepEqual(before.take(), ["W29"]);
+  assert.deepEqual(after.take(), ["W29"]);
+});
+
+Deno.test("TimestampsAndWatermarksOperator in replay mode leaves the schedule out of its snapshot", () => {
+  const before = bounded();
+  before.element(20).setProcessingTime(50);
+  const snapshot = before.operator.snapshotState(1, { watermarks: false });
+  assert.equal("nextPeriodicMs" in (snapshot as object), false);
+});
+
 Deno.test("TimestampsAndWatermarksOperator applies a snapshot restored before open", () => {
   const before = bounded();
   before.element(20).setProcessingTime(50);
