@@ -182,6 +182,8 @@ export {
   type StorageKey,
   type StorageKeyPart,
   type StorageOp,
+  type UnreadableCheckpoint,
+  UnreadableCheckpointsError,
 } from "./actors/mod.ts";
 
 export {

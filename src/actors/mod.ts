@@ -36,6 +36,7 @@ export * from "./kv/kv_storage.ts";
 
 // Completed checkpoints of a job, over its storage.
 export * from "./checkpoint_store.ts";
+export * from "./unreadable_checkpoints_error.ts";
 
 // Runtimes: the local runtime (./local/) and the KV runtime (./kv/).
 export * from "./local/mod.ts";
