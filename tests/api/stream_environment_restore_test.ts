@@ -5,74 +5,16 @@
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";
-import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
-import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
-import { ScriptedSource } from "../../src/connectors/sources/scripted.ts";
-import { KvTableSink, readTable } from "../../src/connectors/sinks/kv_table.ts";
 import { KvStorage } from "../../src/actors/kv/kv_storage.ts";
-import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
 import { UnreadableCheckpointsError } from "../../src/actors/unreadable_checkpoints_error.ts";
-import { StreamEnvironment } from "../../src/api/stream_environment.ts";
-import { type Reading, sensorReadings } from "../_support/sensor_job.ts";
-
-const SCRIPT = sensorReadings(120); // one every 20 ms: 2.4 s of processing time
-const CHECKPOINTS = ["weir", "sums", "checkpoints"];
-const TABLE = "sums";
-
-type Row = { id: string; total: number };
-
-/** The table of a failure-free run: `sensor@windowStart` → sum. */
-function expectedTable(): Map<string, number> {
-  const sums = new Map<string, number>();
-  for (const step of SCRIPT) {
-    if (!("value" in step)) continue;
-    const key = `${step.value.sensor}@${Math.floor(step.value.ts / 500) * 500}`;
-    sums.set(key, (sums.get(key) ?? 0) + step.value.value);
-  }
-  return sums;
-}
-
-async function table(kv: Deno.Kv): Promise<Map<string, number>> {
-  const rows = await readTable<Row>(kv, TABLE);
-  return new Map([...rows.values()].map((row) => [row.id, row.total]));
-}
-
-/** Sums per sensor per 500 ms into a KV table; a checkpoint every 250 ms. */
-function job(
-  kv: Deno.Kv,
-  clock: ManualClock,
-  retainedCheckpoints = 3,
-): StreamEnvironment {
-  const env = new StreamEnvironment({
-    jobName: "sums",
-    parallelism: 2,
-    clock,
-    checkpointIntervalMs: 250,
-    watermarkRecovery: "persist",
-    checkpointStorage: new KvStorage(kv, CHECKPOINTS),
-    retainedCheckpoints,
-  });
-  env.fromSource(
-    new ScriptedSource(SCRIPT, { partitions: 4 }),
-    WatermarkStrategy.forBoundedOutOfOrderness<Reading>(300)
-      .withTimestampAssigner((r) => r.ts),
-    "readings",
-  )
-    .keyBy((r) => r.sensor)
-    .window(TumblingEventTimeWindows.of(500))
-    .aggregate<number, number, Row>(
-      {
-        createAccumulator: () => 0,
-        add: (r, total) => total + r.value,
-        getResult: (total) => total,
-        merge: (a, b) => a + b,
-      },
-      (sensor, ctx, [total], out) =>
-        out({ id: `${sensor}@${ctx.window.start}`, total }),
-    )
-    .sinkTo(new KvTableSink<Row>(kv, TABLE, { key: (row) => row.id }));
-  return env;
-}
+import {
+  expectedSums,
+  readSums,
+  SUMS_CHECKPOINTS,
+  sumsCheckpointKeys,
+  sumsJob,
+  sumsStore,
+} from "../_support/sums_job.ts";
 
 /**
  * Runs the job until it has saved checkpoints 1 to `count`, then drops it
@@ -84,7 +26,7 @@ async function history(
   count = 4,
   retainedCheckpoints = 3,
 ): Promise<void> {
-  const runtime = job(kv, clock, retainedCheckpoints).createRuntime();
+  const runtime = sumsJob(kv, clock, { retainedCheckpoints }).createRuntime();
   while ((runtime.latestCheckpoint?.id ?? 0) < count) {
     if (!runtime.step()) {
       clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
@@ -92,25 +34,9 @@ async function history(
     await runtime.flushCheckpoints();
   }
   assert.ok(
-    (await table(kv)).size < expectedTable().size,
+    (await readSums(kv)).size < expectedSums().size,
     "the crash leaves part of the output to do",
   );
-}
-
-/** The raw Deno KV keys left of checkpoint `id` (its index entry too). */
-async function keysOf(kv: Deno.Kv, id: number): Promise<Deno.KvKey[]> {
-  const keys: Deno.KvKey[] = [];
-  for (const prefix of [["cp", id], ["index", id]]) {
-    const entries = kv.list({ prefix: [...CHECKPOINTS, "v", ...prefix] });
-    for await (const entry of entries) keys.push(entry.key);
-  }
-  return keys;
-}
-
-function store(kv: Deno.Kv): CheckpointStore {
-  return new CheckpointStore(new KvStorage(kv, CHECKPOINTS), {
-    log: () => {},
-  });
 }
 
 /** One test on a fresh in-memory KV and clock. */
@@ -133,13 +59,14 @@ for (const retain of [3, 1]) {
     `StreamEnvironment.execute({ restore: "none" }) on a store with history runs to the end, numbering checkpoints above the store's (retaining ${retain})`,
     async (kv, clock) => {
       await history(kv, clock, 4, retain);
-      const runtime = await job(kv, clock, retain).execute({ restore: "none" });
-      assert.deepEqual(await table(kv), expectedTable());
-      assert.ok(
-        runtime.latestCheckpoint!.id > 4,
-        `${runtime.latestCheckpoint}`,
+      const runtime = await sumsJob(kv, clock, { retainedCheckpoints: retain })
+        .execute({ restore: "none" });
+      assert.deepEqual(await readSums(kv), expectedSums());
+      assert.ok(runtime.latestCheckpoint!.id > 4);
+      assert.equal(
+        await sumsStore(kv).highestId(),
+        runtime.latestCheckpoint!.id,
       );
-      assert.equal(await store(kv).highestId(), runtime.latestCheckpoint!.id);
     },
   );
 }
@@ -148,13 +75,12 @@ kvTest(
   "StreamEnvironment.execute({ restore: id }) of an older checkpoint runs to the end, numbering checkpoints above the store's",
   async (kv, clock) => {
     await history(kv, clock, 4);
-    assert.deepEqual((await store(kv).list()).map((c) => c.id), [2, 3, 4]);
-    const runtime = await job(kv, clock).execute({ restore: 2 });
-    assert.deepEqual(await table(kv), expectedTable());
-    const ids = (await store(kv).list()).map((c) => c.id);
+    assert.deepEqual((await sumsStore(kv).list()).map((c) => c.id), [2, 3, 4]);
+    const runtime = await sumsJob(kv, clock).execute({ restore: 2 });
+    assert.deepEqual(await readSums(kv), expectedSums());
+    const ids = (await sumsStore(kv).list()).map((c) => c.id);
     assert.ok(ids.at(-1)! > 4, ids.join(" "));
     assert.equal(runtime.latestCheckpoint!.id, ids.at(-1));
-    for (const id of [2, 3, 4]) assert.deepEqual(await keysOf(kv, id), []);
   },
 );
 
@@ -162,9 +88,9 @@ kvTest(
   "StreamEnvironment.createRuntime() without findCheckpoint() numbers its checkpoints above the store's when run",
   async (kv, clock) => {
     await history(kv, clock, 4);
-    const runtime = job(kv, clock).createRuntime();
+    const runtime = sumsJob(kv, clock).createRuntime();
     await runtime.run();
-    assert.deepEqual(await table(kv), expectedTable());
+    assert.deepEqual(await readSums(kv), expectedSums());
     assert.ok(runtime.latestCheckpoint!.id > 4);
   },
 );
@@ -174,12 +100,12 @@ for (
     [
       "a manifest overwritten with garbage",
       (kv: Deno.Kv, id: number) =>
-        kv.set([...CHECKPOINTS, "v", "cp", id, "m"], "garbage"),
+        kv.set([...SUMS_CHECKPOINTS, "v", "cp", id, "m"], "garbage"),
     ],
     [
       "a snapshot deleted",
       (kv: Deno.Kv, id: number) =>
-        new KvStorage(kv, CHECKPOINTS).delete([
+        new KvStorage(kv, SUMS_CHECKPOINTS).delete([
           "cp",
           id,
           "s",
@@ -193,14 +119,14 @@ for (
     async (kv, clock) => {
       await history(kv, clock, 4);
       await spoil(kv, 4);
-      const first = await job(kv, clock).execute();
-      assert.deepEqual(await table(kv), expectedTable());
+      const first = await sumsJob(kv, clock).execute();
+      assert.deepEqual(await readSums(kv), expectedSums());
       assert.ok(first.latestCheckpoint!.id > 4);
       // Its saves deleted the corrupt checkpoint; a later start restores
       // the newest again.
-      assert.deepEqual(await keysOf(kv, 4), []);
-      const again = await job(kv, clock).execute();
-      assert.deepEqual(await table(kv), expectedTable());
+      assert.deepEqual(await sumsCheckpointKeys(kv, 4), []);
+      const again = await sumsJob(kv, clock).execute();
+      assert.deepEqual(await readSums(kv), expectedSums());
       assert.ok(again.latestCheckpoint!.id >= first.latestCheckpoint!.id);
     },
   );
@@ -210,11 +136,11 @@ kvTest(
   'StreamEnvironment.execute() refuses a store whose every manifest is garbage, naming them; execute({ restore: "none" }) then runs to the end',
   async (kv, clock) => {
     await history(kv, clock, 4);
-    const before = await table(kv);
+    const before = await readSums(kv);
     for (const id of [2, 3, 4]) {
-      await kv.set([...CHECKPOINTS, "v", "cp", id, "m"], "garbage");
+      await kv.set([...SUMS_CHECKPOINTS, "v", "cp", id, "m"], "garbage");
     }
-    await assert.rejects(job(kv, clock).execute(), (error: unknown) => {
+    await assert.rejects(sumsJob(kv, clock).execute(), (error: unknown) => {
       assert.ok(error instanceof UnreadableCheckpointsError);
       assert.deepEqual(error.checkpoints.map((c) => c.id), [4, 3, 2]);
       assert.match(
@@ -223,12 +149,14 @@ kvTest(
       );
       return true;
     });
-    assert.deepEqual(await table(kv), before, "nothing ran");
-    const runtime = await job(kv, clock).execute({ restore: "none" });
-    assert.deepEqual(await table(kv), expectedTable());
-    const ids = (await store(kv).list()).map((c) => c.id);
+    assert.deepEqual(await readSums(kv), before, "nothing ran");
+    const runtime = await sumsJob(kv, clock).execute({ restore: "none" });
+    assert.deepEqual(await readSums(kv), expectedSums());
+    const ids = (await sumsStore(kv).list()).map((c) => c.id);
     assert.ok(ids.every((id) => id > 4), ids.join(" "));
     assert.equal(runtime.latestCheckpoint!.id, ids.at(-1));
-    for (const id of [2, 3, 4]) assert.deepEqual(await keysOf(kv, id), []);
+    for (const id of [2, 3, 4]) {
+      assert.deepEqual(await sumsCheckpointKeys(kv, id), []);
+    }
   },
 );
