@@ -3,7 +3,7 @@
 // to the end leaves the failure-free table), a checkpoint every 250 ms of
 // processing time in KV.
 
-import { ManualClock } from "../../src/time/clock.ts";
+import type { ManualClock } from "../../src/time/clock.ts";
 import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
 import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
 import { ScriptedSource } from "../../src/connectors/sources/scripted.ts";
