@@ -15,6 +15,7 @@ import {
   encodeStructured,
 } from "../_codec.ts";
 import type { KvStorage } from "./kv_storage.ts";
+import { checkedHighestId } from "../_highest_id.ts";
 import type { Lease } from "./lease.ts";
 
 /** What every worker learns from the coordinator each round. */
@@ -248,16 +249,12 @@ export class CheckpointCoordinator {
   async #storeHighest(): Promise<number> {
     const { store, retry } = this.#options;
     if (typeof store?.highestId !== "function") return 0;
-    const id = await retry(
-      "read the highest checkpoint id of the store",
-      () => store.highestId!(),
+    return checkedHighestId(
+      await retry(
+        "read the highest checkpoint id of the store",
+        () => store.highestId!(),
+      ),
     );
-    if (!Number.isSafeInteger(id) || id < 0) {
-      throw new RangeError(
-        `Cannot number checkpoints as 'checkpointStore.highestId()' must return a non-negative safe integer: current value is ${id}`,
-      );
-    }
-    return id;
   }
 
   async #progress(): Promise<ActorProgress[]> {

@@ -28,6 +28,7 @@ import {
   snapshotsToUse,
 } from "../_codec.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
+import { checkedHighestId } from "../_highest_id.ts";
 import type { StreamElement } from "../../runtime/stream_element.ts";
 import type {
   InputChannelStatus,
@@ -467,12 +468,8 @@ export class LocalRuntime {
     // Through a promise, so that a store that throws rejects instead.
     this.#readingHighest ??= Promise.resolve().then(() =>
       this.#store!.highestId!()
-    ).then((id) => {
-      if (!Number.isSafeInteger(id) || id < 0) {
-        throw new RangeError(
-          `Cannot number checkpoints as 'checkpointStore.highestId()' must return a non-negative safe integer: current value is ${id}`,
-        );
-      }
+    ).then((highest) => {
+      const id = checkedHighestId(highest);
       this.#storeHighest = id;
       this.#lastCheckpointId = Math.max(this.#lastCheckpointId, id);
     }).finally(() => this.#readingHighest = null);
