@@ -337,11 +337,13 @@ async function serveKv(file: string | undefined, options: KvOptions) {
   if (options.worker === undefined && options.processes > 1) {
     return await supervise(file, options, kv, job);
   }
+  // Found before any reset: one that cannot be restored is refused while
+  // the job's state is still there.
+  const checkpoint = await job.env.findCheckpoint(options.restore);
   if (options.worker === undefined && options.restore !== "latest") {
     // Start over (from nothing, or from the checkpoint asked for).
     await KvRuntime.reset(kv, job.name);
   }
-  const checkpoint = await job.env.findCheckpoint(options.restore);
   const runtime = job.env.createKvRuntime(
     {
       kv,
@@ -394,6 +396,8 @@ async function supervise(
   kv: Deno.Kv,
   job: Awaited<ReturnType<typeof openJob>>,
 ): Promise<void> {
+  // Refused here, once, rather than by every worker after the reset.
+  await job.env.findCheckpoint(options.restore);
   if (options.restore !== "latest") {
     // Start over (from nothing, or from the checkpoint asked for).
     await KvRuntime.reset(kv, job.name);

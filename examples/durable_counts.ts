@@ -14,6 +14,7 @@
  */
 
 import {
+  type Clock,
   KvLog,
   KvLogSource,
   KvStorage,
@@ -133,16 +134,17 @@ async function seededHead(
 }
 
 /**
- * Runs the job to the end of the log, starting from the latest checkpoint
- * (or the one asked for).
+ * Builds the job over `kv` without running it: the log, checkpoints every
+ * 20 ms in the same KV, and the table.
  *
  * @param kv The KV database holding the log, the checkpoints and the table.
- * @param restore `"latest"`, `"none"` or a checkpoint id.
+ * @param options The processing-time clock (a `ManualClock` in tests).
+ * @returns The environment; `execute()` runs it.
  */
-export async function runDurableCounts(
+export function durableCountsJob(
   kv: Deno.Kv,
-  restore: "latest" | "none" | number = "latest",
-): Promise<void> {
+  options: { clock?: Clock } = {},
+): StreamEnvironment {
   const env = new StreamEnvironment({
     jobName: "durable-counts",
     parallelism: 2,
@@ -153,6 +155,7 @@ export async function runDurableCounts(
       "durable-counts",
       "checkpoints",
     ]),
+    clock: options.clock,
   });
   env.fromSource(
     new KvLogSource(eventLog(kv), { bounded: true }),
@@ -180,7 +183,21 @@ export async function runDurableCounts(
     .sinkTo(
       new KvTableSink<WindowCount>(kv, TABLE_NAME, { key: (row) => row.id }),
     );
-  await env.execute({ restore });
+  return env;
+}
+
+/**
+ * Runs the job to the end of the log, starting from the latest checkpoint
+ * (or the one asked for).
+ *
+ * @param kv The KV database holding the log, the checkpoints and the table.
+ * @param restore `"latest"`, `"none"` or a checkpoint id.
+ */
+export async function runDurableCounts(
+  kv: Deno.Kv,
+  restore: "latest" | "none" | number = "latest",
+): Promise<void> {
+  await durableCountsJob(kv).execute({ restore });
 }
 
 if (import.meta.main) {

@@ -190,6 +190,8 @@ export {
   type StorageKey,
   type StorageKeyPart,
   type StorageOp,
+  type UnreadableCheckpoint,
+  UnreadableCheckpointsError,
 } from "./actors/mod.ts";
 
 export {

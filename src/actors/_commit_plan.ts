@@ -219,6 +219,27 @@ export function readStored(raw: unknown, where: string): Stored {
   );
 }
 
+/**
+ * The manifest of a value that a write replaces or deletes (its parts go
+ * with it), or `null` when there are no parts to delete: an inline value,
+ * or a value weir's storage did not write (set by hand or by another tool),
+ * which the write then simply replaces.
+ */
+export function replacedManifest(raw: unknown): Manifest | null {
+  if (!(raw instanceof Uint8Array) || raw[0] !== TAG_MANIFEST) return null;
+  let manifest: { v?: unknown; n?: unknown; b?: unknown } | null = null;
+  try {
+    manifest = JSON.parse(decoder.decode(raw.subarray(1)));
+  } catch {
+    return null; // Not ours: no parts.
+  }
+  const { v, n, b } = manifest ?? {};
+  return typeof v === "string" && v !== "" && Number.isSafeInteger(n) &&
+      Number.isSafeInteger(b)
+    ? { version: v, parts: n as number, bytes: b as number }
+    : null;
+}
+
 /** Reads the `[version, parts]` list of a marker. */
 export function readMarker(raw: unknown): Array<[string, number]> {
   if (raw instanceof Uint8Array && raw[0] === TAG_MARKER) {

@@ -23,6 +23,10 @@ import {
   requirePositiveInteger,
   requireSafeInteger,
 } from "../time/_validate.ts";
+import {
+  type UnreadableCheckpoint,
+  UnreadableCheckpointsError,
+} from "./unreadable_checkpoints_error.ts";
 
 /** A consistent cut of a job: every subtask's snapshot, with the job's fingerprint. */
 export interface CompletedCheckpoint {
@@ -75,6 +79,10 @@ export interface CheckpointStoreOptions {
 // crashed can be found and deleted without listing (and so reading) the
 // snapshots.
 const LATEST: StorageKey = ["latest"];
+// The highest id the store ever began to save, written with each index
+// entry: ids only grow within a store (DESIGN "Checkpoints and recovery"),
+// even once retention or a hand deleted the checkpoints that held them.
+const HIGHEST: StorageKey = ["highest"];
 const CHECKPOINTS = "cp";
 const INDEX = "index";
 const manifestKey = (id: number): StorageKey => [CHECKPOINTS, id, "m"];
@@ -143,10 +151,16 @@ type ReadResult =
  *
  * Reading verifies: {@linkcode CheckpointStore.latest} returns the newest
  * complete checkpoint whose snapshots are all present and readable; a
- * corrupt one is logged and skipped for the previous one. A checkpoint of
- * another job (a different fingerprint) is never skipped: it throws
+ * corrupt one is logged and skipped for the previous one; when no complete
+ * one is whole, it throws {@linkcode UnreadableCheckpointsError} rather
+ * than let the job start fresh. A checkpoint of another job (a different
+ * fingerprint) is never skipped: it throws
  * {@linkcode CheckpointMismatchError}, so that a job never silently starts
  * fresh on, or beside, another job's state.
+ *
+ * Ids only grow: {@linkcode CheckpointStore.highestId} is the highest id
+ * the store ever held, recorded with each save, and the runtimes number
+ * new checkpoints above it.
  *
  * Cost: a save writes each snapshot once, in batches of 16 keys, and reads
  * only the small index and manifests; a read reads one checkpoint. Calls
@@ -244,12 +258,16 @@ export class CheckpointStore {
    * Reads the newest complete checkpoint that is whole: its manifest
    * present and every subtask snapshot present and readable.
    *
-   * A corrupt one is skipped with one line to `options.log` naming its id
-   * and what is wrong, and the previous complete one is tried. Partial
-   * checkpoints (saves that crashed) are skipped silently.
+   * A corrupt one is skipped for the previous complete one, with one line
+   * to `options.log` naming its id and what is wrong once a whole one is
+   * found. Partial checkpoints (saves that crashed before their manifest)
+   * are skipped silently.
    *
    * @param fingerprint The fingerprint of the job that restores.
-   * @returns The checkpoint, or `null` if there is no whole one.
+   * @returns The checkpoint, or `null` if the store holds none, or only
+   * partial ones.
+   * @throws {UnreadableCheckpointsError} If complete checkpoints exist and
+   * none is whole: the error lists each and what is wrong with it.
    * @throws {CheckpointMismatchError} If the newest whole-looking checkpoint
    * belongs to a job with another fingerprint: never skipped.
    * @throws {TypeError} If `fingerprint` is malformed.
@@ -261,15 +279,26 @@ export class CheckpointStore {
     return await this.#exclusive(async () => {
       const pointer = await this.#storage.get(LATEST);
       const ids = this.#candidates(await this.#index(), pointer);
+      const skipped: UnreadableCheckpoint[] = [];
       for (const id of ids) {
         const result = await this.#read(id, fingerprint);
-        if ("checkpoint" in result) return result.checkpoint;
+        if ("checkpoint" in result) {
+          for (const { id, problem } of skipped) {
+            this.#log(
+              `Skipping checkpoint ${id} of job '${fingerprint.jobName}' as ${problem}; falling back to the previous complete checkpoint, if any`,
+            );
+          }
+          return result.checkpoint;
+        }
         // An abandoned save is expected after a crash; a checkpoint that
         // was complete and is no longer whole is worth a line.
         if (result.partial && id !== pointer) continue;
-        this.#log(
-          `Skipping checkpoint ${id} of job '${fingerprint.jobName}' as ${result.problem}; falling back to the previous complete checkpoint, if any`,
-        );
+        skipped.push({ id, problem: result.problem });
+      }
+      // Complete checkpoints existed and none is whole: starting fresh
+      // would silently run the job again from the beginning of its input.
+      if (skipped.length > 0) {
+        throw new UnreadableCheckpointsError(fingerprint.jobName, skipped);
       }
       return null;
     });
@@ -316,6 +345,23 @@ export class CheckpointStore {
     return await this.#exclusive(() => this.#list());
   }
 
+  /**
+   * The highest checkpoint id this store ever held or began to save:
+   * complete, partial (a save that crashed before its manifest) or
+   * corrupt, including those that retention (or a hand) deleted since.
+   * Runtimes number their checkpoints above it, so that ids only grow
+   * within a store whichever checkpoint a job restores, or when it starts
+   * over; a save may still reuse the id of a partial checkpoint above
+   * every complete one (a retry).
+   *
+   * @returns The id, or 0 if the store never held a checkpoint.
+   */
+  async highestId(): Promise<number> {
+    return await this.#exclusive(async () =>
+      this.#highest(await this.#index(), await this.#storage.get(LATEST))
+    );
+  }
+
   #exclusive<T>(task: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(task);
     this.#queue = run.catch(() => {});
@@ -341,7 +387,11 @@ export class CheckpointStore {
 
     const subtaskIds = Object.keys(snapshots);
     const entry: IndexEntry = { createdAt, subtaskIds };
-    await this.#storage.put(indexKey(id), entry);
+    const highest = Math.max(id, await this.#highest(index, pointer));
+    await this.#storage.atomic([
+      { type: "put", key: indexKey(id), value: entry },
+      { type: "put", key: HIGHEST, value: highest },
+    ]);
     const ops: StorageOp[] = [];
     const parts: Record<string, number[]> = {};
     const written: Array<[Encoded, string, readonly [number, number]]> = [];
@@ -495,6 +545,30 @@ export class CheckpointStore {
       });
     }
     return index;
+  }
+
+  /**
+   * The highest id: the recorded one, or an indexed id or the pointer if
+   * higher (stores written before the record existed). A record that
+   * cannot be read while the storage works counts as absent, and the next
+   * save writes it again.
+   */
+  async #highest(
+    index: Map<number, IndexEntry>,
+    pointer: unknown,
+  ): Promise<number> {
+    let recorded: unknown;
+    try {
+      recorded = await this.#storage.get(HIGHEST);
+    } catch (error) {
+      await this.#probe(error);
+    }
+    return Math.max(
+      0,
+      ...[recorded, pointer, ...index.keys()].filter((id): id is number =>
+        Number.isSafeInteger(id)
+      ),
+    );
   }
 
   /** The ids to look at, newest first: the indexed ones and the pointer. */

@@ -91,7 +91,8 @@ export interface ExecuteOptions {
   /**
    * Which checkpoint to start from: `"latest"` restores the newest complete
    * checkpoint of this job if there is one, a number restores that
-   * checkpoint, `"none"` starts fresh.
+   * checkpoint, `"none"` starts fresh. Whichever it is, the job numbers
+   * its checkpoints above every id the store ever held, so ids only grow.
    * @default {"latest"}
    */
   restore?: "latest" | "none" | number;
@@ -275,7 +276,9 @@ export class StreamEnvironment {
 
   /**
    * Creates the local runtime for the job without running it, for stepwise
-   * control in tests and the dev server.
+   * control in tests and the dev server. Its checkpoints are numbered above
+   * every id the checkpoint storage ever held, read by its first `run()`
+   * or `flushCheckpoints()`.
    *
    * @param restoreFrom The checkpoint to start from, e.g. from
    * {@linkcode StreamEnvironment.findCheckpoint}.
@@ -354,8 +357,11 @@ export class StreamEnvironment {
    * (a corrupt one is skipped with a log line), or the one asked for.
    *
    * @param restore `"latest"`, `"none"` or a checkpoint id.
-   * @returns The checkpoint, or `null` to start fresh.
+   * @returns The checkpoint, or `null` to start fresh (no checkpoint, or
+   * only saves that crashed before completing).
    * @throws {CheckpointMismatchError} If the stored checkpoint belongs to another job or plan.
+   * @throws {UnreadableCheckpointsError} If complete checkpoints exist and
+   * none is whole: `"none"` starts over.
    * @throws {RangeError} If an explicit checkpoint id does not exist.
    */
   async findCheckpoint(
@@ -372,6 +378,7 @@ export class StreamEnvironment {
   /**
    * Runs the job until its bounded input is processed to the end, starting
    * from the latest complete checkpoint when `checkpointStorage` has one.
+   * New checkpoints are numbered above every id the store ever held.
    *
    * @param options Which checkpoint to start from, and whether state of
    * operators this job no longer has may be dropped.
@@ -379,6 +386,8 @@ export class StreamEnvironment {
    * @throws {CheckpointMismatchError} If the checkpoint belongs to another
    * job, an operator's state means something else in it, or it holds state
    * of an operator this job lacks (see `allowNonRestoredState`).
+   * @throws {UnreadableCheckpointsError} If complete checkpoints exist and
+   * none is whole (see {@linkcode StreamEnvironment.findCheckpoint}).
    */
   async execute(options: ExecuteOptions = {}): Promise<LocalRuntime> {
     const runtime = this.createRuntime(

@@ -12,6 +12,7 @@ import {
   MemoryStorage,
   type StorageKey,
   type StorageOp,
+  UnreadableCheckpointsError,
 } from "../../src/actors/mod.ts";
 import {
   Encoded,
@@ -32,6 +33,8 @@ interface Opened {
   storage: ActorStorage;
   /** The raw entries under the storage (KV: value parts and markers too). */
   rawKeys(): Promise<unknown[][]>;
+  /** Writes a value as a hand would, bypassing the storage (KV: `kv.set`). */
+  setRaw(key: StorageKey, value: unknown): Promise<void>;
   close(): void;
 }
 
@@ -43,6 +46,7 @@ const BACKENDS: ReadonlyArray<readonly [string, () => Promise<Opened>]> = [
       // As KvStorage lays them out: values under "v", nothing else.
       rawKeys: async () =>
         (await storage.list([])).map(([key]) => ["v", ...key]),
+      setRaw: (key, value) => storage.put(key, value),
       close() {},
     });
   }],
@@ -56,6 +60,9 @@ const BACKENDS: ReadonlyArray<readonly [string, () => Promise<Opened>]> = [
           keys.push(entry.key.slice(PREFIX.length));
         }
         return keys;
+      },
+      async setRaw(key, value) {
+        await kv.set([...PREFIX, "v", ...key], value);
       },
       close: () => kv.close(),
     };
@@ -420,16 +427,114 @@ test("latest() skips a snapshot that cannot be read, naming the subtask", async 
   );
 });
 
-test("latest() returns null, with one line per corrupt checkpoint, when none is whole", async ({ storage }) => {
+test("latest() throws UnreadableCheckpointsError naming each checkpoint and how to start over when no complete one is whole", async ({ storage, setRaw }) => {
   const { store, lines } = storeOver(storage);
   await store.save(checkpoint(1));
   await store.save(checkpoint(2));
   await storage.delete(["cp", 1, "s", "clicks/src-1/0"]);
-  await storage.delete(["cp", 2, "s", "clicks/src-1/0"]);
+  await setRaw(["cp", 2, "m"], "garbage");
+  await assert.rejects(store.latest(CLICKS), (error: unknown) => {
+    assert.ok(error instanceof UnreadableCheckpointsError);
+    assert.equal(error.code, "CHECKPOINTS_UNREADABLE");
+    assert.equal(error.jobName, "clicks");
+    assert.deepEqual(error.checkpoints.map((c) => c.id), [2, 1]);
+    assert.match(
+      error.message,
+      /^Cannot restore the latest checkpoint of job 'clicks' as one of its complete checkpoints must be whole: current value is checkpoint 2 \(its manifest .*\), checkpoint 1 \(the snapshot of subtask 'clicks\/src-1\/0' is missing\); to start over .*--restore none \(execute\(\{ restore: "none" \}\) in the API\)$/,
+    );
+    return true;
+  });
+  // The error says it all: no log lines besides.
+  assert.deepEqual(lines, []);
+});
+
+test("latest() returns null without a line when the store holds only saves that crashed before their manifest", async ({ storage }) => {
+  const faulty = new FaultyStorage(storage);
+  const { store, lines } = storeOver(faulty);
+  faulty.fail = (op, arg) =>
+    commitsManifest(op, arg) ? new Error("crash") : undefined;
+  await assert.rejects(store.save(checkpoint(1)), /crash/);
+  await assert.rejects(store.save(checkpoint(2)), /crash/);
+  faulty.fail = () => undefined;
   assert.equal(await store.latest(CLICKS), null);
-  assert.equal(lines.length, 2);
-  assert.match(lines[0], /checkpoint 2 /);
-  assert.match(lines[1], /checkpoint 1 /);
+  assert.deepEqual(lines, []);
+});
+
+test("highestId() is 0 for an empty store, then the highest id saved, also once retention deleted the older ones", async ({ storage }) => {
+  const { store } = storeOver(storage, { retain: 1 });
+  assert.equal(await store.highestId(), 0);
+  for (const id of [1, 2, 7]) await store.save(checkpoint(id));
+  assert.deepEqual((await store.list()).map((info) => info.id), [7]);
+  assert.equal(await store.highestId(), 7);
+  assert.equal(await storeOver(storage).store.highestId(), 7);
+});
+
+test("highestId() counts a save that crashed before its manifest and a checkpoint whose manifest is garbage", async ({ storage, setRaw }) => {
+  const faulty = new FaultyStorage(storage);
+  const { store } = storeOver(faulty);
+  await store.save(checkpoint(1));
+  await store.save(checkpoint(2));
+  await setRaw(["cp", 2, "m"], "garbage");
+  assert.equal(await storeOver(storage).store.highestId(), 2);
+  faulty.fail = (op, arg) =>
+    commitsManifest(op, arg) ? new Error("crash") : undefined;
+  await assert.rejects(store.save(checkpoint(3)), /crash/);
+  assert.deepEqual((await store.list()).map((info) => info.id), [1]);
+  assert.equal(await storeOver(storage).store.highestId(), 3);
+});
+
+test("highestId() keeps its value when every key of the newest checkpoint is deleted by hand", async ({ storage }) => {
+  const { store } = storeOver(storage, { retain: 1 });
+  await store.save(checkpoint(1));
+  await store.save(checkpoint(2));
+  for (const [key] of await storage.list([])) {
+    if (key[0] !== "highest") await storage.delete(key);
+  }
+  assert.equal(await store.highestId(), 2);
+});
+
+test("highestId() reads the index and the pointer of a store saved before the highest id was recorded", async ({ storage }) => {
+  const { store } = storeOver(storage);
+  await store.save(checkpoint(4));
+  await storage.delete(["highest"]);
+  assert.equal(await store.highestId(), 4);
+  await storage.delete(["index", 4]);
+  assert.equal(await store.highestId(), 4);
+});
+
+test("a job restored from an older checkpoint saves above highestId(), and that save deletes a checkpoint whose manifest is garbage", async ({ storage, setRaw }) => {
+  const { store, lines } = storeOver(storage);
+  for (const id of [1, 2, 3]) await store.save(checkpoint(id));
+  await setRaw(["cp", 3, "m"], "garbage");
+  assert.equal((await store.latest(CLICKS))?.id, 2);
+  assert.equal(lines.length, 1);
+  assert.match(
+    lines[0],
+    /Skipping checkpoint 3 of job 'clicks' as its manifest/,
+  );
+  const next = (await store.highestId()) + 1;
+  assert.equal(next, 4);
+  await store.save(checkpoint(next));
+  assert.deepEqual((await store.list()).map((info) => info.id), [1, 2, 4]);
+  assert.deepEqual((await keysOf(storage)).filter((key) => isOf(3, key)), []);
+  assert.equal((await store.latest(CLICKS))?.id, 4);
+});
+
+test("a job started over when every manifest is garbage saves above highestId(), and its saves delete the corrupt checkpoints", async ({ storage, setRaw }) => {
+  const { store } = storeOver(storage);
+  for (const id of [1, 2, 3]) await store.save(checkpoint(id));
+  for (const id of [1, 2, 3]) await setRaw(["cp", id, "m"], "garbage");
+  await assert.rejects(store.latest(CLICKS), UnreadableCheckpointsError);
+  await store.save(checkpoint((await store.highestId()) + 1));
+  for (const id of [1, 2, 3]) {
+    assert.deepEqual(
+      (await keysOf(storage)).filter((key) => isOf(id, key)),
+      [],
+      `checkpoint ${id}`,
+    );
+  }
+  assert.deepEqual((await store.list()).map((info) => info.id), [4]);
+  assert.equal((await store.latest(CLICKS))?.id, 4);
 });
 
 test("latest() rethrows a storage outage instead of treating it as corruption", async ({ storage }) => {
@@ -1000,10 +1105,15 @@ test("latest() skips a checkpoint whose part is missing, with one log line namin
 
   // A shared part that is gone breaks both checkpoints.
   await storage.delete(["cpp", 1, WINDOW, 0]);
-  lines.length = 0;
-  assert.equal(await store.latest(CLICKS), null);
-  assert.equal(lines.length, 2);
-  assert.match(lines[1], /checkpoint 1 .*part 0 of checkpoint 1 .* is missing/);
+  await assert.rejects(store.latest(CLICKS), (error: unknown) => {
+    assert.ok(error instanceof UnreadableCheckpointsError);
+    assert.deepEqual(error.checkpoints.map((c) => c.id), [2, 1]);
+    assert.match(
+      error.checkpoints[1].problem,
+      /part 0 of checkpoint 1 .* is missing/,
+    );
+    return true;
+  });
 });
 
 test("a new store over the same storage writes every part again, and reads both generations", async ({ storage }) => {

@@ -15,6 +15,7 @@ import {
   encodeStructured,
 } from "../_codec.ts";
 import type { KvStorage } from "./kv_storage.ts";
+import { checkedHighestId } from "../_highest_id.ts";
 import type { Lease } from "./lease.ts";
 
 /** What every worker learns from the coordinator each round. */
@@ -47,8 +48,14 @@ export interface CoordinatorOptions {
   readonly actors: readonly string[];
   /** Reads another actor's storage. */
   storageOf(actorId: string): KvStorage;
-  /** Where completed checkpoints go. */
-  readonly store?: { save(checkpoint: CompletedCheckpoint): Promise<void> };
+  /**
+   * Where completed checkpoints go; with `highestId`, each checkpoint is
+   * numbered above the highest id the store ever held.
+   */
+  readonly store?: {
+    save(checkpoint: CompletedCheckpoint): Promise<void>;
+    highestId?(): Promise<number>;
+  };
   /** Retries transient KV errors. */
   retry<T>(what: string, call: () => Promise<T>): Promise<T>;
 }
@@ -69,7 +76,8 @@ interface ActorProgress {
 }
 
 /**
- * Starts checkpoint `n + 1` every `intervalMs` (or on request): it records
+ * Starts a checkpoint every `intervalMs` (or on request), numbered above
+ * both its last id and the highest id of the store: it records
  * the id as pending, sources see it and send barriers, and every actor
  * stores its aligned snapshot under `["ack", id]` in the same commit as the
  * step that aligned. Once every actor has acknowledged, the coordinator
@@ -217,12 +225,8 @@ export class CheckpointCoordinator {
       };
       // As in the local runtime: no checkpoints once part of the job ended.
       if (progress.some((p) => p.finished)) return next;
-      return {
-        ...next,
-        lastId: meta.lastId + 1,
-        pending: meta.lastId + 1,
-        pendingAt: now,
-      };
+      const id = Math.max(meta.lastId, await this.#storeHighest()) + 1;
+      return { ...next, lastId: id, pending: id, pendingAt: now };
     }
     // Never abandoned: its barriers may already be in some channels, and a
     // later checkpoint's barriers behind them would never align. Once part
@@ -233,6 +237,24 @@ export class CheckpointCoordinator {
     if (!progress.every((p) => p.acked >= id)) return null;
     await this.#complete(id, now);
     return { ...meta, pending: null, completed: id };
+  }
+
+  /**
+   * The highest id the store ever held (0 without a store that knows it):
+   * ids only grow within a store (DESIGN "Checkpoints and recovery"),
+   * although a job started over (`KvRuntime.reset`) or restored from an
+   * older checkpoint begins with a fresh `lastId`, and another runtime may
+   * have saved to the store meanwhile. Read at each start: one small read.
+   */
+  async #storeHighest(): Promise<number> {
+    const { store, retry } = this.#options;
+    if (typeof store?.highestId !== "function") return 0;
+    return checkedHighestId(
+      await retry(
+        "read the highest checkpoint id of the store",
+        () => store.highestId!(),
+      ),
+    );
   }
 
   async #progress(): Promise<ActorProgress[]> {

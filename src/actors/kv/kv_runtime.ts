@@ -99,9 +99,13 @@ export interface KvRuntimeOptions {
    * @default {"replay"}
    */
   readonly watermarkRecovery?: "persist" | "replay";
-  /** Where completed checkpoints are saved. */
+  /**
+   * Where completed checkpoints are saved; with `highestId` (a
+   * `CheckpointStore` has it), ids continue above the store's highest.
+   */
   readonly checkpointStore?: {
     save(checkpoint: CompletedCheckpoint): Promise<void>;
+    highestId?(): Promise<number>;
   };
   /**
    * The checkpoint the job starts from when it is first started in this

@@ -30,6 +30,7 @@ import {
   planSweep,
   readMarker,
   readStored,
+  replacedManifest,
   type ResolvedOp,
   resolveOps,
   VALUES,
@@ -96,6 +97,11 @@ export class AtomicConflictError extends Error {
  * long keys. A crash before the switch leaves only unreferenced parts
  * behind a marker; the first write of the next instance over the prefix,
  * or {@linkcode KvStorage.sweep}, deletes them.
+ *
+ * A value under the prefix that this class did not write (set with
+ * `kv.set` by hand, or by another tool) cannot be read, as its format is
+ * unknown (`get` throws), but a put or a delete replaces it like an inline
+ * value: a job can always overwrite or clean up a corrupt entry.
  *
  * One writer per prefix: the runtime's lease guarantees it, and this class
  * serialises its own writes. A write first reads the entries it replaces (to
@@ -354,7 +360,12 @@ export class KvStorage implements ActorStorage {
     }
   }
 
-  /** The manifests of the chunked values that `ops` replace or delete. */
+  /**
+   * The manifests of the chunked values that `ops` replace or delete. A
+   * value this storage did not write (set by hand) has none: it is
+   * replaced or deleted like an inline one, so a job can always overwrite
+   * or clean up a corrupt entry.
+   */
   async #replacedManifests(
     ops: readonly ResolvedOp[],
   ): Promise<Map<string, Manifest>> {
@@ -366,9 +377,8 @@ export class KvStorage implements ActorStorage {
         this.#kv.getMany(group.map((op) => this.#full([VALUES, ...op.key])))
           .then((entries) =>
             entries.forEach((entry, j) => {
-              if (entry.value === null) return;
-              const stored = readStored(entry.value, "a replaced value");
-              if ("manifest" in stored) old.set(group[j].id, stored.manifest);
+              const manifest = replacedManifest(entry.value);
+              if (manifest !== null) old.set(group[j].id, manifest);
             })
           ),
       );

@@ -28,6 +28,7 @@ import {
   snapshotsToUse,
 } from "../_codec.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
+import { checkedHighestId } from "../_highest_id.ts";
 import type { StreamElement } from "../../runtime/stream_element.ts";
 import type {
   InputChannelStatus,
@@ -57,8 +58,16 @@ export interface LocalRuntimeOptions {
    * @default {"replay"}
    */
   watermarkRecovery?: "persist" | "replay";
-  /** Where completed checkpoints are saved; without it they are kept in memory only. */
-  checkpointStore?: { save(checkpoint: CompletedCheckpoint): Promise<void> };
+  /**
+   * Where completed checkpoints are saved; without it they are kept in
+   * memory only. With `highestId` (a `CheckpointStore` has it), new ids
+   * continue above the highest the store ever held, whichever checkpoint
+   * the job restored: `run()` and `flushCheckpoints()` read it first.
+   */
+  checkpointStore?: {
+    save(checkpoint: CompletedCheckpoint): Promise<void>;
+    highestId?(): Promise<number>;
+  };
   /**
    * A completed checkpoint to restore every subtask from before running; it
    * may come from another parallelism (state is redistributed by key group
@@ -187,6 +196,11 @@ export class LocalRuntime {
   readonly #store: LocalRuntimeOptions["checkpointStore"];
   #nextCheckpoint = Infinity;
   #lastCheckpointId = 0;
+  // The store's highest id, once read (`null` until then): ids only grow
+  // within a store (DESIGN "Checkpoints and recovery"), also for a job
+  // restored from an older checkpoint or started over.
+  #storeHighest: number | null;
+  #readingHighest: Promise<void> | null = null;
   #pendingCheckpoint: { id: number; acks: Map<string, Encoded> } | null = null;
   // Incremental checkpoints: the parts the snapshot being taken handed out,
   // and the encoding of every part array still in use (an unchanged group
@@ -224,6 +238,9 @@ export class LocalRuntime {
     this.#persist = (options.watermarkRecovery ?? "replay") === "persist";
     this.#checkpointInterval = options.checkpointIntervalMs ?? 0;
     this.#store = options.checkpointStore;
+    this.#storeHighest = typeof this.#store?.highestId === "function"
+      ? null
+      : 0;
     this.#simulate = options.simulate ??
       typeof (options.clock as { set?: unknown }).set === "function";
     let interval = Infinity;
@@ -377,10 +394,20 @@ export class LocalRuntime {
    * `id` downstream; each subtask snapshots once its inputs are aligned.
    * Checkpoints stop once any subtask has finished (bounded input ending).
    *
+   * Ids continue above the restored checkpoint and above the highest id
+   * of the checkpoint store, which `run()` and `flushCheckpoints()` read
+   * before anything else. A checkpoint triggered before that read ended
+   * (a program stepping the runtime before its first await) and whose id
+   * turns out not to be above it is completed but not saved; the next one
+   * is numbered above the store's, and its commit covers this one's
+   * transactions.
+   *
    * @returns The checkpoint id, or `null` if one is still in progress or
    * part of the job has finished.
    */
   triggerCheckpoint(): number | null {
+    // A program that steps the runtime may trigger before its first await.
+    if (this.#storeHighest === null) this.#readStoreHighest().catch(() => {});
     if (this.#pendingCheckpoint !== null) return null;
     if (this.#actors.some((a) => (a.subtask ?? a.source!).finished)) {
       return null;
@@ -453,6 +480,7 @@ export class LocalRuntime {
    * tests call it to make checkpoints durable at a chosen point.
    */
   async flushCheckpoints(): Promise<void> {
+    await this.#readStoreHighest();
     if (this.#recommit !== null) {
       const id = this.#recommit;
       this.#recommit = null;
@@ -460,11 +488,31 @@ export class LocalRuntime {
     }
     while (this.#completed.length > 0) {
       const checkpoint = this.#completed.shift()!;
+      if (checkpoint.id <= this.#storeHighest!) {
+        // Triggered before the store's highest id was known: saving it
+        // would collide with a checkpoint the store holds or held.
+        this.#triggeredAt.delete(checkpoint.id);
+        continue;
+      }
       await this.#store?.save(checkpoint);
       this.#latestCompleted = checkpoint;
       this.#recordDuration(checkpoint.id);
       await this.#notifyAll(checkpoint.id);
     }
+  }
+
+  /** Reads the store's highest checkpoint id once; ids continue above it. */
+  #readStoreHighest(): Promise<void> {
+    if (this.#storeHighest !== null) return Promise.resolve();
+    // Through a promise, so that a store that throws rejects instead.
+    this.#readingHighest ??= Promise.resolve().then(() =>
+      this.#store!.highestId!()
+    ).then((highest) => {
+      const id = checkedHighestId(highest);
+      this.#storeHighest = id;
+      this.#lastCheckpointId = Math.max(this.#lastCheckpointId, id);
+    }).finally(() => this.#readingHighest = null);
+    return this.#readingHighest;
   }
 
   #recordDuration(id: number): void {
@@ -596,6 +644,7 @@ export class LocalRuntime {
    * real time.
    */
   async run(): Promise<void> {
+    await this.#readStoreHighest();
     while (!this.#stopped) {
       this.runUntilIdle();
       await this.flushCheckpoints();

@@ -59,12 +59,14 @@ export interface AppendedRecord<T> {
  * commits what is staged as the final transaction `(Infinity, subtask)`,
  * with everything still pending.
  *
- * Checkpoint ids name the transactions: a job that starts again from no
- * checkpoint, reusing ids, overwrites the earlier run's output, and a
- * restore to an older checkpoint than the last committed one keeps what
- * the later checkpoints committed (their transactions are rewritten if
- * the new run reaches them). One record must encode to at most 64 KiB,
- * checked by `snapshotState`.
+ * Checkpoint ids name the transactions, and they only grow within a
+ * checkpoint store: a job that starts again from no checkpoint, or from
+ * an older checkpoint than the last committed one, keeps what the earlier
+ * run committed and appends its own transactions after them, as a
+ * Kafka transactional producer would (its output after that checkpoint
+ * appears twice; give the output a new name, or clear it, to start over
+ * clean). One record must encode to at most 64 KiB, checked by
+ * `snapshotState`.
  *
  * @typeParam T The record type.
  *

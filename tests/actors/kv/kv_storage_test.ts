@@ -210,3 +210,41 @@ kvTest(
     assert.deepEqual(storage.prefix, PREFIX);
   },
 );
+
+kvTest(
+  "KvStorage overwrites and deletes values it did not write (set by hand), in put, delete and atomic batches",
+  async (kv) => {
+    const storage = new KvStorage(kv, PREFIX);
+    const foreign: Array<[string, unknown]> = [
+      ["text", "garbage"],
+      ["object", { id: 3 }],
+      ["unknown tag", new Uint8Array([9, 1, 2])],
+      ["manifest tag, not JSON", new Uint8Array([2, 123, 0])],
+      ["manifest tag, not a manifest", new Uint8Array([2, 91, 93])],
+    ];
+    for (const [name, value] of foreign) {
+      await kv.set([...PREFIX, "v", name], value);
+      await assert.rejects(storage.get([name]), { name: /Error/ });
+    }
+    await storage.put(["text"], "replaced");
+    await storage.delete(["object"]);
+    // A chunked value of ours in the same batch: staged in several commits,
+    // switched in one.
+    await storage.atomic([
+      { type: "put", key: ["unknown tag"], value: bigValue("big") },
+      { type: "delete", key: ["manifest tag, not JSON"] },
+      { type: "put", key: ["manifest tag, not a manifest"], value: 7 },
+    ]);
+    assert.equal(await storage.get(["text"]), "replaced");
+    assert.equal(await storage.get(["object"]), undefined);
+    assert.deepEqual(await storage.get(["unknown tag"]), bigValue("big"));
+    assert.equal(await storage.get(["manifest tag, not JSON"]), undefined);
+    assert.equal(await storage.get(["manifest tag, not a manifest"]), 7);
+    // Its own chunked value is still cleaned up when replaced and deleted.
+    await storage.put(["unknown tag"], 1);
+    await storage.delete(["unknown tag"]);
+    await storage.delete(["text"]);
+    await storage.delete(["manifest tag, not a manifest"]);
+    assert.equal(await countUnder(kv, PREFIX), 0);
+  },
+);

@@ -538,3 +538,61 @@ Deno.test("LocalRuntime.run() saves each checkpoint as soon as it completes, whi
     );
   }
 });
+
+Deno.test("LocalRuntime numbers checkpoints above the store's highest id, and does not save one triggered before it read that id (DESIGN: ids only grow within a store)", async () => {
+  const clock = new ManualClock(0);
+  const env = new StreamEnvironment({ jobName: "ids", clock });
+  // A record far in the future: the job does not finish.
+  env.fromSource(
+    new ScriptedSource([{ at: 0, value: 1 }, { at: 100_000, value: 2 }]),
+    WatermarkStrategy.forMonotonousTimestamps<number>(),
+    "numbers",
+  ).sinkTo(new CollectSink());
+  const saved: number[] = [];
+  let reads = 0;
+  const runtime = new LocalRuntime(env.getJobGraph(), {
+    clock,
+    checkpointStore: {
+      highestId() {
+        reads++;
+        return Promise.resolve(33);
+      },
+      save(checkpoint) {
+        saved.push(checkpoint.id);
+        return Promise.resolve();
+      },
+    },
+  });
+  // Stepped before any await: the store's highest id is not known yet.
+  assert.equal(runtime.triggerCheckpoint(), 1);
+  runtime.runUntilIdle();
+  await runtime.flushCheckpoints();
+  assert.deepEqual(saved, []);
+  assert.equal(runtime.latestCheckpoint?.id, undefined);
+  assert.equal(runtime.triggerCheckpoint(), 34);
+  runtime.runUntilIdle();
+  await runtime.flushCheckpoints();
+  assert.deepEqual(saved, [34]);
+  assert.equal(runtime.latestCheckpoint?.id, 34);
+  assert.equal(reads, 1);
+});
+
+Deno.test("LocalRuntime.run() rejects a checkpoint store whose highestId() is not a non-negative safe integer, naming it", async () => {
+  const env = new StreamEnvironment({
+    jobName: "ids",
+    clock: new ManualClock(0),
+  });
+  env.fromCollection([1]).sinkTo(new CollectSink());
+  const runtime = new LocalRuntime(env.getJobGraph(), {
+    clock: new ManualClock(0),
+    checkpointStore: {
+      highestId: () => Promise.resolve(Number.NaN),
+      save: () => Promise.resolve(),
+    },
+  });
+  await assert.rejects(runtime.run(), {
+    name: "RangeError",
+    message:
+      /'checkpointStore.highestId\(\)' must return a non-negative safe integer: current value is NaN/,
+  });
+});
