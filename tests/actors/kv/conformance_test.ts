@@ -7,6 +7,7 @@ import {
   type RuntimeUnderTest,
 } from "../_runtime_conformance.ts";
 import { uidConformance } from "../_uid_conformance.ts";
+import { recoveryConformance } from "../_recovery_conformance.ts";
 
 const kvRuntime: RuntimeUnderTest = {
   name: "kv",
@@ -30,3 +31,4 @@ const kvRuntime: RuntimeUnderTest = {
 
 runtimeConformance(kvRuntime);
 uidConformance(kvRuntime);
+recoveryConformance(kvRuntime);

@@ -5,6 +5,7 @@ import {
   type RuntimeUnderTest,
 } from "../_runtime_conformance.ts";
 import { uidConformance } from "../_uid_conformance.ts";
+import { recoveryConformance } from "../_recovery_conformance.ts";
 import type { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
 import type { ManualClock } from "../../../src/time/clock.ts";
 
@@ -37,3 +38,4 @@ const local: RuntimeUnderTest = {
 
 runtimeConformance(local);
 uidConformance(local);
+recoveryConformance(local);
