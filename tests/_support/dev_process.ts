@@ -1,6 +1,45 @@
-// A `main.ts` process for the command-line tests.
+// `main.ts` as the command-line tests run it: the command `deno task dev`
+// runs, and a process whose output a test reads line by line.
 
 const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** Options of {@linkcode mainCommand}. */
+export interface MainCommandOptions {
+  /** Environment variables of the process. */
+  readonly env?: Record<string, string>;
+  /** @default {"piped"} */
+  readonly stdout?: "piped" | "null" | "inherit";
+  /** @default {"piped"} */
+  readonly stderr?: "piped" | "null" | "inherit";
+}
+
+/**
+ * `main.ts` with `args`, run from the repository's root with the
+ * permissions of `deno task dev`.
+ */
+export function mainCommand(
+  args: string[],
+  options: MainCommandOptions = {},
+): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-net",
+      "--allow-run",
+      "--unstable-kv",
+      "--unstable-cron",
+      "main.ts",
+      ...args,
+    ],
+    cwd: ROOT,
+    env: options.env,
+    stdout: options.stdout ?? "piped",
+    stderr: options.stderr ?? "piped",
+  });
+}
 
 /**
  * A running `main.ts` (what `deno task dev` runs), its stdout and stderr
@@ -17,24 +56,7 @@ export class Dev {
   readonly done: Promise<void>;
 
   constructor(args: string[], env: Record<string, string> = {}) {
-    this.child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "--allow-read",
-        "--allow-write",
-        "--allow-env",
-        "--allow-net",
-        "--allow-run",
-        "--unstable-kv",
-        "--unstable-cron",
-        "main.ts",
-        ...args,
-      ],
-      cwd: ROOT,
-      env,
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    this.child = mainCommand(args, { env }).spawn();
     this.done = Promise.all([
       this.#read(this.child.stdout),
       this.#read(this.child.stderr),

@@ -6,30 +6,16 @@
 import assert from "node:assert/strict";
 import { freePort } from "../_support/free_port.ts";
 import { waitFor } from "../_support/wait_for.ts";
-
-const ROOT = new URL("../../", import.meta.url).pathname;
+import { mainCommand } from "../_support/dev_process.ts";
 
 Deno.test("With DENO_DEPLOY set, main.ts runs the demo job on the KV runtime, serves it, and exits cleanly on SIGINT", async () => {
   const port = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-net",
-      "--unstable-kv",
-      "--unstable-cron",
-      "main.ts",
-    ],
-    cwd: ROOT,
+  const child = mainCommand([], {
     env: {
       DENO_DEPLOY: "1",
       DENO_KV_DB_MODE: "memory",
       PORT: String(port),
     },
-    stdout: "piped",
-    stderr: "piped",
   }).spawn();
   const stdout = new Response(child.stdout).text();
   const stderr = new Response(child.stderr).text();

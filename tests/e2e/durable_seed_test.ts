@@ -12,8 +12,8 @@ import {
   type WindowCount,
 } from "../../examples/durable_counts.ts";
 import { waitFor } from "../_support/wait_for.ts";
+import { mainCommand } from "../_support/dev_process.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const EVENTS = 300_000;
 const PARTITIONS = 4;
 // A safety net: a kill at the first sight of a partial log lands before
@@ -22,22 +22,7 @@ const ATTEMPTS = 5;
 
 /** The real command, as `deno task dev durable <path>` runs it. */
 function durable(path: string): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-net",
-      "--allow-run",
-      "main.ts",
-      "durable",
-      path,
-    ],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  return mainCommand(["durable", path]).spawn();
 }
 
 /** Runs the command to its end; its stdout lines. */

@@ -13,30 +13,14 @@ import {
 import { freePort } from "../_support/free_port.ts";
 import { heldBy, leases, unfinished } from "../_support/kv_leases.ts";
 import { waitFor } from "../_support/wait_for.ts";
+import { mainCommand } from "../_support/dev_process.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const JOB_FILE = "bench/kv_runtime/cluster_counts.ts";
 const JOB = "cluster_counts";
 const EVENTS = 50_000;
 
 function dev(args: string[]): Deno.Command {
-  return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-net",
-      "--allow-run",
-      "--unstable-kv",
-      "--unstable-cron",
-      "main.ts",
-      ...args,
-    ],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  });
+  return mainCommand(args);
 }
 
 async function seeded(

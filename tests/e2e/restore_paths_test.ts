@@ -28,8 +28,8 @@ import {
   writeRestoreHistory,
 } from "../_support/restore_counts_job.ts";
 import { freePort } from "../_support/free_port.ts";
+import { mainCommand } from "../_support/dev_process.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const JOB_FILE = "tests/_support/restore_counts_job.ts";
 const DURABLE_CHECKPOINTS = ["weir", "durable-counts", "checkpoints"];
 const DURABLE_DONE = /^3010 window counts, 300000 events$/m;
@@ -37,23 +37,7 @@ const decoder = new TextDecoder();
 
 /** `main.ts` with `args`, as `deno task dev` runs it. */
 function main(args: string[]): Deno.Command {
-  return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-net",
-      "--allow-run",
-      "--unstable-kv",
-      "--unstable-cron",
-      "main.ts",
-      ...args,
-    ],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  });
+  return mainCommand(args);
 }
 
 interface Ran {

@@ -8,29 +8,15 @@ import { readTable } from "../../src/connectors/sinks/kv_table.ts";
 import { COUNTS_TABLE, type KeyCount } from "../../examples/ingest_counts.ts";
 import { freePort } from "../_support/free_port.ts";
 import { waitFor } from "../_support/wait_for.ts";
+import { mainCommand } from "../_support/dev_process.ts";
 
-const ROOT = new URL("../../", import.meta.url).pathname;
 const T0 = Date.UTC(2026, 0, 1);
 
 function start(port: number, store: string): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-net",
-      "main.ts",
-      "examples/ingest_counts.ts",
-      "--port",
-      String(port),
-      "--store",
-      store,
-    ],
-    cwd: ROOT,
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  return mainCommand(
+    ["examples/ingest_counts.ts", "--port", String(port), "--store", store],
+    { stdout: "null" },
+  ).spawn();
 }
 
 async function ready(port: number, child: Deno.ChildProcess): Promise<void> {
@@ -127,20 +113,7 @@ Deno.test({
 async function cli(
   ...args: string[]
 ): Promise<{ code: number; stderr: string }> {
-  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-read",
-      "--allow-write",
-      "--allow-env",
-      "--allow-net",
-      "main.ts",
-      ...args,
-    ],
-    cwd: ROOT,
-    stdout: "null",
-    stderr: "piped",
-  }).output();
+  const { code, stderr } = await mainCommand(args, { stdout: "null" }).output();
   return { code, stderr: new TextDecoder().decode(stderr).trim() };
 }
 

@@ -42,6 +42,17 @@ interface World {
   late: ExternalTable<string>;
 }
 
+/** A fresh clock, checkpoint storage and sinks around the database `kv`. */
+function freshWorld(kv: Deno.Kv): World {
+  return {
+    kv,
+    clock: new ManualClock(0),
+    storage: new MemoryStorage(),
+    table: new ExternalTable<string>(),
+    late: new ExternalTable<string>(),
+  };
+}
+
 function worker(
   world: World,
   id: string,
@@ -97,13 +108,7 @@ async function logEntries(kv: Deno.Kv): Promise<number[]> {
 /** Runs worker A until the window actor has applied event time 4999, kills it, and lets worker B take over. */
 async function takeOver(mode: Mode) {
   using kv = await Deno.openKv(":memory:");
-  const world: World = {
-    kv,
-    clock: new ManualClock(0),
-    storage: new MemoryStorage(),
-    table: new ExternalTable<string>(),
-    late: new ExternalTable<string>(),
-  };
+  const world = freshWorld(kv);
   const a = worker(world, "a", mode);
   await drive(
     a,
@@ -149,13 +154,7 @@ for (const mode of ["replay", "persist"] as const) {
     }`,
     async () => {
       using kv = await Deno.openKv(":memory:");
-      const world: World = {
-        kv,
-        clock: new ManualClock(0),
-        storage: new MemoryStorage(),
-        table: new ExternalTable<string>(),
-        late: new ExternalTable<string>(),
-      };
+      const world = freshWorld(kv);
       // A lag of 1: the source looks at what its consumer applied every step.
       const a = worker(world, "a", mode, 1);
       await drive(
@@ -195,13 +194,7 @@ for (const mode of ["replay", "persist"] as const) {
 
 Deno.test("KvRuntime (replay mode): steps commit no event time", async () => {
   using kv = await Deno.openKv(":memory:");
-  const world: World = {
-    kv,
-    clock: new ManualClock(0),
-    storage: new MemoryStorage(),
-    table: new ExternalTable<string>(),
-    late: new ExternalTable<string>(),
-  };
+  const world = freshWorld(kv);
   const a = worker(world, "a", "replay");
   await drive(
     a,
@@ -218,13 +211,7 @@ Deno.test("KvRuntime (replay mode): steps commit no event time", async () => {
 
 Deno.test("KvRuntime refuses to run a job in a database where it runs with the other watermarkRecovery", async () => {
   using kv = await Deno.openKv(":memory:");
-  const world: World = {
-    kv,
-    clock: new ManualClock(0),
-    storage: new MemoryStorage(),
-    table: new ExternalTable<string>(),
-    late: new ExternalTable<string>(),
-  };
+  const world = freshWorld(kv);
   await worker(world, "a", "persist").tick();
   await assert.rejects(() => worker(world, "b", "replay").tick(), {
     name: "RangeError",
