@@ -7,6 +7,7 @@
 import {
   createJobContext,
   type JobContext,
+  type JobSettings,
   KvStorage,
   KvTableSink,
   ManualClock,
@@ -129,6 +130,13 @@ export async function readRestoreCounts(
   return new Map([...rows.values()].map((row) => [row.id, row.count]));
 }
 
+/** How `main.ts` runs the job file; its history is written the same way. */
+export const settings: JobSettings = {
+  parallelism: 2,
+  checkpointIntervalMs: 1_000,
+  watermarkRecovery: "persist",
+};
+
 /**
  * Saves `count` checkpoints of the job over `kv`, one batch per partition
  * apart, then drops the job (a crash): a store with history, and
@@ -144,9 +152,9 @@ export async function writeRestoreHistory(
   const clock = new ManualClock(EPOCH);
   const env = new StreamEnvironment({
     jobName: RESTORE_COUNTS_JOB,
-    parallelism: 2,
+    parallelism: settings.parallelism,
     clock,
-    watermarkRecovery: "persist",
+    watermarkRecovery: settings.watermarkRecovery,
     checkpointStorage: new KvStorage(kv, RESTORE_COUNTS_CHECKPOINTS),
   });
   restoreCounts(createJobContext(env, kv).context);
