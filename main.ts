@@ -338,8 +338,14 @@ async function serveKv(file: string | undefined, options: KvOptions) {
     return await supervise(file, options, kv, job);
   }
   // Found before any reset: one that cannot be restored is refused while
-  // the job's state is still there.
-  const checkpoint = await job.env.findCheckpoint(options.restore);
+  // the job's state is still there. A worker of --processes N that joins
+  // (or is restarted into) a started job resumes from its actors: the
+  // checkpoint it was started with may be gone by now.
+  const joining = options.worker !== undefined &&
+    await KvRuntime.started(kv, job.name);
+  const checkpoint = joining
+    ? null
+    : await job.env.findCheckpoint(options.restore);
   if (options.worker === undefined && options.restore !== "latest") {
     // Start over (from nothing, or from the checkpoint asked for).
     await KvRuntime.reset(kv, job.name);

@@ -194,7 +194,7 @@ export function assignUid(plan: Plan, node: PlanNode, uid: string): void {
   const other = plan.nodes.find((n) => n !== node && n.uid === uid);
   if (other !== undefined) {
     throw new RangeError(
-      `Cannot set uid as 'uid' must be unique in job '${plan.jobName}': current value '${uid}' is already the uid of operator '${other.name}' (${other.id}), so it cannot also name operator '${node.name}' (${node.id}); give each operator its own uid`,
+      `Cannot set uid as 'uid' must be unique in job '${plan.jobName}': current value is '${uid}', already the uid of operator '${other.name}' (${other.id}), so it cannot also name operator '${node.name}' (${node.id}); give each operator its own uid`,
     );
   }
   node.uid = uid;

@@ -9,6 +9,7 @@ import {
   describeValue,
   requireNonNegativeInteger,
   requirePositiveInteger,
+  requireWatermarkRecovery,
 } from "../time/_validate.ts";
 
 /**
@@ -145,16 +146,10 @@ export function resolveJobSettings(
     pick("checkpointIntervalMs"),
     { action, param: param("checkpointIntervalMs") },
   );
-  const watermarkRecovery = pick("watermarkRecovery");
-  if (watermarkRecovery !== "persist" && watermarkRecovery !== "replay") {
-    throw new RangeError(
-      `Cannot ${action} as '${
-        param("watermarkRecovery")
-      }' must be "persist" or "replay": current value is ${
-        describeValue(watermarkRecovery)
-      }`,
-    );
-  }
+  const watermarkRecovery = requireWatermarkRecovery(
+    pick("watermarkRecovery"),
+    { action, param: param("watermarkRecovery") },
+  );
   return { parallelism, checkpointIntervalMs, watermarkRecovery, origins };
 }
 

@@ -9,6 +9,7 @@ import {
   requireNonEmptyString,
   requireNonNegativeInteger,
   requirePositiveInteger,
+  requireWatermarkRecovery,
 } from "../time/_validate.ts";
 import { DEFAULT_MAX_PARALLELISM } from "../runtime/key_groups.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";
@@ -175,15 +176,10 @@ export class StreamEnvironment {
         param: "checkpointIntervalMs",
       },
     );
-    const recovery = options.watermarkRecovery ?? "replay";
-    if (recovery !== "persist" && recovery !== "replay") {
-      throw new RangeError(
-        `Cannot ${action} as 'watermarkRecovery' must be "persist" or "replay": current value is ${
-          JSON.stringify(recovery)
-        }`,
-      );
-    }
-    this.#watermarkRecovery = recovery;
+    this.#watermarkRecovery = requireWatermarkRecovery(
+      options.watermarkRecovery ?? "replay",
+      { action, param: "watermarkRecovery" },
+    );
     this.#checkpoints = options.checkpointStorage
       ? new CheckpointStore(options.checkpointStorage, {
         retain: options.retainedCheckpoints ?? 3,

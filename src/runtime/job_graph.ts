@@ -133,7 +133,7 @@ export function validateJobGraph(graph: JobGraph): void {
   graph.vertices.forEach((vertex, i) => {
     if (position.has(vertex.id)) {
       throw new RangeError(
-        `Cannot run job '${graph.jobName}' as operator ids must be unique: current value '${vertex.id}' repeats`,
+        `Cannot run job '${graph.jobName}' as operator ids must be unique: current value is '${vertex.id}', which repeats`,
       );
     }
     if (
@@ -188,9 +188,9 @@ function requireUniqueStateIds(graph: JobGraph): void {
       if (clash !== undefined) {
         const what = byId.has(op.id) ? "id" : "uid";
         throw new RangeError(
-          `Cannot run job '${graph.jobName}' as operator ${what}s must be unique: current value '${
+          `Cannot run job '${graph.jobName}' as operator ${what}s must be unique: current value is '${
             what === "id" ? op.id : op.uid
-          }' belongs to operator '${clash.name}' (${clash.id}) and operator '${op.name}' (${op.id})`,
+          }', the ${what} of operator '${clash.name}' (${clash.id}) and operator '${op.name}' (${op.id})`,
         );
       }
       byId.set(op.id, op);

@@ -10,16 +10,16 @@
 import type { SubtaskSnapshot } from "./subtask.ts";
 import type { SourceSubtaskSnapshot } from "./source_subtask.ts";
 import { redistributeState, samePlainData } from "./_rescale_state.ts";
-
-/** One partition's merged watermark in a source snapshot. */
-type MergedOutput = NonNullable<
-  SourceSubtaskSnapshot["multiplexer"]
->["outputs"][number];
 import {
   describeValue,
   requireNonNegativeInteger,
   requirePositiveInteger,
 } from "../time/_validate.ts";
+
+/** One partition's merged watermark in a source snapshot. */
+type MergedOutput = NonNullable<
+  SourceSubtaskSnapshot["multiplexer"]
+>["outputs"][number];
 
 /** Where a vertex's snapshots go: its new parallelism and inputs. */
 export interface RescaleOptions {

@@ -311,11 +311,38 @@ export class Subtask {
    * ones before them), so no state of records is changed and no record is
    * counted twice. Barriers and ends are skipped: the restored state holds
    * their effect.
+   *
+   * @param valve The valve as it was where the replayed input starts (see
+   * {@linkcode Subtask.snapshotValve}): a channel that went idle before
+   * that point sends nothing more to say so. Without it, every channel
+   * starts active at `-Infinity`.
    */
-  beginReplay(): void {
+  beginReplay(valve?: ValveSnapshot): void {
     this.#replaying = true;
     this.#replayedWatermark = null;
     this.#replayedStatus = null;
+    if (valve === undefined) return;
+    this.#valve.restore(valve);
+    this.metrics.inputWatermark = valve.outputWatermark;
+    // What the valve had handed on reaches the first operator keeping
+    // records unchanged, unless an operator before it makes its own.
+    if (this.#recordsTo === 0) {
+      if (valve.outputWatermark > -Infinity) {
+        this.#replayedWatermark = valve.outputWatermark;
+      }
+      this.#replayedStatus = valve.outputStatus;
+    }
+  }
+
+  /**
+   * The valve's state: each channel's watermark and status, and what it
+   * handed on. The KV runtime keeps it where a replay starts (see
+   * {@linkcode Subtask.beginReplay}).
+   *
+   * @returns Plain data, a copy.
+   */
+  snapshotValve(): ValveSnapshot {
+    return this.#valve.snapshot();
   }
 
   /**
@@ -339,9 +366,7 @@ export class Subtask {
   #replay(channel: number, element: StreamElement): void {
     switch (element.kind) {
       case "records":
-        if (this.#recordsTo > 0) {
-          this.#operators[0].processBatch(element.values, element.timestamps);
-        }
+        this.#inputs[0].emitBatch(element.values, element.timestamps);
         break;
       case "watermark":
         this.#valve.inputWatermark(element.watermark, channel);

@@ -123,3 +123,17 @@ export function requireFunction<F>(value: F, subject: Subject): F {
   }
   return value;
 }
+
+/**
+ * Checks a `watermarkRecovery` option, the same for every runtime and the
+ * API; returns it typed.
+ */
+export function requireWatermarkRecovery(
+  value: unknown,
+  subject: Subject,
+): "persist" | "replay" {
+  if (value !== "persist" && value !== "replay") {
+    fail(subject, '"persist" or "replay"', value, typeof value === "string");
+  }
+  return value;
+}

@@ -125,7 +125,7 @@ Deno.test("DataStream.uid() refuses a uid another operator of the job has, namin
   assert.throws(() => counts.uid("counts"), {
     name: "RangeError",
     message:
-      "Cannot set uid as 'uid' must be unique in job 'clicks': current value 'counts' is already the uid of operator 'clicks' (source-0), so it cannot also name operator 'Window' (window-1); give each operator its own uid",
+      "Cannot set uid as 'uid' must be unique in job 'clicks': current value is 'counts', already the uid of operator 'clicks' (source-0), so it cannot also name operator 'Window' (window-1); give each operator its own uid",
   });
 });
 
@@ -289,7 +289,7 @@ Deno.test("validateJobGraph() refuses two operators with one uid, naming both (g
     {
       name: "RangeError",
       message:
-        "Cannot run job 'clicks' as operator uids must be unique: current value 'x' belongs to operator 'a-1' (a-1) and operator 'b-2' (b-2)",
+        "Cannot run job 'clicks' as operator uids must be unique: current value is 'x', the uid of operator 'a-1' (a-1) and operator 'b-2' (b-2)",
     },
   );
 });

@@ -371,3 +371,29 @@ for (const runtime of ["local", "kv"] as const) {
     });
   });
 }
+
+Deno.test("main.ts <job-file> --runtime kv: a worker started again with --restore <id> after that checkpoint was retired joins the job (the supervisor's restarts)", async () => {
+  await withStore(async (store) => {
+    await jobHistory(store);
+    await assertJobDone(store, "kv", await kvToEnd(store, "2"), 4);
+    // Retention has deleted checkpoint 2 by now; the job is recorded.
+    assert.ok(
+      !(await listed(store, RESTORE_COUNTS_CHECKPOINTS)).includes(2),
+    );
+    const worker = await run([
+      JOB_FILE,
+      "--runtime",
+      "kv",
+      "--worker",
+      "w3",
+      "--lease-ms",
+      "1000",
+      "--store",
+      store,
+      "--restore",
+      "2",
+    ]);
+    assertQuiet(worker);
+    assert.match(worker.stdout, /worker w3: job 'restore_counts_job' finished/);
+  });
+});

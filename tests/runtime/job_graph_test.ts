@@ -79,7 +79,7 @@ Deno.test("validateJobGraph() rejects a repeated operator id, naming the job and
       ),
     {
       name: "RangeError",
-      message: /job 'job-1'.*ids must be unique.*'map-2' repeats/,
+      message: /job 'job-1'.*ids must be unique.*'map-2', which repeats/,
     },
   );
 });

@@ -112,7 +112,7 @@ async function replayChannels(
   subtask: Subtask,
 ): Promise<void> {
   const { meta } = target;
-  subtask.beginReplay();
+  subtask.beginReplay(meta.replayValve);
   try {
     for (let c = 0; c < meta.inputs.length; c++) {
       const to = meta.inputs[c];

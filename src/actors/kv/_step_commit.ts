@@ -3,6 +3,7 @@
 
 import type { StreamElement } from "../../runtime/stream_element.ts";
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
+import type { ValveSnapshot } from "../../time/mod.ts";
 import type { Encoded } from "../_codec.ts";
 import { encodeStructured } from "../_codec.ts";
 import type { StorageOp } from "../storage.ts";
@@ -64,6 +65,11 @@ export interface Meta {
   replayReader?: unknown;
   /** A source's records read since then, per partition (replay mode only). */
   replayCounts?: number[];
+  /**
+   * The valve at `replayFrom` (replay mode only): a replay starts from it,
+   * as a channel idle since before then says so no more.
+   */
+  replayValve?: ValveSnapshot;
   /** The last state the service reports for this actor. */
   status: CommittedStatus;
 }

@@ -51,6 +51,7 @@ import {
   CheckpointCoordinator,
   type CoordinatorState,
 } from "./checkpoint_coordinator.ts";
+import { requireWatermarkRecovery } from "../../time/_validate.ts";
 
 /** A subtask's status in the KV runtime, with its input channels. */
 export interface KvSubtaskStatus extends SubtaskStatus {
@@ -95,7 +96,9 @@ export interface KvRuntimeOptions {
    * by reading its input again from its last checkpoint's positions up to
    * what it had applied, emitting nothing, and checkpoints hold no event
    * time. Channels then keep their entries back to the consumer's last
-   * checkpoint (without checkpoints: from the start).
+   * checkpoint. Without periodic checkpoints there is none to read again
+   * from: each step keeps the valve as it is, and a source taken over
+   * starts its generators afresh.
    * @default {"replay"}
    */
   readonly watermarkRecovery?: "persist" | "replay";
@@ -223,6 +226,9 @@ export class KvRuntime {
   readonly #maxLag: number;
   readonly #simulate: boolean;
   readonly #persist: boolean;
+  // Without periodic checkpoints, replay mode has none to read its input
+  // again from: every step is where a take-over starts.
+  readonly #cutEveryStep: boolean;
   readonly #sleep: (ms: number) => Promise<void>;
   readonly #base: readonly string[];
   readonly #wirings: ActorWiring[];
@@ -292,15 +298,12 @@ export class KvRuntime {
     this.#maxLag = options.maxChannelLag ?? 32;
     this.#simulate = options.simulate ??
       typeof (options.clock as { set?: unknown }).set === "function";
-    const recovery = options.watermarkRecovery ?? "replay";
-    if (recovery !== "persist" && recovery !== "replay") {
-      throw new RangeError(
-        `Cannot ${action} as 'watermarkRecovery' must be "persist" or "replay": current value is ${
-          JSON.stringify(recovery)
-        }`,
-      );
-    }
-    this.#persist = recovery === "persist";
+    this.#persist = requireWatermarkRecovery(
+      options.watermarkRecovery ?? "replay",
+      { action, param: "watermarkRecovery" },
+    ) === "persist";
+    this.#cutEveryStep = !this.#persist &&
+      (options.checkpointIntervalMs ?? 0) === 0;
     this.#sleep = options.sleep ??
       ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#base = [...jobKeyPrefix(graph.jobName), "kvrt"];
@@ -409,6 +412,20 @@ export class KvRuntime {
    */
   checkpointProgress(): Promise<{ lastId: number; pending: number | null }> {
     return this.#coordinator.progress();
+  }
+
+  /**
+   * Whether job `jobName` has been started in this database (its record is
+   * there): a worker that joins it resumes from the actors' committed
+   * state, and needs no checkpoint.
+   *
+   * @param kv The database.
+   * @param jobName The job.
+   * @returns `true` once a worker has recorded the job.
+   */
+  static async started(kv: Deno.Kv, jobName: string): Promise<boolean> {
+    const key = [...jobKeyPrefix(jobName), "kvrt", "job"];
+    return (await kv.get(key)).versionstamp !== null;
   }
 
   /**
@@ -735,7 +752,7 @@ export class KvRuntime {
       const meta = freshMeta(wiring);
       const snapshot = snapshots.get(wiring.id);
       // A replay starts at the restored positions.
-      if (wiring.inputs.length === 0) {
+      if (!this.#persist && wiring.inputs.length === 0) {
         meta.replayReader = (snapshot as SourceSubtaskSnapshot).reader;
       }
       await this.#retry(`seed actor '${wiring.id}'`, () =>
@@ -1000,9 +1017,8 @@ export class KvRuntime {
         // A periodic emission changes state (schedule, idleness countdowns)
         // even when it emits nothing: in persist mode it is committed, as
         // every step is, so that a take-over resumes event time exactly.
-        const emitted = live.built.source.onProcessingTime(now);
-        worked = (this.#persist && emitted) ||
-          live.out.some((o) => o.length > 0);
+        // Output it emitted is committed below in either mode.
+        worked = live.built.source.onProcessingTime(now) && this.#persist;
       } else {
         live.built.subtask!.onProcessingTime(now);
         worked = true;
@@ -1020,10 +1036,12 @@ export class KvRuntime {
     }
     worked = (await this.#drainMail(live, machine)) || worked;
     if (live.acks.length > 0 || machine.finished || notify) worked = true;
-    // What a replay handed on when the actor was taken up.
+    // Output to commit: what a periodic emission sent, or what a replay
+    // handed on when the actor was taken up.
     if (live.out.some((o) => o.length > 0)) worked = true;
     if (!worked && !this.#trimDue(live)) return false;
-    if (!this.#persist && live.built.source !== null) {
+    if (this.#cutEveryStep) this.#cutReplay(live, work);
+    else if (!this.#persist && live.built.source !== null) {
       countReplay(work, live, live.built.source.recordsRead);
     }
     await this.#commit(live, machine, work);
@@ -1033,6 +1051,23 @@ export class KvRuntime {
     }
     this.#succeeded(live);
     return true;
+  }
+
+  /**
+   * Makes this step where a replay-mode take-over starts (a job without
+   * periodic checkpoints): the input applied so far is not read again, the
+   * valve is kept as it is, a source's generators start afresh.
+   */
+  #cutReplay(live: Live, work: Meta): void {
+    const { source, subtask } = live.built;
+    if (source !== null) {
+      work.replayReader = source.readerPosition;
+      work.replayCounts = source.recordsRead.map(() => 0);
+      live.readBase = [...source.recordsRead];
+    } else {
+      work.replayFrom = [...work.inputs];
+      work.replayValve = subtask!.snapshotValve();
+    }
   }
 
   /** A whole step went through: the actor's failures in a row are over. */
@@ -1091,7 +1126,10 @@ export class KvRuntime {
       () => this.#waitWhileBackPressured(live, subtask),
     );
     // The checkpoint's cut: a replay reads the input again from here.
-    if (aligned) meta.replayFrom = [...meta.inputs];
+    if (aligned && !this.#persist) {
+      meta.replayFrom = [...meta.inputs];
+      meta.replayValve = subtask.snapshotValve();
+    }
     // More input may wait behind the barriers, or past what was read.
     if (aligned || batches.some((b) => b.length === ENTRIES_PER_CHANNEL)) {
       live.dirty = true;

@@ -35,6 +35,7 @@ import type {
   Subtask,
   SubtaskSnapshot,
 } from "../../runtime/subtask.ts";
+import { requireWatermarkRecovery } from "../../time/_validate.ts";
 
 /** Options of a {@linkcode LocalRuntime}. */
 export interface LocalRuntimeOptions {
@@ -235,7 +236,10 @@ export class LocalRuntime {
         `Cannot create LocalRuntime as 'mailboxCapacity' must be a positive safe integer: current value is ${this.#capacity}`,
       );
     }
-    this.#persist = (options.watermarkRecovery ?? "replay") === "persist";
+    this.#persist = requireWatermarkRecovery(
+      options.watermarkRecovery ?? "replay",
+      { action: "create LocalRuntime", param: "watermarkRecovery" },
+    ) === "persist";
     this.#checkpointInterval = options.checkpointIntervalMs ?? 0;
     this.#store = options.checkpointStore;
     this.#storeHighest = typeof this.#store?.highestId === "function"

@@ -596,3 +596,23 @@ Deno.test("LocalRuntime.run() rejects a checkpoint store whose highestId() is no
       /'checkpointStore.highestId\(\)' must return a non-negative safe integer: current value is NaN/,
   });
 });
+
+Deno.test("LocalRuntime refuses a watermarkRecovery it does not know, naming it, rather than replay silently", () => {
+  const env = new StreamEnvironment({
+    jobName: "modes",
+    clock: new ManualClock(0),
+  });
+  env.fromCollection([1]).sinkTo(new CollectSink());
+  assert.throws(
+    () =>
+      new LocalRuntime(env.getJobGraph(), {
+        clock: new ManualClock(0),
+        watermarkRecovery: "keep" as "persist",
+      }),
+    {
+      name: "RangeError",
+      message:
+        /Cannot create LocalRuntime as 'watermarkRecovery' must be "persist" or "replay": current value is "keep"/,
+    },
+  );
+});
