@@ -20,6 +20,7 @@ import type {
   StreamOperator,
 } from "./stream_operator.ts";
 import type { Partitioner } from "./partitioner.ts";
+import { ReplayGate } from "./_replay_gate.ts";
 
 /** One output edge of a subtask: the channels of one downstream operator. */
 export interface SubtaskEdge {
@@ -164,11 +165,7 @@ export class Subtask {
   // from (the valve for the head, the tail last), how far replayed records
   // and watermarks go, and what reached that boundary.
   readonly #inputs: OperatorOutput<unknown>[] = [];
-  readonly #recordsTo: number;
-  readonly #eventTimeTo: number;
-  #replaying = false;
-  #replayedWatermark: number | null = null;
-  #replayedStatus: WatermarkStatus | null = null;
+  readonly #replay: ReplayGate;
   /** The subtask's counters. */
   readonly metrics: SubtaskMetrics = {
     recordsIn: 0,
@@ -200,22 +197,10 @@ export class Subtask {
     this.#edges = options.edges;
     this.#send = send;
     const operators = options.operators;
-    // Replayed records run through the operators that keep no state of
-    // them, up to the last one that generates watermarks; replayed
-    // watermarks go up to the first operator that keeps records.
-    let eventTimeTo = 0;
-    let recordsTo = 0;
-    while (eventTimeTo < operators.length) {
-      const role = operators[eventTimeTo].replayRole;
-      if (role !== "pass" && role !== "generate") break;
-      eventTimeTo++;
-      if (role === "generate") recordsTo = eventTimeTo;
-    }
-    this.#eventTimeTo = eventTimeTo;
-    this.#recordsTo = recordsTo;
-    const tail = this.#tailOutput();
+    this.#replay = new ReplayGate(operators);
+    const tail = this.#replay.gate(operators.length, this.#tailOutput());
     for (let i = 0; i < operators.length; i++) {
-      this.#inputs.push(this.#link(i, tail));
+      this.#inputs.push(this.#replay.gate(i, inputOf(operators[i], tail)));
     }
     this.#inputs.push(tail);
     const head = this.#inputs[0];
@@ -262,8 +247,8 @@ export class Subtask {
         }: current value is ${channel}`,
       );
     }
-    if (this.#replaying) {
-      this.#replay(channel, element);
+    if (this.#replay.replaying) {
+      this.#replayElement(channel, element);
       return;
     }
     // Aligned checkpoints: after a channel delivered the barrier, its input
@@ -318,20 +303,13 @@ export class Subtask {
    * starts active at `-Infinity`.
    */
   beginReplay(valve?: ValveSnapshot): void {
-    this.#replaying = true;
-    this.#replayedWatermark = null;
-    this.#replayedStatus = null;
-    if (valve === undefined) return;
-    this.#valve.restore(valve);
-    this.metrics.inputWatermark = valve.outputWatermark;
-    // What the valve had handed on reaches the first operator keeping
-    // records unchanged, unless an operator before it makes its own.
-    if (this.#recordsTo === 0) {
-      if (valve.outputWatermark > -Infinity) {
-        this.#replayedWatermark = valve.outputWatermark;
-      }
-      this.#replayedStatus = valve.outputStatus;
+    if (valve !== undefined) {
+      this.#valve.restore(valve);
+      this.metrics.inputWatermark = valve.outputWatermark;
     }
+    this.#replay.begin(
+      valve && { watermark: valve.outputWatermark, status: valve.outputStatus },
+    );
   }
 
   /**
@@ -352,18 +330,11 @@ export class Subtask {
    * a watermark it already has.
    */
   endReplay(): void {
-    if (!this.#replaying) return;
-    this.#replaying = false;
-    const at = this.#inputs[this.#eventTimeTo];
-    const watermark = this.#replayedWatermark;
-    const status = this.#replayedStatus;
-    if (status === "active") at.emitWatermarkStatus(status);
-    if (watermark !== null) at.emitWatermark(watermark);
-    if (status === "idle") at.emitWatermarkStatus(status);
+    this.#replay.end(this.#inputs);
     this.#flushSideOutputs();
   }
 
-  #replay(channel: number, element: StreamElement): void {
+  #replayElement(channel: number, element: StreamElement): void {
     switch (element.kind) {
       case "records":
         this.#inputs[0].emitBatch(element.values, element.timestamps);
@@ -619,68 +590,24 @@ export class Subtask {
     this.#side.clear();
   }
 
-  /**
-   * The input of operator `index`: its predecessor's output (the valve's
-   * for the head). During a replay, records stop before operators that
-   * neither pass nor generate, and watermarks before the first that keeps
-   * records, where the last one is kept for `endReplay`.
-   */
-  #link(
-    index: number,
-    tail: OperatorOutput<unknown>,
-  ): OperatorOutput<unknown> {
-    const next = this.#operators[index];
-    // deno-lint-ignore no-this-alias
-    const subtask = this;
-    return {
-      emitBatch(values, timestamps) {
-        if (values.length === 0) return;
-        if (subtask.#replaying && index >= subtask.#recordsTo) return;
-        next.processBatch(values, timestamps);
-      },
-      emitWatermark(watermark) {
-        if (subtask.#replaying && index >= subtask.#eventTimeTo) {
-          subtask.#replayedWatermark = watermark;
-        } else next.processWatermark(watermark);
-      },
-      emitWatermarkStatus(status) {
-        if (subtask.#replaying && index >= subtask.#eventTimeTo) {
-          subtask.#replayedStatus = status;
-        } else next.processWatermarkStatus(status);
-      },
-      emitSideOutput(tag, value, timestamp) {
-        tail.emitSideOutput(tag, value, timestamp);
-      },
-    };
-  }
-
   #tailOutput(): OperatorOutput<unknown> {
     return {
       emitBatch: (values, timestamps) => {
-        if (values.length === 0 || this.#replaying) return;
+        if (values.length === 0) return;
         this.metrics.recordsOut += values.length;
         this.#route(undefined, values, timestamps);
       },
       emitWatermark: (watermark) => {
-        if (this.#replaying) {
-          this.#replayedWatermark = watermark;
-          return;
-        }
         this.#flushSideOutputs();
         this.metrics.outputWatermark = watermark;
         this.#broadcast({ kind: "watermark", watermark });
       },
       emitWatermarkStatus: (status: WatermarkStatus) => {
-        if (this.#replaying) {
-          this.#replayedStatus = status;
-          return;
-        }
         this.#flushSideOutputs();
         this.metrics.idle = status === "idle";
         this.#broadcast({ kind: "status", status });
       },
       emitSideOutput: (tag, value, timestamp) => {
-        if (this.#replaying) return;
         let buffer = this.#side.get(tag);
         if (buffer === undefined) {
           buffer = [[], []];
@@ -691,4 +618,28 @@ export class Subtask {
       },
     };
   }
+}
+
+/**
+ * Operator `next` as the output of the one before it; side outputs leave
+ * the chain at once, through the chain's output.
+ */
+function inputOf(
+  next: StreamOperator<unknown, unknown>,
+  tail: OperatorOutput<unknown>,
+): OperatorOutput<unknown> {
+  return {
+    emitBatch(values, timestamps) {
+      if (values.length > 0) next.processBatch(values, timestamps);
+    },
+    emitWatermark(watermark) {
+      next.processWatermark(watermark);
+    },
+    emitWatermarkStatus(status) {
+      next.processWatermarkStatus(status);
+    },
+    emitSideOutput(tag, value, timestamp) {
+      tail.emitSideOutput(tag, value, timestamp);
+    },
+  };
 }
