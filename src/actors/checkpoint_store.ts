@@ -10,7 +10,6 @@ import type { ActorStorage, StorageKey, StorageOp } from "./storage.ts";
 import {
   type Encoded,
   encodedSnapshots,
-  encodeStructured,
   fillParts,
   partRows,
 } from "./_codec.ts";
@@ -18,15 +17,35 @@ import {
   type JobFingerprint,
   requireMatchingFingerprint,
 } from "../runtime/fingerprint.ts";
-import {
-  describeValue,
-  requirePositiveInteger,
-  requireSafeInteger,
-} from "../time/_validate.ts";
+import { describeValue, requirePositiveInteger } from "../time/_validate.ts";
 import {
   type UnreadableCheckpoint,
   UnreadableCheckpointsError,
 } from "./unreadable_checkpoints_error.ts";
+import {
+  BATCH,
+  CHECKPOINTS,
+  HIGHEST,
+  INDEX,
+  indexKey,
+  keyBytes,
+  LATEST,
+  manifestKey,
+  nameOfPartKey,
+  partKey,
+  partName,
+  PARTS,
+  SHORT_KEY,
+  SHORT_KEY_BATCH,
+  snapshotKey,
+} from "./_checkpoint_keys.ts";
+import {
+  checkCheckpoint,
+  checkFingerprint,
+  encodeSnapshots,
+  type Manifest,
+  parseManifest,
+} from "./_checkpoint_checks.ts";
 
 /** A consistent cut of a job: every subtask's snapshot, with the job's fingerprint. */
 export interface CompletedCheckpoint {
@@ -69,63 +88,6 @@ export interface CheckpointStoreOptions {
    * @default {console.warn}
    */
   readonly log?: (line: string) => void;
-}
-
-// Keys, relative to the job's storage. A checkpoint's subtask snapshots are
-// separate values (the storage chunks those over 64 KiB), so no value holds
-// the whole checkpoint. Its manifest and the "latest" pointer are written
-// by ONE atomic commit: the manifest is what makes it complete. The index
-// entry is written before anything else, so that the parts of a save that
-// crashed can be found and deleted without listing (and so reading) the
-// snapshots.
-const LATEST: StorageKey = ["latest"];
-// The highest id the store ever began to save, written with each index
-// entry: ids only grow within a store (DESIGN "Checkpoints and recovery"),
-// even once retention or a hand deleted the checkpoints that held them.
-const HIGHEST: StorageKey = ["highest"];
-const CHECKPOINTS = "cp";
-const INDEX = "index";
-const manifestKey = (id: number): StorageKey => [CHECKPOINTS, id, "m"];
-const snapshotKey = (id: number, actorId: string): StorageKey => [
-  CHECKPOINTS,
-  id,
-  "s",
-  actorId,
-];
-const indexKey = (id: number): StorageKey => [INDEX, id];
-// Incremental checkpoints: a snapshot's parts (groups of operator state) are
-// stored under the checkpoint that first wrote them, and later checkpoints
-// whose groups did not change refer to them there. A manifest lists, per
-// subtask, where each of its parts is as flat [checkpoint id, number] pairs.
-// Parts have their own key space, so that listing a checkpoint's other keys
-// (the clean-up's sweep) never reads the parts later checkpoints still use.
-const PARTS = "cpp";
-const partKey = (id: number, actorId: string, n: number): StorageKey => [
-  PARTS,
-  id,
-  actorId,
-  n,
-];
-const partName = (id: number, actorId: string, n: number): string =>
-  `${id}/${n}/${actorId}`;
-
-// Operations per storage.atomic() batch: 16 keys of at most 2 KiB each stay
-// within a commit's 80 KiB of written keys whatever the storage's prefix;
-// the storage stages large values ahead of the commit. Keys of a few parts
-// (the usual ones: an id, an actor id, a number; at most 256 bytes) allow 48
-// per batch, within 80 KiB even under a 1 KiB storage prefix, so that the
-// parts of an incremental checkpoint take few commits.
-const BATCH = 16;
-const SHORT_KEY_BATCH = 48;
-const SHORT_KEY = 256;
-
-interface Manifest {
-  readonly id: number;
-  readonly fingerprint: JobFingerprint;
-  readonly createdAt: number;
-  readonly subtaskIds: readonly string[];
-  /** Per subtask with parts: where they are, as [checkpoint id, number] pairs. */
-  readonly parts?: Readonly<Record<string, readonly number[]>>;
 }
 
 interface IndexEntry {
@@ -735,141 +697,4 @@ export class CheckpointStore {
     }
     return `its snapshots cannot be read (${error})`;
   }
-}
-
-/** About how many bytes a key takes in a commit (its JSON in UTF-8). */
-function keyBytes(key: StorageKey): number {
-  return encoder.encode(JSON.stringify(key)).length;
-}
-
-const encoder = new TextEncoder();
-
-/** The name of a part's key, or "" for any other key. */
-function nameOfPartKey(key: StorageKey): string {
-  return key.length === 4 && key[0] === PARTS && typeof key[1] === "number" &&
-      typeof key[2] === "string" && typeof key[3] === "number"
-    ? partName(key[1], key[2], key[3])
-    : "";
-}
-
-/** Checks a checkpoint to save; returns it typed. */
-function checkCheckpoint(value: unknown): CompletedCheckpoint {
-  const action = "save checkpoint";
-  if (typeof value !== "object" || value === null) {
-    throw new TypeError(
-      `Cannot ${action} as 'checkpoint' must be an object: current value is ${
-        describeValue(value)
-      }`,
-    );
-  }
-  const checkpoint = value as CompletedCheckpoint;
-  requirePositiveInteger(checkpoint.id, { action, param: "checkpoint.id" });
-  checkFingerprint(checkpoint.fingerprint, action, "checkpoint.fingerprint");
-  requireSafeInteger(checkpoint.createdAt, {
-    action,
-    param: "checkpoint.createdAt",
-  });
-  // Encoded by the runtime: well-formed, and not to be decoded here.
-  if (encodedSnapshots(checkpoint) !== undefined) return checkpoint;
-  const subtasks: unknown = checkpoint.subtasks;
-  const proto = typeof subtasks === "object" && subtasks !== null
-    ? Object.getPrototypeOf(subtasks)
-    : undefined;
-  if (proto !== Object.prototype && proto !== null) {
-    throw new TypeError(
-      `Cannot ${action} as 'checkpoint.subtasks' must be a plain object of snapshots by actor id: current value is ${
-        describeValue(subtasks)
-      }`,
-    );
-  }
-  for (const [actorId, snapshot] of Object.entries(checkpoint.subtasks)) {
-    if (snapshot === undefined) {
-      throw new TypeError(
-        `Cannot ${action} as 'checkpoint.subtasks[${
-          JSON.stringify(actorId)
-        }]' must be a snapshot: current value is undefined`,
-      );
-    }
-  }
-  return checkpoint;
-}
-
-/** Encodes each snapshot; the message names the one that cannot be. */
-function encodeSnapshots(
-  subtasks: Readonly<Record<string, unknown>>,
-): Record<string, Encoded> {
-  return Object.fromEntries(
-    Object.entries(subtasks).map(([actorId, snapshot]) => {
-      try {
-        return [actorId, encodeStructured(snapshot)];
-      } catch (error) {
-        throw new TypeError(
-          `Cannot save checkpoint as 'checkpoint.subtasks[${
-            JSON.stringify(actorId)
-          }]' must be structured-cloneable data: ${error}`,
-        );
-      }
-    }),
-  );
-}
-
-/** Checks a fingerprint; the messages name `param` and its fields. */
-function checkFingerprint(value: unknown, action: string, param: string): void {
-  const fail = (field: string, rule: string, current: unknown): never => {
-    throw new TypeError(
-      `Cannot ${action} as '${param}${field}' must be ${rule}: current value is ${
-        describeValue(current)
-      }`,
-    );
-  };
-  if (typeof value !== "object" || value === null) {
-    fail("", "a JobFingerprint object", value);
-  }
-  const fingerprint = value as JobFingerprint;
-  if (typeof fingerprint.jobName !== "string") {
-    fail(".jobName", "a string", fingerprint.jobName);
-  }
-  const ids: unknown = fingerprint.operatorIds;
-  if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string")) {
-    fail(".operatorIds", "an array of strings", ids);
-  }
-  for (const field of ["maxParallelism", "stateFormatVersion"] as const) {
-    requirePositiveInteger(fingerprint[field], {
-      action,
-      param: `${param}.${field}`,
-    });
-  }
-}
-
-/** The manifest stored for checkpoint `id`, or what is wrong with it. */
-function parseManifest(raw: unknown, id: number): Manifest | string {
-  const manifest = raw as Partial<Manifest> | null;
-  if (typeof manifest !== "object" || manifest === null) {
-    return `it is ${describeValue(raw)}`;
-  }
-  if (manifest.id !== id) return `its id is ${describeValue(manifest.id)}`;
-  if (!Number.isSafeInteger(manifest.createdAt)) {
-    return `its createdAt is ${describeValue(manifest.createdAt)}`;
-  }
-  const ids: unknown = manifest.subtaskIds;
-  if (!Array.isArray(ids) || ids.some((s) => typeof s !== "string")) {
-    return "its subtaskIds are not an array of strings";
-  }
-  const parts: unknown = manifest.parts;
-  if (
-    parts !== undefined &&
-    (typeof parts !== "object" || parts === null ||
-      Object.values(parts).some((refs) =>
-        !Array.isArray(refs) || refs.length % 2 !== 0 ||
-        refs.some((n) => !Number.isSafeInteger(n))
-      ))
-  ) {
-    return "its parts are not lists of [checkpoint id, number] pairs";
-  }
-  try {
-    checkFingerprint(manifest.fingerprint, "read a manifest", "fingerprint");
-  } catch (error) {
-    return (error as Error).message;
-  }
-  return manifest as Manifest;
 }
