@@ -157,3 +157,53 @@ export function countReplay(
   work.replayCounts = counts;
   live.readBase = [...read];
 }
+
+/**
+ * Makes this step where a replay-mode take-over starts (a job without
+ * periodic checkpoints has no checkpoint to read its input again from):
+ * the input applied so far is not read again, the valve is kept as it is,
+ * a source's generators start afresh.
+ *
+ * @param work The meta the step commits.
+ * @param live The actor, and where its source's counts at the last commit are kept.
+ */
+export function cutReplay(
+  work: Meta,
+  live: {
+    readonly built: {
+      source: SourceSubtask<unknown> | null;
+      subtask: Subtask | null;
+    };
+    readBase: readonly number[];
+  },
+): void {
+  const { source, subtask } = live.built;
+  if (source !== null) {
+    work.replayReader = source.readerPosition;
+    work.replayCounts = source.recordsRead.map(() => 0);
+    live.readBase = [...source.recordsRead];
+  } else {
+    work.replayFrom = [...work.inputs];
+    work.replayValve = subtask!.snapshotValve();
+  }
+}
+
+/**
+ * How far a producer may delete the entries of its channel to `consumer`:
+ * what the consumer applied, except in replay mode, where a consumer that
+ * may be taken over reads its input again from its last checkpoint.
+ *
+ * @param consumer The consumer's committed meta.
+ * @param channel The channel's index among the consumer's inputs.
+ * @param persist Whether the job persists event time.
+ * @returns The last entry that may be deleted.
+ */
+export function releasable(
+  consumer: Meta,
+  channel: number,
+  persist: boolean,
+): number {
+  const applied = consumer.inputs[channel];
+  if (persist || consumer.finished) return applied;
+  return Math.min(applied, consumer.replayFrom?.[channel] ?? applied);
+}

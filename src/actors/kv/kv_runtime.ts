@@ -25,8 +25,7 @@ import {
   WatermarkAlignmentCoordinator,
 } from "../../time/mod.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
-import { type Encoded, encodeStructured, snapshotsToUse } from "../_codec.ts";
-import { snapshotsToRestore } from "../_restore_plan.ts";
+import { type Encoded, encodeStructured } from "../_codec.ts";
 import { buildSubtask, type BuiltSubtask } from "../_subtask_factory.ts";
 import type { StorageKey } from "../storage.ts";
 import type { SubtaskStatus } from "../local/local_runtime.ts";
@@ -45,7 +44,13 @@ import {
 import { Lease } from "./lease.ts";
 import { isTransient, PersistentKvError, retryTransient } from "./retry.ts";
 import { actorId, type ActorWiring, wireActors } from "./_kv_wiring.ts";
-import { countReplay, replayEventTime } from "./_replay.ts";
+import {
+  countReplay,
+  cutReplay,
+  releasable,
+  replayEventTime,
+} from "./_replay.ts";
+import { startJob } from "./_job_start.ts";
 import { jobKeyPrefix } from "../job_keys.ts";
 import {
   CheckpointCoordinator,
@@ -634,137 +639,26 @@ export class KvRuntime {
   #startedAt: number | undefined;
 
   /**
-   * Writes the job's record once per database: the first worker to start
-   * the job seeds the actors' state from `restoreFrom` (if given) under the
-   * coordinator's lease; the others wait for the record.
+   * Writes the job's record once per database, seeding the actors from
+   * `restoreFrom` if given (see `startJob`); the other workers wait for it.
    */
   async #initialise(): Promise<void> {
     if (this.#initialised) return;
-    const key = [...this.#base, "job"];
-    // The checkpoint fingerprint allows another parallelism (a restore
-    // redistributes state); running actors and channels do not. Its
-    // operators (names, uids, state meanings) are left out, as before they
-    // were in it: databases of running jobs keep their record, and renaming
-    // an operator or adding a uid does not stop a job from resuming.
-    const { operators: _, ...fingerprint } = fingerprintOf(this.#graph);
-    const plan = JSON.stringify({
-      fingerprint,
-      parallelism: this.#graph.vertices.map((v) => [v.id, v.parallelism]),
+    this.#startedAt = await startJob({
+      kv: this.#kv,
+      graph: this.#graph,
+      key: [...this.#base, "job"],
+      wirings: this.#wirings,
+      persist: this.#persist,
+      restoreFrom: this.#restoreFrom,
+      allowNonRestoredState: this.#allowNonRestoredState,
+      clock: this.#clock,
+      lease: () => this.#leaseOf(`${COORDINATOR}-init`),
+      storageOf: (id) => this.#storageOf(id),
+      retry: (what, call) => this.#retry(what, call),
+      wait: () => this.#sleep(Math.min(this.#pollMs, 50)),
     });
-    const recovery = this.#persist ? "persist" : "replay";
-    for (;;) {
-      const entry = await this.#retry(
-        "read the job record",
-        () =>
-          this.#kv.get<
-            { plan: string; watermarkRecovery?: string; createdAt?: number }
-          >(key),
-      );
-      if (entry.value !== null) {
-        this.#startedAt = entry.value.createdAt;
-        if (entry.value.plan !== plan) {
-          throw new RangeError(
-            `Cannot run job '${this.#graph.jobName}' in the KV runtime as its plan must match the one already running in this database: current value differs (start over with --restore none or KvRuntime.reset())`,
-          );
-        }
-        // Jobs recorded before replay existed always persisted event time.
-        const running = entry.value.watermarkRecovery ?? "persist";
-        if (running !== recovery) {
-          throw new RangeError(
-            `Cannot run job '${this.#graph.jobName}' in the KV runtime as 'watermarkRecovery' must match the job already running in this database ("${running}"): current value is "${recovery}" (keep it, or start over with --restore none or --restore <checkpoint id>)`,
-          );
-        }
-        this.#initialised = true;
-        return;
-      }
-      const lease = this.#leaseOf(`${COORDINATOR}-init`);
-      if (await this.#retry("take the start lease", () => lease.acquire())) {
-        if (this.#restoreFrom !== undefined) {
-          try {
-            await this.#seed(this.#restoreFrom, lease);
-          } catch (error) {
-            // Another worker took the start lease: it seeds; wait for it.
-            if (!(error instanceof AtomicConflictError)) throw error;
-            continue;
-          }
-        }
-        const startedAt = this.#clock.now();
-        const result = await this.#retry(
-          "record the job",
-          () =>
-            this.#kv.atomic().check({ key, versionstamp: null })
-              .check(lease.check)
-              .set(key, {
-                plan,
-                watermarkRecovery: recovery,
-                createdAt: startedAt,
-              })
-              .commit(),
-        );
-        await this.#retry("give the start lease up", () => lease.release())
-          .catch(() => {});
-        if (result.ok) {
-          this.#initialised = true;
-          this.#startedAt = startedAt;
-          return;
-        }
-      } else {
-        // Another worker is starting the job: look again soon.
-        await this.#sleep(Math.min(this.#pollMs, 50));
-      }
-    }
-  }
-
-  /** Writes every actor's first state from a checkpoint (redistributed on a rescale). */
-  async #seed(checkpoint: CompletedCheckpoint, lease: Lease): Promise<void> {
-    const partitions = new Map<string, string[][]>();
-    for (const vertex of this.#graph.vertices) {
-      if (vertex.source === undefined) continue;
-      const list: string[][] = [];
-      for (let i = 0; i < vertex.parallelism; i++) {
-        list.push([
-          ...vertex.source.source.createReader(i, vertex.parallelism)
-            .partitions,
-        ]);
-      }
-      partitions.set(vertex.id, list);
-    }
-    const snapshots = snapshotsToRestore(
-      this.#graph,
-      {
-        id: checkpoint.id,
-        fingerprint: checkpoint.fingerprint,
-        createdAt: checkpoint.createdAt,
-        subtasks: snapshotsToUse(checkpoint),
-      },
-      (vertexId) => partitions.get(vertexId)!,
-      { allowNonRestoredState: this.#allowNonRestoredState },
-    );
-    // Every write checks the start lease: a worker whose seeding outlived
-    // it (another took over) writes nothing more.
-    for (const wiring of this.#wirings) {
-      const renewed = !lease.due() ||
-        await this.#retry("renew the start lease", () => lease.renew());
-      if (!renewed) {
-        throw new AtomicConflictError("the start lease was taken over");
-      }
-      const storage = this.#storageOf(wiring.id);
-      const meta = freshMeta(wiring);
-      const snapshot = snapshots.get(wiring.id);
-      // A replay starts at the restored positions.
-      if (!this.#persist && wiring.inputs.length === 0) {
-        meta.replayReader = (snapshot as SourceSubtaskSnapshot).reader;
-      }
-      await this.#retry(`seed actor '${wiring.id}'`, () =>
-        storage.atomic([
-          { type: "put", key: ["meta"], value: meta },
-          {
-            type: "put",
-            key: ["state"],
-            value: encodeStructured(snapshot),
-          },
-        ], { checks: [lease.check] }));
-    }
+    this.#initialised = true;
   }
 
   /** Takes free or expired actors up to this worker's share; gives extras back. */
@@ -1040,7 +934,7 @@ export class KvRuntime {
     // handed on when the actor was taken up.
     if (live.out.some((o) => o.length > 0)) worked = true;
     if (!worked && !this.#trimDue(live)) return false;
-    if (this.#cutEveryStep) this.#cutReplay(live, work);
+    if (this.#cutEveryStep) cutReplay(work, live);
     else if (!this.#persist && live.built.source !== null) {
       countReplay(work, live, live.built.source.recordsRead);
     }
@@ -1051,23 +945,6 @@ export class KvRuntime {
     }
     this.#succeeded(live);
     return true;
-  }
-
-  /**
-   * Makes this step where a replay-mode take-over starts (a job without
-   * periodic checkpoints): the input applied so far is not read again, the
-   * valve is kept as it is, a source's generators start afresh.
-   */
-  #cutReplay(live: Live, work: Meta): void {
-    const { source, subtask } = live.built;
-    if (source !== null) {
-      work.replayReader = source.readerPosition;
-      work.replayCounts = source.recordsRead.map(() => 0);
-      live.readBase = [...source.recordsRead];
-    } else {
-      work.replayFrom = [...work.inputs];
-      work.replayValve = subtask!.snapshotValve();
-    }
   }
 
   /** A whole step went through: the actor's failures in a row are over. */
@@ -1222,14 +1099,11 @@ export class KvRuntime {
     wiring.outputs.forEach((o, k) => {
       const consumer = metas[k];
       if (consumer === undefined) return;
-      const applied = consumer.inputs[o.channel];
-      live.consumed[k] = Math.max(live.consumed[k], applied);
-      // In replay mode a consumer that may be taken over reads its input
-      // again from its last checkpoint: those entries stay.
-      const release = this.#persist || consumer.finished
-        ? applied
-        : Math.min(applied, consumer.replayFrom?.[o.channel] ?? applied);
-      live.released[k] = Math.max(live.released[k], release);
+      live.consumed[k] = Math.max(live.consumed[k], consumer.inputs[o.channel]);
+      live.released[k] = Math.max(
+        live.released[k],
+        releasable(consumer, o.channel, this.#persist),
+      );
     });
   }
 
