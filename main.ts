@@ -59,6 +59,7 @@ import {
   describeJobSettings,
   resolveJobSettings,
 } from "./src/api/job_settings.ts";
+import { parseSettingFlags, settingFlags } from "./src/cli/setting_flags.ts";
 import { createApp, LocalJobHandle } from "./src/http/mod.ts";
 import { KvRuntime } from "./src/actors/kv/kv_runtime.ts";
 import { KvRuntimeView } from "./src/actors/kv/kv_runtime_view.ts";
@@ -493,58 +494,6 @@ async function supervise(
     } of ${options.processes} workers ended normally`,
   );
   if (failed > 0) Deno.exit(1);
-}
-
-/** The command-line flags that give `settings` again (for worker processes). */
-function settingFlags(settings: JobSettings): string[] {
-  const flags: string[] = [];
-  if (settings.parallelism !== undefined) {
-    flags.push("--parallelism", String(settings.parallelism));
-  }
-  if (settings.checkpointIntervalMs !== undefined) {
-    flags.push(
-      "--checkpoint-interval-ms",
-      String(settings.checkpointIntervalMs),
-    );
-  }
-  if (settings.watermarkRecovery !== undefined) {
-    flags.push("--watermark-recovery", settings.watermarkRecovery);
-  }
-  return flags;
-}
-
-/** Reads the settings flags; the job file's settings stay where none is given. */
-function parseSettingFlags(values: {
-  parallelism?: string;
-  "checkpoint-interval-ms"?: string;
-  "watermark-recovery"?: string;
-}): JobSettings {
-  const number = (flag: string, value: string | undefined) => {
-    if (value === undefined) return undefined;
-    const n = Number(value);
-    if (value.trim() === "" || !Number.isSafeInteger(n) || n < 0) {
-      throw new RangeError(
-        `Cannot start as '--${flag}' must be a non-negative integer: current value is ${value}`,
-      );
-    }
-    return n;
-  };
-  const recovery = values["watermark-recovery"];
-  if (
-    recovery !== undefined && recovery !== "persist" && recovery !== "replay"
-  ) {
-    throw new RangeError(
-      `Cannot start as '--watermark-recovery' must be persist or replay: current value is ${recovery}`,
-    );
-  }
-  return {
-    parallelism: number("parallelism", values.parallelism),
-    checkpointIntervalMs: number(
-      "checkpoint-interval-ms",
-      values["checkpoint-interval-ms"],
-    ),
-    watermarkRecovery: recovery,
-  };
 }
 
 async function demo(): Promise<void> {

@@ -12,6 +12,7 @@ const LAYERS = [
   "connectors",
   "api",
   "http",
+  "cli",
 ];
 const PURE = new Set(["time", "windows", "async", "runtime"]);
 const FORBIDDEN_IN_PURE = [

@@ -1,0 +1,61 @@
+/**
+ * The command line's flags for a job's settings (`--parallelism`,
+ * `--checkpoint-interval-ms`, `--watermark-recovery`): read from the
+ * arguments, and given again to the worker processes a supervisor starts.
+ *
+ * @module
+ */
+
+import type { JobSettings } from "../api/job_settings.ts";
+
+/** The command-line flags that give `settings` again (for worker processes). */
+export function settingFlags(settings: JobSettings): string[] {
+  const flags: string[] = [];
+  if (settings.parallelism !== undefined) {
+    flags.push("--parallelism", String(settings.parallelism));
+  }
+  if (settings.checkpointIntervalMs !== undefined) {
+    flags.push(
+      "--checkpoint-interval-ms",
+      String(settings.checkpointIntervalMs),
+    );
+  }
+  if (settings.watermarkRecovery !== undefined) {
+    flags.push("--watermark-recovery", settings.watermarkRecovery);
+  }
+  return flags;
+}
+
+/** Reads the settings flags; the job file's settings stay where none is given. */
+export function parseSettingFlags(values: {
+  parallelism?: string;
+  "checkpoint-interval-ms"?: string;
+  "watermark-recovery"?: string;
+}): JobSettings {
+  const number = (flag: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isSafeInteger(n) || n < 0) {
+      throw new RangeError(
+        `Cannot start as '--${flag}' must be a non-negative integer: current value is ${value}`,
+      );
+    }
+    return n;
+  };
+  const recovery = values["watermark-recovery"];
+  if (
+    recovery !== undefined && recovery !== "persist" && recovery !== "replay"
+  ) {
+    throw new RangeError(
+      `Cannot start as '--watermark-recovery' must be persist or replay: current value is ${recovery}`,
+    );
+  }
+  return {
+    parallelism: number("parallelism", values.parallelism),
+    checkpointIntervalMs: number(
+      "checkpoint-interval-ms",
+      values["checkpoint-interval-ms"],
+    ),
+    watermarkRecovery: recovery,
+  };
+}
