@@ -19,16 +19,10 @@ import type {
 } from "../../runtime/source_subtask.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
-import {
-  Encoded,
-  encodedCheckpoint,
-  encodeStructured,
-  partForm,
-  partsPlaceholder,
-  snapshotsToUse,
-} from "../_codec.ts";
+import { type Encoded, encodedCheckpoint, snapshotsToUse } from "../_codec.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
 import { checkedHighestId } from "../_highest_id.ts";
+import { SnapshotEncoder } from "./_snapshot_encoder.ts";
 import type { StreamElement } from "../../runtime/stream_element.ts";
 import type {
   InputChannelStatus,
@@ -203,11 +197,7 @@ export class LocalRuntime {
   #storeHighest: number | null;
   #readingHighest: Promise<void> | null = null;
   #pendingCheckpoint: { id: number; acks: Map<string, Encoded> } | null = null;
-  // Incremental checkpoints: the parts the snapshot being taken handed out,
-  // and the encoding of every part array still in use (an unchanged group
-  // of state is the same array at the next checkpoint: encoded once).
-  #parts: Encoded[] = [];
-  readonly #partEncodings = new WeakMap<object, Encoded>();
+  readonly #encoder = new SnapshotEncoder();
   readonly #completed: CompletedCheckpoint[] = [];
   /** The last checkpoint saved, for tests and the service. */
   #latestCompleted: CompletedCheckpoint | null = null;
@@ -270,7 +260,7 @@ export class LocalRuntime {
             actor.mail = true;
             this.#wake?.();
           },
-          snapshotParts: this.#snapshotParts(id),
+          snapshotParts: this.#encoder.partsOf(id),
           onSnapshot: (checkpointId, snapshot) =>
             this.#ack(id, checkpointId, snapshot),
         });
@@ -428,9 +418,7 @@ export class LocalRuntime {
     if (pending === null || pending.id !== checkpointId) return;
     // Operators hand out live state: encode it (once, in its stored form)
     // before processing continues; the bytes are the copy.
-    const parts = this.#parts;
-    this.#parts = [];
-    pending.acks.set(actorId, this.#encodeSnapshot(actorId, snapshot, parts));
+    pending.acks.set(actorId, this.#encoder.encode(actorId, snapshot));
     if (pending.acks.size < this.#actors.length) return;
     this.#pendingCheckpoint = null;
     this.#completed.push(encodedCheckpoint({
@@ -438,44 +426,6 @@ export class LocalRuntime {
       fingerprint: fingerprintOf(this.#graph),
       createdAt: this.#clock.now(),
     }, Object.fromEntries(pending.acks)));
-  }
-
-  /** The `snapshotParts` of actor `actorId`'s subtask. */
-  #snapshotParts(actorId: string) {
-    return (groups: readonly (readonly unknown[])[]): unknown => {
-      if (groups.length === 0) return [];
-      const indices: number[] = [];
-      for (const group of groups) {
-        let encoded = this.#partEncodings.get(group);
-        if (encoded === undefined) {
-          encoded = this.#encodeSnapshot(actorId, partForm(group), []);
-          this.#partEncodings.set(group, encoded);
-        }
-        indices.push(this.#parts.push(encoded) - 1);
-      }
-      return partsPlaceholder(indices);
-    };
-  }
-
-  #encodeSnapshot(
-    actorId: string,
-    snapshot: unknown,
-    parts: readonly Encoded[],
-  ): Encoded {
-    const head = `Cannot checkpoint actor '${actorId}' as its snapshot must be`;
-    if (snapshot === undefined) {
-      throw new TypeError(`${head} defined: current value is undefined`);
-    }
-    try {
-      const encoded = encodeStructured(snapshot);
-      return parts.length === 0
-        ? encoded
-        : new Encoded(encoded.bytes, undefined, parts);
-    } catch (error) {
-      throw new TypeError(
-        `${head} structured-cloneable data (no functions or symbols): ${error}`,
-      );
-    }
   }
 
   /**
