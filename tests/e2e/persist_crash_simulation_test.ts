@@ -19,10 +19,10 @@ import {
   type ScriptStep,
 } from "../../src/connectors/sources/scripted.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
-import type { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import type { CompletedCheckpoint } from "../../src/actors/checkpoint_store.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { ExternalTable, twoPhaseSink } from "../_support/two_phase_sink.ts";
+import { drive } from "../_support/sensor_job.ts";
 
 type Reading = { id: number; sensor: number; ts: number };
 
@@ -100,33 +100,6 @@ function job(
   windows.getSideOutput(tag).map((r) => `${r.id}@${r.ts}`)
     .sinkTo(twoPhaseSink(tables.late));
   return env;
-}
-
-/**
- * Steps the runtime, saving completed checkpoints after every step and
- * moving the clock to the next wake-up when nothing is left; stops after
- * `limit` steps or at the end of the job.
- */
-async function drive(
-  runtime: LocalRuntime,
-  clock: ManualClock,
-  limit = Infinity,
-): Promise<number> {
-  let steps = 0;
-  while (steps < limit) {
-    const worked = runtime.step();
-    await runtime.flushCheckpoints();
-    if (worked) {
-      steps++;
-      continue;
-    }
-    if (runtime.finished) {
-      await runtime.run(); // the sinks' final commit
-      return steps;
-    }
-    clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
-  }
-  return steps;
 }
 
 function rows(tables: Tables): { main: string[]; late: string[] } {
