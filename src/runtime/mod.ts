@@ -8,6 +8,7 @@
 
 export * from "./stream_element.ts";
 export * from "./stream_operator.ts";
+export * from "./dead_letter.ts";
 export * from "./key_groups.ts";
 export * from "./partitioner.ts";
 export * from "./source.ts";

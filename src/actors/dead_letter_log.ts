@@ -1,0 +1,80 @@
+/**
+ * A job's durable dead-letter log: the records its error policy set aside,
+ * readable back (`GET /jobs/:job/dead-letters`).
+ *
+ * @module
+ */
+
+import type { DeadLetter } from "../runtime/dead_letter.ts";
+import type { ActorStorage } from "./storage.ts";
+
+// A value over this many characters is cut in what is kept: a dead letter
+// must fit a storage value whatever the record held.
+const MAX_KEPT_CHARS = 16_384;
+
+/**
+ * The dead letters of one job in an {@linkcode ActorStorage}, e.g.
+ * `new KvStorage(kv, [...jobKeyPrefix(job), "dead-letters"])`.
+ *
+ * A letter is stored under its `id`, so writing one again (a restore that
+ * processes the record again) changes nothing: the log holds each set-aside
+ * record once.
+ */
+export class DeadLetterLog {
+  readonly #storage: ActorStorage;
+
+  /**
+   * @param storage Where the letters live; nothing else may be kept there.
+   */
+  constructor(storage: ActorStorage) {
+    this.#storage = storage;
+  }
+
+  /**
+   * Writes letters, all or none; a letter already there is kept as it was.
+   *
+   * @param letters The letters to write.
+   */
+  async append(letters: readonly DeadLetter[]): Promise<void> {
+    if (letters.length === 0) return;
+    const known = await this.#storage.getMany(letters.map((l) => [l.id]));
+    const ops = letters.flatMap((letter, i) =>
+      known[i] === undefined
+        ? [{ type: "put" as const, key: [letter.id], value: kept(letter) }]
+        : []
+    );
+    if (ops.length > 0) await this.#storage.atomic(ops);
+  }
+
+  /**
+   * The letters in the order they were set aside (oldest first).
+   *
+   * @param limit The most recent letters to return.
+   */
+  async list(limit = Infinity): Promise<DeadLetter[]> {
+    const entries = await this.#storage.list<DeadLetter>([]);
+    const letters = entries.map(([, letter]) => letter)
+      .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1));
+    return limit < letters.length ? letters.slice(-limit) : letters;
+  }
+
+  /** How many letters the log holds. */
+  async count(): Promise<number> {
+    return (await this.#storage.list([], { keysOnly: true })).length;
+  }
+}
+
+/** The letter with a value small enough to keep. */
+function kept(letter: DeadLetter): DeadLetter {
+  let text: string;
+  try {
+    text = JSON.stringify(letter.value) ?? String(letter.value);
+  } catch {
+    text = String(letter.value);
+  }
+  if (text.length <= MAX_KEPT_CHARS) return letter;
+  return {
+    ...letter,
+    value: `${text.slice(0, MAX_KEPT_CHARS)}… (cut: ${text.length} characters)`,
+  };
+}
