@@ -7,6 +7,7 @@
 import { MIN_WATERMARK } from "./constants.ts";
 import type { CheckpointedWatermarkGenerator } from "./watermark_generator.ts";
 import type { WatermarkOutput } from "./watermark_output.ts";
+import { saturateWatermark } from "./_saturate.ts";
 import {
   requireFiniteAtLeast,
   requireNonNegativeInteger,
@@ -149,7 +150,8 @@ export class AdaptiveOutOfOrdernessWatermarks<T>
 
   /** The watermark the next emit would produce; `-Infinity` before any record. */
   get currentWatermark(): number {
-    return this.#maxTimestamp - this.currentBudgetMs - 1;
+    // Saturated to -Infinity below the safe range, as the bounded generator.
+    return saturateWatermark(this.#maxTimestamp - this.currentBudgetMs - 1);
   }
 
   /** Tracks the highest timestamp and records the lateness of older records. */
@@ -165,7 +167,10 @@ export class AdaptiveOutOfOrdernessWatermarks<T>
     }
   }
 
-  /** Emits `maxTimestamp - budget - 1` once a record was seen. */
+  /**
+   * Emits `maxTimestamp - budget - 1` once a record was seen; `-Infinity`
+   * while that is below `Number.MIN_SAFE_INTEGER`.
+   */
   onPeriodicEmit(output: WatermarkOutput): void {
     if (this.#maxTimestamp === MIN_WATERMARK) return;
     output.emitWatermark(this.currentWatermark);

@@ -12,6 +12,7 @@ import {
 } from "./lateness_histogram.ts";
 import type { CheckpointedWatermarkGenerator } from "./watermark_generator.ts";
 import type { WatermarkOutput } from "./watermark_output.ts";
+import { saturateWatermark } from "./_saturate.ts";
 import {
   describeValue,
   requireNonNegativeInteger,
@@ -127,7 +128,8 @@ export interface AutoTunedOutOfOrdernessSnapshot {
  * The watermark is `maxTimestamp - delay - 1` but never decreases: after
  * widening it holds where it was until the data catches up with the new
  * delay (the emitter would drop a lower watermark anyway). Before the first
- * record nothing is emitted.
+ * record nothing is emitted, and `-Infinity` while `maxTimestamp - delay - 1`
+ * is below `Number.MIN_SAFE_INTEGER`.
  *
  * Cost: O(1) per record; about 2,400 steps per tuning.
  *
@@ -230,7 +232,10 @@ export class AutoTunedOutOfOrdernessWatermarks<T>
 
   /** The watermark the next emit produces; `-Infinity` before any record. */
   get currentWatermark(): number {
-    const candidate = this.#histogram.maxTimestamp - this.#delay - 1;
+    // Saturated to -Infinity below the safe range, as the bounded generator.
+    const candidate = saturateWatermark(
+      this.#histogram.maxTimestamp - this.#delay - 1,
+    );
     return candidate > this.#watermark ? candidate : this.#watermark;
   }
 

@@ -7,6 +7,7 @@
 import { MIN_WATERMARK } from "./constants.ts";
 import type { CheckpointedWatermarkGenerator } from "./watermark_generator.ts";
 import type { WatermarkOutput } from "./watermark_output.ts";
+import { saturateWatermark } from "./_saturate.ts";
 import { requireNonNegativeInteger } from "./_validate.ts";
 
 /** The state of a {@linkcode BoundedOutOfOrdernessWatermarks} as plain data. */
@@ -25,6 +26,12 @@ export interface BoundedOutOfOrdernessSnapshot {
  * `-Infinity`, which is never passed on. A record older than the highest
  * timestamp never lowers the watermark. The `- 1` keeps a record with exactly
  * the bound's timestamp on time.
+ *
+ * Any safe integer is a valid timestamp. While `maxTimestamp - bound - 1`
+ * would fall below `Number.MIN_SAFE_INTEGER`, the watermark is `-Infinity`
+ * (Flink starts at `Long.MIN_VALUE + bound + 1` so that its watermark never
+ * goes below `Long.MIN_VALUE`): nothing is known yet, and no valid record is
+ * made late.
  *
  * Cost: the delay a window waits for is the bound plus up to one periodic
  * interval.
@@ -70,7 +77,8 @@ export class BoundedOutOfOrdernessWatermarks<T>
 
   /** The watermark the next `onPeriodicEmit` emits; `-Infinity` before any record. */
   get currentWatermark(): number {
-    return this.#maxTimestamp - this.#bound - 1;
+    // Saturated: near MIN_SAFE_INTEGER the difference leaves the safe range.
+    return saturateWatermark(this.#maxTimestamp - this.#bound - 1);
   }
 
   /** Raises the highest timestamp seen; never emits. */
@@ -78,9 +86,9 @@ export class BoundedOutOfOrdernessWatermarks<T>
     if (timestamp > this.#maxTimestamp) this.#maxTimestamp = timestamp;
   }
 
-  /** Emits `maxTimestamp - maxOutOfOrdernessMs - 1`. */
+  /** Emits `maxTimestamp - maxOutOfOrdernessMs - 1`, or `-Infinity` below the safe range. */
   onPeriodicEmit(output: WatermarkOutput): void {
-    output.emitWatermark(this.#maxTimestamp - this.#bound - 1);
+    output.emitWatermark(this.currentWatermark);
   }
 
   /** Returns `{ maxTimestamp }`. */

@@ -9,6 +9,7 @@ import type {
   WatermarkOutput,
   WatermarkStatusOutput,
 } from "./watermark_output.ts";
+import { saturateWatermark } from "./_saturate.ts";
 
 /** The emitter's state as plain data, for checkpoints that persist event time. */
 export interface WatermarkEmitterSnapshot {
@@ -26,12 +27,18 @@ export interface WatermarkEmitterSnapshot {
  * - `emitWatermark(w)` drops `w` unless it is strictly greater than every
  *   watermark passed on before (so `-Infinity` and `NaN` are never passed on);
  *   if the output was idle it emits `"active"` first, then the watermark.
+ *   A finite `w` outside the safe range saturates first: below
+ *   `Number.MIN_SAFE_INTEGER` to `-Infinity` (so it is dropped), above
+ *   `Number.MAX_SAFE_INTEGER` to `MAX_SAFE_INTEGER`. Every generator,
+ *   a user's too, emits through here, so `ts - bound - 1` computed from an
+ *   extreme but valid timestamp never reaches the valve as an invalid
+ *   watermark (issue 16).
  * - `markIdle()` emits `"idle"` unless already idle.
  * - `markActive()` emits `"active"` if idle, even when no watermark follows
  *   (FLINK-40504: a resumed stream whose watermark did not move must not stay
  *   idle downstream).
  *
- * Cost: two comparisons per call; no allocation.
+ * Cost: four comparisons per call; no allocation.
  *
  * @example Dropping a watermark that does not advance
  * ```ts
@@ -74,8 +81,12 @@ export class WatermarkEmitter implements WatermarkOutput {
     return this.#idle;
   }
 
-  /** Passes `watermark` on if it advances; re-activates an idle output first. */
+  /**
+   * Passes `watermark` on if it advances, saturated into the safe range;
+   * re-activates an idle output first.
+   */
   emitWatermark(watermark: number): void {
+    watermark = saturateWatermark(watermark);
     // `!(a > b)` rather than `a <= b`, so NaN is dropped too.
     if (!(watermark > this.#currentWatermark)) return;
     this.#currentWatermark = watermark;

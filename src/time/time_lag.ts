@@ -7,6 +7,7 @@
 import type { Clock } from "./clock.ts";
 import type { CheckpointedWatermarkGenerator } from "./watermark_generator.ts";
 import type { WatermarkOutput } from "./watermark_output.ts";
+import { saturateWatermark } from "./_saturate.ts";
 import { requireNonNegativeInteger } from "./_validate.ts";
 
 /**
@@ -55,9 +56,11 @@ export class TimeLagWatermarks<T>
   /** Does nothing: records do not move this watermark. */
   onEvent(_event: T, _timestamp: number, _output: WatermarkOutput): void {}
 
-  /** Emits `clock.now() - maxTimeLagMs`. */
+  /** Emits `clock.now() - maxTimeLagMs`, or `-Infinity` below the safe range. */
   onPeriodicEmit(output: WatermarkOutput): void {
-    output.emitWatermark(this.#clock.now() - this.#lag);
+    // A clock within the lag of MIN_SAFE_INTEGER (a ManualClock may be set
+    // there) would give a watermark outside the safe range.
+    output.emitWatermark(saturateWatermark(this.#clock.now() - this.#lag));
   }
 
   /** The state is the clock's: returns `null`. */

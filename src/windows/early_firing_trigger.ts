@@ -5,13 +5,14 @@
  */
 
 import { requirePositiveInteger } from "../time/_validate.ts";
-import { TimeWindow } from "./time_window.ts";
+import type { TimeWindow } from "./time_window.ts";
 import type {
   OnMergeContext,
   Trigger,
   TriggerContext,
   TriggerResult,
 } from "./trigger.ts";
+import { gridDistance } from "./_window_bounds.ts";
 
 /**
  * Fires a window early every `intervalMs` of event time, then on time when the
@@ -135,10 +136,18 @@ export class EarlyFiringTrigger<T> implements Trigger<T> {
     context.setState(undefined);
   }
 
-  /** The first interval boundary strictly after `time`. */
+  /**
+   * The first interval boundary strictly after `time`; `Infinity` after the
+   * final watermark, so nothing is scheduled then.
+   */
   #nextAfter(time: number): number {
-    return TimeWindow.getWindowStartWithOffset(time, 0, this.#interval) +
-      this.#interval;
+    // `time` may be the watermark, Infinity at the end of input, where the
+    // grid has no boundary (the distance would be NaN, and a timer at NaN
+    // throws). Taken relative to `time`, the sum is exact while safe, and
+    // past the safe range it is at or past the window's end, where
+    // #scheduleEarly schedules nothing.
+    if (time === Infinity) return Infinity;
+    return time + (this.#interval - gridDistance(time, 0, this.#interval));
   }
 
   #scheduleEarly(

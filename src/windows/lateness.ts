@@ -12,6 +12,8 @@ import type { TimeWindow } from "./time_window.ts";
  * `maxTimestamp()` for processing-time windows (lateness does not apply).
  * A result beyond `Number.MAX_SAFE_INTEGER` is `Infinity`: the window is
  * never cleaned up by a timer, only by the final watermark's end of input.
+ * This is Flink's saturation of `cleanupTime` to `Long.MAX_VALUE`, for
+ * which it sets no cleanup timer either.
  *
  * @param window The window.
  * @param allowedLatenessMs Allowed lateness in milliseconds (event time only).
@@ -62,5 +64,8 @@ export function isElementLate(
   allowedLatenessMs: number,
   watermark: number,
 ): boolean {
+  // The sum may pass the safe range near its end; it is only compared, and
+  // rounding is monotone, so a sum past MAX_SAFE_INTEGER stays above every
+  // finite watermark, as the exact one is: no saturation needed.
   return timestamp + allowedLatenessMs <= watermark;
 }

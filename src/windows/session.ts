@@ -8,6 +8,7 @@ import { requireFunction, requirePositiveInteger } from "../time/_validate.ts";
 import { EventTimeTrigger } from "./event_time_trigger.ts";
 import { type MergeCallback, mergeWindows, TimeWindow } from "./time_window.ts";
 import type { Trigger } from "./trigger.ts";
+import { clipEnd } from "./_window_bounds.ts";
 import type {
   WindowAssigner,
   WindowAssignerContext,
@@ -135,7 +136,8 @@ export class EventTimeSessionWindows<T = unknown> implements WindowAssigner<T> {
   }
 
   /**
-   * Returns the record's own window, `[timestamp, timestamp + gap)`.
+   * Returns the record's own window, `[timestamp, timestamp + gap)`, its
+   * end clipped to `Number.MAX_SAFE_INTEGER + 1`.
    *
    * @param element The record, passed to a dynamic gap's extractor.
    * @param timestamp The record's event time in milliseconds.
@@ -160,7 +162,9 @@ export class EventTimeSessionWindows<T = unknown> implements WindowAssigner<T> {
         requirePositiveInteger(gap, DYNAMIC_GAP);
       }
     }
-    return [new TimeWindow(timestamp, timestamp + gap)];
+    // Clipped at the end of the safe range (see TimeWindow): clipped
+    // sessions still touch whenever their unclipped ones would.
+    return [new TimeWindow(timestamp, clipEnd(timestamp + gap))];
   }
 
   /**

@@ -9,6 +9,7 @@ import { requireSafeInteger } from "../time/_validate.ts";
 import { EventTimeTrigger } from "./event_time_trigger.ts";
 import { TimeWindow } from "./time_window.ts";
 import type { Trigger } from "./trigger.ts";
+import { clipEnd, clipStart, gridDistance } from "./_window_bounds.ts";
 import type {
   WindowAssigner,
   WindowAssignerContext,
@@ -34,9 +35,10 @@ const MAX_WINDOWS_PER_RECORD = 10_000_000;
  * loop produces them. If the slide exceeds the size, records between windows
  * get none.
  *
- * Records must carry a timestamp: `-Infinity` (no timestamp) throws. The
- * default trigger is {@linkcode EventTimeTrigger}. Cost: one window
- * allocated per returned window; nothing else.
+ * Windows are clipped to the safe range at its ends (see
+ * {@linkcode TimeWindow}). Records must carry a timestamp: `-Infinity` (no
+ * timestamp) throws. The default trigger is {@linkcode EventTimeTrigger}.
+ * Cost: one window allocated per returned window; nothing else.
  *
  * @typeParam T The record type (unused: only the timestamp matters).
  *
@@ -160,23 +162,33 @@ export class SlidingEventTimeWindows<T = unknown> implements WindowAssigner<T> {
     requireRecordTimestamp(timestamp, "SlidingEventTimeWindows");
     const size = this.#size;
     const slide = this.#slide;
-    const lastStart = TimeWindow.getWindowStartWithOffset(
-      timestamp,
-      this.#offset,
-      slide,
-    );
+    // Each window is placed by its distance `back` from the timestamp to its
+    // start, `distance + i * slide` while below the size: exact, where
+    // stepping the start down by the slide would leave the safe range and
+    // round. Bounds are clipped to the safe range (see TimeWindow); a
+    // clipped start is unique among the cells of the slide grid that hold
+    // a safe timestamp, so it still identifies the latest start's cell.
+    const distance = gridDistance(timestamp, this.#offset, slide);
+    const lastStart = clipStart(timestamp - distance);
     // Windows of the latest start are memoised: records arrive clustered in
     // time, and reusing the immutable windows saves allocations per record.
-    const count = Math.ceil((lastStart - (timestamp - size)) / slide);
+    const count = distance < size ? Math.ceil((size - distance) / slide) : 0;
     if (lastStart === this.#memoStart && count === this.#memo.length) {
       return this.#memo;
     }
     const windows: TimeWindow[] = [];
-    for (let start = lastStart; start > timestamp - size; start -= slide) {
-      windows.push(new TimeWindow(start, start + size));
+    for (let back = distance; back < size; back += slide) {
+      windows.push(
+        new TimeWindow(
+          clipStart(timestamp - back),
+          clipEnd(timestamp + (size - back)),
+        ),
+      );
     }
     this.#memoStart = lastStart;
-    this.#memoEnd = size % slide === 0 ? lastStart + slide : lastStart;
+    this.#memoEnd = size % slide === 0
+      ? clipEnd(timestamp + (slide - distance))
+      : lastStart;
     this.#memo = windows;
     return windows;
   }

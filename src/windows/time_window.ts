@@ -4,6 +4,8 @@
  * @module
  */
 
+import { clipStart, gridDistance } from "./_window_bounds.ts";
+
 /**
  * A half-open interval `[start, end)` of event time in milliseconds (Flink's
  * `TimeWindow`). Immutable.
@@ -12,6 +14,15 @@
  * results carry it as their timestamp, and an event-time trigger fires once
  * the watermark reaches it. {@linkcode TimeWindow.GLOBAL} spans all of event
  * time and its `maxTimestamp()` is `Infinity`.
+ *
+ * The assigners clip their windows to the safe range, where all timestamps
+ * lie (issue 16): a start before `Number.MIN_SAFE_INTEGER` becomes
+ * `MIN_SAFE_INTEGER`, and an end past `Number.MAX_SAFE_INTEGER + 1` becomes
+ * `MAX_SAFE_INTEGER + 1`, so `maxTimestamp()` is at most `MAX_SAFE_INTEGER`
+ * and a record at that timestamp is still inside. Clipping drops no record
+ * from a window; it makes the window shorter than its size, and two sliding
+ * windows that begin before the safe range then share a start (their ends
+ * differ).
  *
  * @example Two touching windows intersect and cover their union
  * ```ts
@@ -82,7 +93,12 @@ export class TimeWindow {
    * shifted by `offset` (Flink's `getWindowStartWithOffset`). Works for
    * negative timestamps and offsets: `-8` in windows of 7 starts at `-14`.
    *
-   * @param timestamp Event time in milliseconds.
+   * Exact for any safe integers, also where Flink's `timestamp - offset`
+   * would leave the range. A start before `Number.MIN_SAFE_INTEGER`
+   * saturates to `MIN_SAFE_INTEGER` (the window is clipped to the safe
+   * range, where its records lie), so the result is always a safe integer.
+   *
+   * @param timestamp Event time in milliseconds, a safe integer.
    * @param offset Shift of the window grid in milliseconds, `|offset| < size`.
    * @param size Window size (or slide) in milliseconds, positive.
    * @returns The window start, `<= timestamp`.
@@ -92,10 +108,7 @@ export class TimeWindow {
     offset: number,
     size: number,
   ): number {
-    const remainder = (timestamp - offset) % size;
-    return remainder < 0
-      ? timestamp - (remainder + size)
-      : timestamp - remainder;
+    return clipStart(timestamp - gridDistance(timestamp, offset, size));
   }
 }
 

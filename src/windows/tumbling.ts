@@ -8,6 +8,7 @@ import { requireFunction, requireSafeInteger } from "../time/_validate.ts";
 import { EventTimeTrigger } from "./event_time_trigger.ts";
 import { TimeWindow } from "./time_window.ts";
 import type { Trigger } from "./trigger.ts";
+import { clipEnd, clipStart, gridDistance } from "./_window_bounds.ts";
 import type {
   WindowAssigner,
   WindowAssignerContext,
@@ -176,7 +177,8 @@ export class TumblingEventTimeWindows<T = unknown>
    * @param _element The record (unused).
    * @param timestamp The record's event time in milliseconds.
    * @param context The processing-time clock, read once for a `"natural"` stagger.
-   * @returns `[new TimeWindow(start, start + sizeMs)]`.
+   * @returns `[new TimeWindow(start, start + sizeMs)]`, clipped to the safe
+   * range at its ends (see {@linkcode TimeWindow}).
    * @throws {RangeError} If `timestamp` is not finite (`-Infinity`: the record
    * has no timestamp), or a `"random"` stagger's `random()` returned a value
    * outside `[0, 1)`.
@@ -192,15 +194,18 @@ export class TumblingEventTimeWindows<T = unknown>
       return this.#memo;
     }
     requireRecordTimestamp(timestamp, "TumblingEventTimeWindows");
-    const size = this.#size;
     const offset = this.#gridOffset ?? this.#chooseGridOffset(context);
-    const start = TimeWindow.getWindowStartWithOffset(timestamp, offset, size);
+    // Bounds are taken relative to the timestamp and clipped to the safe
+    // range (see TimeWindow), so they stay exact at its ends.
+    const distance = gridDistance(timestamp, offset, this.#size);
+    const start = clipStart(timestamp - distance);
     // The window of the latest start is memoised: records arrive clustered
     // in time, and reusing the immutable window saves allocations per record.
     if (start !== this.#memoStart) {
+      const end = clipEnd(timestamp + (this.#size - distance));
       this.#memoStart = start;
-      this.#memoEnd = start + size;
-      this.#memo = [new TimeWindow(start, start + size)];
+      this.#memoEnd = end;
+      this.#memo = [new TimeWindow(start, end)];
     }
     return this.#memo;
   }
@@ -222,8 +227,7 @@ export class TumblingEventTimeWindows<T = unknown>
     if (this.#stagger === "natural") {
       // Flink's NATURAL: the distance of "now" from the start of its aligned
       // window, which stays in [0, size) even for a negative clock reading.
-      const now = context.clock.now();
-      stagger = now - TimeWindow.getWindowStartWithOffset(now, 0, size);
+      stagger = gridDistance(context.clock.now(), 0, size);
     } else {
       const draw = this.#random();
       if (!(draw >= 0 && draw < 1)) {

@@ -8,6 +8,7 @@ import { requireSafeInteger } from "../time/_validate.ts";
 import { ProcessingTimeTrigger } from "./processing_time_trigger.ts";
 import { TimeWindow } from "./time_window.ts";
 import type { Trigger } from "./trigger.ts";
+import { clipEnd, clipStart, gridDistance } from "./_window_bounds.ts";
 import type {
   WindowAssigner,
   WindowAssignerContext,
@@ -123,11 +124,14 @@ export class TumblingProcessingTimeWindows<T = unknown>
     // The window of the latest time is memoised (returned arrays are shared
     // and immutable): processing time stays in one window for its length.
     if (now >= this.#memoStart && now < this.#memoEnd) return this.#memo;
-    const size = this.#size;
-    const start = TimeWindow.getWindowStartWithOffset(now, this.#offset, size);
+    // Clipped to the safe range like event-time windows (see TimeWindow):
+    // a clock may be set anywhere in it.
+    const distance = gridDistance(now, this.#offset, this.#size);
+    const start = clipStart(now - distance);
+    const end = clipEnd(now + (this.#size - distance));
     this.#memoStart = start;
-    this.#memoEnd = start + size;
-    this.#memo = [new TimeWindow(start, start + size)];
+    this.#memoEnd = end;
+    this.#memo = [new TimeWindow(start, end)];
     return this.#memo;
   }
 

@@ -100,6 +100,17 @@ export interface WindowOperatorSnapshot<K, ACC> {
 // record has size/slide windows; more than this only costs the Map lookup).
 const RECENT = 8;
 
+// The outer index key of a non-merging window: its start, which tells
+// fixed-size windows apart, except at the start of the safe range. Sliding
+// windows that would begin before it are clipped to start there (see
+// TimeWindow) and differ only in their end; they are keyed by the end, as
+// a string, which no start can equal. Only records within one window size
+// of Number.MIN_SAFE_INTEGER build such a key.
+function startKey(window: TimeWindow): number | string {
+  const start = window.start;
+  return start === Number.MIN_SAFE_INTEGER ? `end ${window.end}` : start;
+}
+
 interface Slot<K, ACC> extends GroupedItem {
   readonly id: number;
   readonly key: K;
@@ -491,12 +502,15 @@ export class WindowOperator<T, K, ACC, OUT> {
     this.#remove(slot);
   }
 
-  #find(key: K, start: number): Slot<K, ACC> | undefined {
-    if (this.#merging) return this.#index.get(key)?.get(start);
+  #find(key: K, window: TimeWindow): Slot<K, ACC> | undefined {
+    if (this.#merging) return this.#index.get(key)?.get(window.start);
+    const start = startKey(window);
     // The inner maps of the last few window starts, looked up by comparing
     // numbers: a record's windows are nearly always among them, and hashing
     // an epoch-millisecond start (not a small integer) costs more.
-    if (this.#skipRecent) return this.#index.get(start)?.get(key);
+    if (this.#skipRecent || typeof start === "string") {
+      return this.#index.get(start)?.get(key);
+    }
     const starts = this.#recentStarts;
     for (let i = 0; i < RECENT; i++) {
       if (starts[i] === start) return this.#recentInner[i]!.get(key);
@@ -517,7 +531,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   }
 
   #slot(key: K, window: TimeWindow): Slot<K, ACC> {
-    const slot = this.#find(key, window.start);
+    const slot = this.#find(key, window);
     if (slot !== undefined) return slot;
     const created: Slot<K, ACC> = {
       id: this.#nextId++,
@@ -537,7 +551,7 @@ export class WindowOperator<T, K, ACC, OUT> {
 
   #insert(slot: Slot<K, ACC>): void {
     const merging = this.#merging;
-    const outer = merging ? slot.key : slot.window.start;
+    const outer = merging ? slot.key : startKey(slot.window);
     let inner = this.#index.get(outer);
     if (inner === undefined) {
       inner = new Map();
@@ -553,7 +567,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     this.#byId.delete(slot.id);
     this.#groups.removed(slot);
     const merging = this.#merging;
-    const outer = merging ? slot.key : slot.window.start;
+    const outer = merging ? slot.key : startKey(slot.window);
     const inner = this.#index.get(outer);
     if (inner === undefined) return;
     inner.delete(merging ? slot.window.start : slot.key);
@@ -564,7 +578,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   }
 
   #retire(key: K, window: TimeWindow): void {
-    const slot = this.#find(key, window.start);
+    const slot = this.#find(key, window);
     if (slot !== undefined && slot.window.equals(window)) this.#remove(slot);
   }
 
