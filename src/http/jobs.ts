@@ -240,7 +240,7 @@ export function jobRoutes(options: ServiceOptions): Hono {
 }
 
 // How many dead letters `GET /jobs/:job` shows, and the route's largest
-// `limit` (a letter's record may be up to 16 KiB).
+// `limit` (a letter's record may take up to 16,384 characters).
 const RECENT_DEAD_LETTERS = 5;
 const MAX_DEAD_LETTERS = 1_000;
 
