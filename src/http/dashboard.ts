@@ -17,6 +17,13 @@ import {
 } from "./health.ts";
 import type { CheckpointRecord, JobHandle, ServiceOptions } from "./service.ts";
 import { renderTimelineSvg } from "./timeline.ts";
+import { escapeHtml, formatTime } from "./_html.ts";
+import { readDeadLetters } from "./_dead_letters.ts";
+import {
+  DEAD_LETTER_SCRIPT,
+  DEAD_LETTER_STYLE,
+  deadLetterPanel,
+} from "./_dead_letter_panel.ts";
 
 // The timeline draws at most this many of the latest samples, so a long
 // history costs the same as a short one.
@@ -32,7 +39,9 @@ const MAX_TIMELINE_SAMPLES = 600;
  * idle/active, lag, records in and out, late records dropped, mailbox
  * depth), a health panel (the job's status badge, and per operator its
  * status, lag, drift, late ratio, windows and the causes the diagnosis
- * names there with their fixes; see `jobHealth` in `health.ts`), the
+ * names there with their fixes; see `jobHealth` in `health.ts`), a dead
+ * letters panel (how many records the error policy set aside, the 5 most
+ * recent newest first, a link to `/jobs/:job/dead-letters`), the
  * timeline image (`/jobs/:job/timeline.svg`, see
  * {@linkcode timelineRoute}) and the checkpoint history. The page is
  * complete when served; its script then polls `GET /jobs/:job` every
@@ -50,7 +59,9 @@ const MAX_TIMELINE_SAMPLES = 600;
  * `data-testid="checkpoints"`, the health badge `data-testid="health-status"`
  * with `data-status` (`ok`, `warn`, `bad`), each operator's entry
  * `data-testid="operator-health"` with `data-operator` and `data-status`,
- * each cause `data-testid="diagnosis"` with `data-cause`, `main` counts
+ * each cause `data-testid="diagnosis"` with `data-cause`, the dead-letter
+ * count `data-testid="dead-letter-count"` with `data-count`, each letter
+ * `data-testid="dead-letter-row"` with `data-reason`, `main` counts
  * successful polls in
  * `data-polls`, and the timeline gets `data-frame` once a reloaded image
  * has been decoded.
@@ -167,9 +178,11 @@ async function jobSection(handle: JobHandle, now: number): Promise<string> {
   }
   const job = escapeHtml(handle.name);
   const path = `/jobs/${escapeHtml(encodeURIComponent(handle.name))}`;
+  const deadLetters = await readDeadLetters(handle, 5);
   return `<main id="job" data-job="${job}" data-polls="0">
 <h2>Job <span data-testid="job-name">${job}</span></h2>
 ${healthSection(handle, now)}
+${deadLetterPanel(deadLetters, path)}
 <section>
 <h3>Subtasks</h3>
 <div id="subtasks" data-testid="subtasks">${
@@ -336,18 +349,13 @@ function checkpointRows(checkpoints: CheckpointRecord[] | null): string {
   ).join("");
 }
 
-// These four formatters have twins in SCRIPT below, which redraws the same
-// markup from JSON: change both together.
+// These formatters (and formatTime in _html.ts) have twins in SCRIPT below,
+// which redraws the same markup from JSON: change both together.
 function formatWatermark(ms: number): string {
   if (ms === -Infinity) return `<span class="none">none yet</span>`;
   if (ms === Infinity) return `<span class="none">end of input</span>`;
   if (!Number.isFinite(ms)) return "&#8212;";
   return `${formatTime(ms)}<small>${ms}</small>`;
-}
-
-function formatTime(ms: number): string {
-  const d = new Date(ms);
-  return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString();
 }
 
 function formatDuration(ms: number): string {
@@ -360,10 +368,6 @@ function formatBytes(n: number): string {
   if (n < 1_024) return `${n} B`;
   if (n < 1_048_576) return `${(n / 1_024).toFixed(1)} KiB`;
   return `${(n / 1_048_576).toFixed(1)} MiB`;
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 function page(
@@ -427,7 +431,7 @@ ul.health { list-style: none; padding: 0; margin: 0; }
 ul.health > li { margin: .3rem 0; }
 ul.health ul { margin: .2rem 0 .4rem 1.2rem; padding: 0; font-size: .9rem; }
 .metric.warn { color: #b26a00; font-weight: 600; } .metric.bad { color: #c62828; font-weight: 600; }
-`;
+${DEAD_LETTER_STYLE}`;
 
 // The page's script. Plain ES5-style JavaScript, no template literals, so
 // it can live in this template string; it builds DOM nodes with
@@ -618,6 +622,7 @@ const SCRIPT = `
       return li;
     }));
   }
+${DEAD_LETTER_SCRIPT}
   function getJson(path) {
     return fetch(path, { headers: { Accept: "application/json" }, cache: "no-store" })
       .then(function (response) {
@@ -630,6 +635,7 @@ const SCRIPT = `
       var list = subtasksOf(body);
       if (!list) throw new Error("unknown response shape");
       drawSubtasks(list);
+      drawDeadLetters(body);
       main.dataset.polls = String(Number(main.dataset.polls || "0") + 1);
       live.textContent = "live \\u00b7 updated " + new Date().toISOString();
     }).catch(function (error) {

@@ -8,6 +8,7 @@
 
 import { requirePositiveInteger } from "../time/_validate.ts";
 import type { CheckpointInfo } from "../actors/checkpoint_store.ts";
+import type { DeadLetterLog } from "../actors/dead_letter_log.ts";
 import type {
   LocalRuntime,
   SubtaskStatus,
@@ -22,17 +23,20 @@ import type {
 
 /**
  * What a job handle reads from its runtime: a {@linkcode LocalRuntime}, or
- * a `KvRuntimeView` (the KV runtime's state as last read from KV).
+ * a `KvRuntimeView` (the KV runtime's state as last read from KV), and the
+ * runtime's dead-letter log when it has one.
  */
-export type ObservedRuntime = Pick<
-  LocalRuntime,
-  | "status"
-  | "checkpointDurationMs"
-  | "triggerCheckpoint"
-  | "sourcePartitions"
-  | "inputChannels"
-  | "latestCheckpoint"
->;
+export type ObservedRuntime =
+  & Pick<
+    LocalRuntime,
+    | "status"
+    | "checkpointDurationMs"
+    | "triggerCheckpoint"
+    | "sourcePartitions"
+    | "inputChannels"
+    | "latestCheckpoint"
+  >
+  & { readonly deadLetters?: DeadLetterLog };
 
 /** Options of a {@linkcode LocalJobHandle}. */
 export interface LocalJobHandleOptions {
@@ -53,6 +57,12 @@ export interface LocalJobHandleOptions {
    * @default {graph.jobName}
    */
   readonly name?: string;
+  /**
+   * The job's dead-letter log, asked at every read: for a runtime the handle
+   * does not wrap itself (the KV runtime behind a `KvRuntimeView`).
+   * @default {() => runtime.deadLetters}
+   */
+  readonly deadLetters?: () => DeadLetterLog | undefined;
   /**
    * How many watermark samples to keep: a positive safe integer. At one
    * sample every 500 ms, 600 samples cover five minutes.
@@ -125,6 +135,7 @@ export class LocalJobHandle implements JobHandle {
   readonly #runtime: ObservedRuntime;
   readonly #clock: Clock;
   readonly #store: LocalJobHandleOptions["store"];
+  readonly #deadLetters: () => DeadLetterLog | undefined;
   readonly #historySize: number;
   readonly #history: WatermarkSample[] = [];
   readonly #gaugeHistory: GaugeSample[] = [];
@@ -149,6 +160,11 @@ export class LocalJobHandle implements JobHandle {
     this.name = options.name ?? options.graph.jobName;
     this.#clock = options.clock;
     this.#store = options.store;
+    const runtime = options.runtime;
+    this.#deadLetters = options.deadLetters ??
+      function runtimeDeadLetters() {
+        return runtime.deadLetters;
+      };
     this.#historySize = size;
   }
 
@@ -247,6 +263,16 @@ export class LocalJobHandle implements JobHandle {
         ? { id: info.id, createdAt: info.createdAt }
         : { id: info.id, createdAt: info.createdAt, durationMs };
     });
+  }
+
+  /**
+   * The job's dead-letter log: the `deadLetters` option's, or the
+   * runtime's `deadLetters` as it is now.
+   *
+   * @returns The log, or `undefined` when the job keeps none.
+   */
+  deadLetters(): DeadLetterLog | undefined {
+    return this.#deadLetters();
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * `/jobs`: running jobs, their subtasks' watermarks, watermark history,
- * checkpoints, a live event stream, why a window has not fired, and the
- * job's health.
+ * checkpoints, dead letters, a live event stream, why a window has not
+ * fired, and the job's health.
  *
  * JSON has no infinities, so every `-Infinity`, `Infinity` (and `NaN`) in
  * a response body is sent as the string `"-Infinity"`, `"Infinity"` (or
@@ -15,6 +15,7 @@ import { streamSSE } from "hono/streaming";
 import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
 import { requireToken } from "./auth.ts";
 import { HttpError } from "./errors.ts";
+import { type DeadLetterSummary, readDeadLetters } from "./_dead_letters.ts";
 import { type ExplainQuery, explainWindow } from "./_explain.ts";
 import {
   DEFAULT_HEALTH_THRESHOLDS,
@@ -31,18 +32,30 @@ import type { JobHandle, ServiceOptions } from "./service.ts";
  *   `numOperators`, `numSubtasks`, `watermark` (the lowest input watermark
  *   of the subtasks that are not idle), `maxWatermarkLagMs`, `recordsIn`
  *   (records read by sources), `lateRecordsDropped`, `idleSubtasks`,
- *   `pausedSubtasks`, `lastSampleAt`.
+ *   `pausedSubtasks`, `lastSampleAt`, `deadLetters` (how many letters the
+ *   job's dead-letter log holds; `null` when it keeps none or it could not
+ *   be read).
  * - `GET /jobs/:job`: the summary, plus `maxParallelism`,
- *   `autoWatermarkIntervalMs` and `operators`: each vertex with its `id`,
+ *   `autoWatermarkIntervalMs`, `operators`: each vertex with its `id`,
  *   `name`, `parallelism`, `source`, `inputs`, `outputs` and `subtasks`
  *   (input and output watermark, idle, lag, records in and out, late
- *   records dropped, mailbox depth, paused, gauges).
+ *   records dropped, mailbox depth, paused, gauges), and
+ *   `recentDeadLetters`: the 5 most recent dead letters, oldest first,
+ *   without their records (`id`, `operator`, `subtask`, `timestamp`,
+ *   `error`, `position`, `reason`, `at`).
  * - `GET /jobs/:job/watermarks?since=<ms>`: `{ job, samples }`, the
  *   watermark history oldest first (only samples after `since`).
  * - `GET /jobs/:job/checkpoints`: `{ job, checkpoints }`, oldest first.
  * - `POST /jobs/:job/checkpoints`: starts one; 202 `{ id }`, or 409
  *   `CONFLICT` while one is running or once the job finished. Requires
  *   `Authorization: Bearer <token>` when `options.token` is set (401).
+ * - `GET /jobs/:job/dead-letters?limit=<n>`: `{ job, count, letters }`, the
+ *   `limit` (default 100, at most 1000) most recent dead letters, oldest
+ *   first as `DeadLetterLog.list()` gives them, each whole (`id`,
+ *   `operator`, `subtask`, `value`, `timestamp`, `error`, `position`,
+ *   `reason`, `at`); `count` is how many the log holds. The letters hold
+ *   the job's records, so the route requires the token like a write
+ *   route (401). 404 `NOT_FOUND` when the job keeps no dead-letter log.
  * - `GET /jobs/:job/explain?operator=<id>&window=<start ms>&size=<ms>&key=<k>`:
  *   why that window has not fired (see below). `end=<ms>` may replace
  *   `size`; `operator` may be left out when the job has one window
@@ -90,12 +103,16 @@ import type { JobHandle, ServiceOptions } from "./service.ts";
 export function jobRoutes(options: ServiceOptions): Hono {
   const routes = new Hono();
 
-  routes.get("/", function listJobs() {
-    return json({ jobs: [...options.jobs.values()].map(summarize) });
+  routes.get("/", async function listJobs() {
+    return json({
+      jobs: await Promise.all(
+        [...options.jobs.values()].map((handle) => summarize(handle)),
+      ),
+    });
   });
 
-  routes.get("/:job", function getJob(c) {
-    return json(describe(jobOf(options, c)));
+  routes.get("/:job", async function getJob(c) {
+    return json(await describe(jobOf(options, c)));
   });
 
   routes.get("/:job/watermarks", function getWatermarks(c) {
@@ -128,6 +145,33 @@ export function jobRoutes(options: ServiceOptions): Hono {
     },
   );
 
+  routes.get(
+    "/:job/dead-letters",
+    requireToken(options.token),
+    async function getDeadLetters(c) {
+      const handle = jobOf(options, c);
+      const limit = optionalInteger(c, "limit") ?? 100;
+      if (limit < 1 || limit > MAX_DEAD_LETTERS) {
+        throw new HttpError(
+          "BAD_REQUEST",
+          `Cannot list dead letters as 'limit' must be an integer from 1 to ${MAX_DEAD_LETTERS}: current value is ${limit}`,
+        );
+      }
+      const log = handle.deadLetters?.();
+      if (log === undefined) {
+        throw new HttpError(
+          "NOT_FOUND",
+          `Cannot list the dead letters of job '${handle.name}' as its runtime must keep a dead-letter log: it keeps none`,
+        );
+      }
+      const [count, letters] = await Promise.all([
+        log.count(),
+        log.list(limit),
+      ]);
+      return json({ job: handle.name, count, letters });
+    },
+  );
+
   routes.get("/:job/explain", function explain(c) {
     const handle = jobOf(options, c);
     return json(explainWindow(handle, explainQuery(c, handle, options)));
@@ -156,12 +200,12 @@ export function jobRoutes(options: ServiceOptions): Hono {
       c.req.raw.signal.addEventListener("abort", () => stream.abort());
       let id = 0;
       let lastAt = handle.history().at(-1)?.at ?? null;
-      const send = () =>
+      const send = async () =>
         stream.writeSSE({
           event: "status",
           id: String(id++),
           data: stringify({
-            ...summarize(handle),
+            ...await summarize(handle),
             sample: handle.history().at(-1) ?? null,
           }),
         });
@@ -195,6 +239,11 @@ export function jobRoutes(options: ServiceOptions): Hono {
   return routes;
 }
 
+// How many dead letters `GET /jobs/:job` shows, and the route's largest
+// `limit` (a letter's record may take up to 16,384 characters).
+const RECENT_DEAD_LETTERS = 5;
+const MAX_DEAD_LETTERS = 1_000;
+
 /** The handle of the job named in the path, or a 404. */
 function jobOf(options: ServiceOptions, c: Context): JobHandle {
   const name = c.req.param("job") ?? "";
@@ -211,8 +260,17 @@ function jobOf(options: ServiceOptions, c: Context): JobHandle {
   return handle;
 }
 
-/** The job summary of `GET /jobs`. */
-function summarize(handle: JobHandle) {
+/**
+ * The job summary of `GET /jobs`; `deadLetters` when the caller has read
+ * them already.
+ */
+async function summarize(
+  handle: JobHandle,
+  deadLetters?: DeadLetterSummary | null,
+) {
+  const letters = deadLetters === undefined
+    ? await readDeadLetters(handle, 0)
+    : deadLetters;
   const statuses = handle.status();
   const sources = new Set(
     handle.graph.vertices.filter((v) => v.source !== undefined).map((v) =>
@@ -237,15 +295,17 @@ function summarize(handle: JobHandle) {
     idleSubtasks: statuses.length - active.length,
     pausedSubtasks: statuses.filter((s) => s.paused).length,
     lastSampleAt: handle.history().at(-1)?.at ?? null,
+    deadLetters: letters?.count ?? null,
   };
 }
 
 /** The job's plan with every subtask's status, for `GET /jobs/:job`. */
-function describe(handle: JobHandle) {
+async function describe(handle: JobHandle) {
   const { graph } = handle;
   const statuses = handle.status();
+  const deadLetters = await readDeadLetters(handle, RECENT_DEAD_LETTERS);
   return {
-    ...summarize(handle),
+    ...await summarize(handle, deadLetters),
     maxParallelism: graph.maxParallelism,
     autoWatermarkIntervalMs: graph.autoWatermarkIntervalMs,
     operators: graph.vertices.map((v) => ({
@@ -271,6 +331,7 @@ function describe(handle: JobHandle) {
         ...(s.worker === undefined ? {} : { worker: s.worker }),
       })),
     })),
+    recentDeadLetters: deadLetters?.recent ?? [],
   };
 }
 
@@ -383,10 +444,14 @@ function sum(values: readonly number[]): number {
   return values.reduce((a, b) => a + b, 0);
 }
 
-/** JSON with `±Infinity` and `NaN` as strings (JSON would make them `null`). */
+/**
+ * JSON with `±Infinity` and `NaN` as strings (JSON would make them `null`),
+ * and a bigint (a dead letter's record may hold one) as its digits.
+ */
 function stringify(body: unknown): string {
   return JSON.stringify(body, function infinities(_key, value) {
-    return typeof value === "number" && !Number.isFinite(value)
+    return (typeof value === "number" && !Number.isFinite(value)) ||
+        typeof value === "bigint"
       ? String(value)
       : value;
   });

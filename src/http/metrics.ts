@@ -7,6 +7,7 @@
 import { Hono } from "hono";
 import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
 import { healthRank, type JobHealth, jobHealth } from "./health.ts";
+import { readDeadLetters } from "./_dead_letters.ts";
 import type { JobHandle, ServiceOptions } from "./service.ts";
 
 /** One metric family: its help, its type and its samples. */
@@ -96,8 +97,11 @@ const SUBTASK_FAMILIES: readonly SubtaskFamily[] = [
  * `..._records_out_total`, `weir_subtask_late_records_dropped_total` (window
  * subtasks only) and `weir_subtask_mailbox_depth`; per job,
  * `weir_checkpoint_duration_ms` of the last checkpoint whose duration is
- * known and `weir_checkpoints_completed` (those listed); and every gauge a
- * subtask registered as `weir_gauge{job,operator,subtask,name}`.
+ * known, `weir_checkpoints_completed` (those listed) and
+ * `weir_dead_letters_total`, the records the job's error policy set aside
+ * (the letters its dead-letter log holds; left out for a job that keeps no
+ * log or whose log could not be read); and every gauge a subtask
+ * registered as `weir_gauge{job,operator,subtask,name}`.
  *
  * Health (see `jobHealth` in `health.ts`, default thresholds): per
  * operator, `weir_operator_health{job,operator,metric}` is 0 (ok), 1 (warn)
@@ -150,6 +154,13 @@ export function metricsRoutes(options: ServiceOptions): Hono {
       type: "gauge",
       samples: [],
     };
+    const deadLetters: Family = {
+      name: "weir_dead_letters_total",
+      help:
+        "Records the job's error policy set aside (dead-lettered or quarantined) in its dead-letter log",
+      type: "counter",
+      samples: [],
+    };
     const health = healthFamilies();
     for (const handle of jobs) {
       const report = healthOf(handle, options.clock.now());
@@ -174,8 +185,19 @@ export function metricsRoutes(options: ServiceOptions): Hono {
       if (last !== undefined) {
         durations.samples.push([{ job: handle.name }, last.durationMs!]);
       }
+      const letters = await readDeadLetters(handle, 0);
+      if (letters !== null) {
+        deadLetters.samples.push([{ job: handle.name }, letters.count]);
+      }
     }
-    const text = [...families, gauges, durations, completed, ...health]
+    const text = [
+      ...families,
+      gauges,
+      durations,
+      completed,
+      deadLetters,
+      ...health,
+    ]
       .filter((f) => f.samples.length > 0)
       .map(render)
       .join("");

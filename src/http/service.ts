@@ -5,6 +5,7 @@
  */
 
 import type { CheckpointInfo } from "../actors/checkpoint_store.ts";
+import type { DeadLetterLog } from "../actors/dead_letter_log.ts";
 import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
 import type { KvLog } from "../connectors/sources/kv_log.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";
@@ -55,6 +56,12 @@ export interface JobHandle {
     idle: boolean;
     lastMovedAt: number | null;
   }>;
+  /**
+   * The job's dead-letter log (the records its error policy set aside), or
+   * `undefined` when it keeps none; asked again at every read, so a handle
+   * follows a runtime that was replaced.
+   */
+  deadLetters?(): Pick<DeadLetterLog, "list" | "count"> | undefined;
 }
 
 /** A stream that `POST /ingest/:stream` appends to. */

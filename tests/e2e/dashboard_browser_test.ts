@@ -13,6 +13,8 @@ import { ManualClock } from "../../src/time/clock.ts";
 import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
 import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
 import { type TimedRecord, timedSink } from "../_support/timed_sink.ts";
+import { DeadLetterLog } from "../../src/actors/dead_letter_log.ts";
+import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 
 const T0 = 1_700_000_000_000;
 
@@ -66,11 +68,23 @@ function demoJob() {
     .sinkTo(timedSink(clock, fired));
   const graph = env.getJobGraph();
   const runtime = env.createRuntime();
-  const handle = new LocalJobHandle({ runtime, graph, clock });
+  // One dead letter, which the first read (the first page, as served)
+  // does not see yet: only the page's script, redrawing from its poll of
+  // /jobs/:job, can show it there.
+  const letters = new DeadLetterLog(new MemoryStorage());
+  const empty = new DeadLetterLog(new MemoryStorage());
+  let reads = 0;
+  const handle = new LocalJobHandle({
+    runtime,
+    graph,
+    clock,
+    deadLetters: () => reads++ === 0 ? empty : letters,
+  });
   return {
     clock,
     handle,
     fired,
+    letters,
     /** Runs the job in 100 ms steps up to `until`, sampling every 500 ms. */
     advance(until: number): void {
       for (let t = clock.now(); t <= until; t += 100) {
@@ -168,6 +182,17 @@ Deno.test({
       const url = `http://127.0.0.1:${server.addr.port}/?job=clicks`;
       job.advance(T0 + 15_000);
       await job.checkpoint();
+      await job.letters.append([{
+        id: "window-1/0/7",
+        operator: "window-1",
+        subtask: 0,
+        value: { user: 3 },
+        timestamp: T0 + 700,
+        error: { name: "TypeError", message: "bad click" },
+        position: "channel 1, record 7",
+        reason: "quarantined",
+        at: T0 + 15_000,
+      }]);
       const first = await chromium(CHROMIUM!, `${tmp}/profile-1`, [
         "--dump-dom",
         url,
@@ -189,6 +214,14 @@ Deno.test({
           "a reloaded timeline was decoded as an image",
         );
         assert.match(dom, /data-testid="checkpoint-row"/);
+        assert.match(
+          dom,
+          /data-testid="dead-letter-count" data-count="1">1</,
+        );
+        assert.match(
+          dom,
+          /data-testid="dead-letter-row" data-reason="quarantined">.*bad click/,
+        );
       }
       const before = outputWatermarks(first);
       const after = outputWatermarks(second);

@@ -10,6 +10,9 @@ import type {
 } from "../../src/http/service.ts";
 import type { SubtaskStatus } from "../../src/actors/local/local_runtime.ts";
 import { ManualClock } from "../../src/time/clock.ts";
+import { DeadLetterLog } from "../../src/actors/dead_letter_log.ts";
+import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
+import type { DeadLetter } from "../../src/runtime/dead_letter.ts";
 
 const T0 = 1_700_000_000_000;
 
@@ -181,6 +184,82 @@ Deno.test("GET / shows that checkpoints are unavailable when listing them fails"
   const html = await (await app([broken]).request("/")).text();
   assert.match(html, /Checkpoints are unavailable/);
   assert.doesNotMatch(html, /KV is closed/);
+});
+
+/** The `i`th letter of map/0, set aside at `T0 + i` s. */
+function letter(i: number, overrides: Partial<DeadLetter> = {}): DeadLetter {
+  return {
+    id: `map/0/${i}`,
+    operator: "map",
+    subtask: 0,
+    value: { secret: `record ${i}` },
+    timestamp: T0,
+    error: { name: "TypeError", message: `cannot read 'page' of record ${i}` },
+    position: `channel 1, record ${i}`,
+    reason: "dead-letter",
+    at: T0 + i * 1_000,
+    ...overrides,
+  };
+}
+
+/** `clicks` with a dead-letter log holding `letters`. */
+async function withLetters(letters: DeadLetter[]): Promise<JobHandle> {
+  const log = new DeadLetterLog(new MemoryStorage());
+  await log.append(letters);
+  return { ...clicks, deadLetters: () => log };
+}
+
+Deno.test("GET / shows the dead letters: the count, the 5 most recent newest first, and a link to them as JSON", async () => {
+  const letters = [0, 1, 2, 3, 4, 5].map((i) => letter(i));
+  letters[5] = letter(5, {
+    reason: "quarantined",
+    error: { name: "Error", message: "<script>alert(1)</script>" },
+  });
+  const html = await (await app([await withLetters(letters)]).request("/"))
+    .text();
+  assert.match(
+    html,
+    /<span id="dead-letter-count" class="badge bad" data-testid="dead-letter-count" data-count="6">6<\/span>/,
+  );
+  assert.match(
+    html,
+    /<a href="\/jobs\/clicks\/dead-letters" data-testid="dead-letter-link">/,
+  );
+  assert.match(html, /The 5 most recent of 6, newest first\./);
+  const rows = [
+    ...html.matchAll(
+      /<tr data-testid="dead-letter-row" data-reason="([^"]+)">(.*?)<\/tr>/g,
+    ),
+  ];
+  assert.deepEqual(rows.map((m) => m[1]), [
+    "quarantined",
+    ...Array(4).fill("dead-letter"),
+  ]);
+  assert.equal(
+    rows[1][2],
+    "<td>2023-11-14T22:13:24.000Z</td><td>map<small>subtask 0</small></td>" +
+      "<td>channel 1, record 4</td><td>dead-letter</td>" +
+      "<td><b>TypeError</b>: cannot read &#39;page&#39; of record 4</td>",
+  );
+  // Escaped, and the records themselves are not on the page.
+  assert.match(html, /&#60;script&#62;alert\(1\)&#60;\/script&#62;/);
+  assert.doesNotMatch(html, /secret|<script>alert/);
+  // The script redraws the panel from each poll of /jobs/:job.
+  assert.match(html, /drawDeadLetters\(body\)/);
+});
+
+Deno.test("GET / shows the dead letters as none when the log is empty, and as unavailable without a log", async () => {
+  const empty = await (await app([await withLetters([])]).request("/")).text();
+  assert.match(
+    empty,
+    /class="badge ok" data-testid="dead-letter-count" data-count="0">none</,
+  );
+  assert.doesNotMatch(empty, /data-testid="dead-letter-row"/);
+  const without = await (await app([clicks]).request("/")).text();
+  assert.match(
+    without,
+    /data-testid="dead-letter-count" data-count="">unavailable</,
+  );
 });
 
 Deno.test("GET /jobs/:job/timeline.svg draws one polyline with points per subtask", async () => {

@@ -13,6 +13,8 @@ import {
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { LocalJobHandle } from "../../src/http/job_handle.ts";
+import { DeadLetterLog } from "../../src/actors/dead_letter_log.ts";
+import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 import { metricsRoutes } from "../../src/http/metrics.ts";
 import { onError } from "../../src/http/errors.ts";
 import { timedSink } from "../_support/timed_sink.ts";
@@ -20,8 +22,11 @@ import { timedSink } from "../_support/timed_sink.ts";
 const T0 = 1_700_000_000_000;
 type Click = { ts: number; partition: number };
 
-/** One job of two partitions (the second silent) under the URL name `name`. */
-function build(name = "clicks") {
+/**
+ * One job of two partitions (the second silent) under the URL name `name`,
+ * with the dead-letter log `deadLetters` if given.
+ */
+function build(name = "clicks", deadLetters?: DeadLetterLog) {
   const steps: ScriptStep<Click>[] = [];
   for (let s = 0; s <= 20; s++) {
     steps.push({ at: s * 1_000, value: { ts: T0 + s * 1_000, partition: 0 } });
@@ -51,7 +56,13 @@ function build(name = "clicks") {
     .sinkTo(timedSink(clock, []));
   const graph = env.getJobGraph();
   const runtime = new LocalRuntime(graph, { clock });
-  const handle = new LocalJobHandle({ runtime, graph, clock, name });
+  const handle = new LocalJobHandle({
+    runtime,
+    graph,
+    clock,
+    name,
+    deadLetters: deadLetters && (() => deadLetters),
+  });
   const app = new Hono().route(
     "/metrics",
     metricsRoutes({
@@ -211,5 +222,42 @@ Deno.test("GET /metrics reports the last checkpoint's duration", async () => {
   assert.equal(
     samples.find((s) => s.name === "weir_checkpoints_completed")?.value,
     "1",
+  );
+});
+
+Deno.test("GET /metrics counts the job's dead letters in weir_dead_letters_total", async () => {
+  const log = new DeadLetterLog(new MemoryStorage());
+  const { app } = build("clicks", log);
+  const total = async () => {
+    const { samples, types } = await scrape(app);
+    assert.equal(types.get("weir_dead_letters_total"), "counter");
+    return samples.filter((s) => s.name === "weir_dead_letters_total");
+  };
+  assert.deepEqual(await total(), [{
+    name: "weir_dead_letters_total",
+    labels: { job: "clicks" },
+    value: "0",
+  }]);
+  await log.append([0, 1].map((i) => ({
+    id: `map-1/0/${i}`,
+    operator: "map-1",
+    subtask: 0,
+    value: i,
+    timestamp: T0,
+    error: { name: "Error", message: "poison" },
+    position: `channel 0, record ${i}`,
+    reason: "dead-letter" as const,
+    at: T0 + i,
+  })));
+  assert.equal((await total())[0].value, "2");
+});
+
+Deno.test("GET /metrics leaves weir_dead_letters_total out for a job that keeps no dead-letter log", async () => {
+  const { app } = build();
+  const { samples, types } = await scrape(app);
+  assert.equal(types.has("weir_dead_letters_total"), false);
+  assert.equal(
+    samples.some((s) => s.name === "weir_dead_letters_total"),
+    false,
   );
 });
