@@ -31,6 +31,8 @@ import {
   type SubtaskSnapshot,
 } from "./subtask.ts";
 import { PassThroughOperator } from "./pass_through.ts";
+import type { DeadLetter, ErrorPolicy } from "./dead_letter.ts";
+import type { OperatorDescriptor } from "./job_graph.ts";
 
 /** Options of a {@linkcode SourceSubtask}. */
 export interface SourceSubtaskOptions<T> {
@@ -64,6 +66,25 @@ export interface SourceSubtaskOptions<T> {
     checkpointId: number,
     snapshot: SourceSubtaskSnapshot,
   ) => void;
+  /**
+   * What to do with a record whose processing throws, here (the timestamp
+   * assigner) or in the chained operators (see `SubtaskOptions.errorPolicy`).
+   * @default {"dead-letter"}
+   */
+  readonly errorPolicy?: ErrorPolicy;
+  /**
+   * Under `"fail"`: ids of dead letters to set aside this time (see
+   * `SubtaskOptions.quarantine`).
+   * @default {new Set()}
+   */
+  readonly quarantine?: ReadonlySet<string>;
+  /**
+   * The vertex's operators as the job graph describes them
+   * (`JobVertex.operators`): the source's first, then one per chained
+   * operator. Dead letters name an operator by its uid, or its name.
+   * @default {undefined}
+   */
+  readonly descriptors?: readonly OperatorDescriptor[];
 }
 
 /** A source subtask's state at a checkpoint, as plain data. */
@@ -193,6 +214,9 @@ export class SourceSubtask<T> {
         persistWatermarks: this.#persist,
         snapshotParts: options.snapshotParts,
         onSnapshot: (_checkpointId, chain) => this.#chainSnapshot = chain,
+        errorPolicy: options.errorPolicy,
+        quarantine: options.quarantine,
+        descriptors: options.descriptors,
       },
       context,
       send,
@@ -289,6 +313,17 @@ export class SourceSubtask<T> {
     }
     this.#emit(batch, true);
     return true;
+  }
+
+  /**
+   * The records this subtask (its timestamp assigner or a chained
+   * operator) set aside under its error policy since the last call: the
+   * runtime writes them to the job's dead-letter log.
+   *
+   * @returns The letters, oldest first; the subtask keeps none.
+   */
+  takeDeadLetters(): DeadLetter[] {
+    return this.#subtask.takeDeadLetters();
   }
 
   /**
