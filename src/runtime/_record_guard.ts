@@ -47,6 +47,7 @@ export const CAUSE = {
   mail: 4,
   end: 5,
   replay: 6,
+  barrier: 7,
 } as const;
 
 /**
@@ -200,6 +201,8 @@ export class RecordGuard {
         return `asynchronous result${item}`;
       case CAUSE.end:
         return `end of input${item}`;
+      case CAUSE.barrier:
+        return `checkpoint ${this.causeValue}${item}`;
       default:
         return `replay${item}`;
     }

@@ -453,6 +453,9 @@ export class Subtask {
     }
     const checkpointId = this.#aligning!;
     this.#flushSideOutputs();
+    // A sink writing held records at the barrier may reject some.
+    this.#guard.cause = CAUSE.barrier;
+    this.#guard.causeValue = checkpointId;
     this.#onSnapshot?.(checkpointId, this.snapshot(checkpointId));
     this.#broadcast({ kind: "barrier", checkpointId });
     this.#aligning = null;

@@ -25,6 +25,8 @@ export interface GuardSetup {
   readonly numChannels?: number;
   readonly target?: string;
   readonly clock?: ManualClock;
+  /** Whether the runtime snapshots every step (the KV runtime). */
+  readonly stepSnapshots?: boolean;
 }
 
 /** A guarded subtask and what it did. */
@@ -75,6 +77,7 @@ export function guardHarness(
       subtaskIndex: 0,
       parallelism: 1,
       metrics: { gauge() {} },
+      stepSnapshots: setup.stepSnapshots,
     },
     (_edge, channel, element) => {
       if (element.kind !== "records") return;
