@@ -34,23 +34,26 @@ export function stampBatch<T>(
   const timestamps = new Array<number>(n);
   let rejected: boolean[] | null = null;
   let i = 0;
+  // The bad timestamp of a rejected record (NaN when the assigner threw):
+  // set only on the failure path.
+  let bad = NaN;
   while (i < n) {
-    let ts = NaN;
     try {
       for (; i < n; i++) {
-        ts = assign(values[i], given[i]);
+        const ts = assign(values[i], given[i]);
         // -Infinity is "no timestamp" (a processing-time stream); event-time
         // windows reject such records with their own message.
         if (!Number.isSafeInteger(ts) && ts !== -Infinity) {
+          bad = typeof ts === "number" ? ts : NaN;
           throw new RangeError(
             `Cannot read from partition '${partition}' as 'timestamp' of record ${i} must be a safe integer of epoch milliseconds (or -Infinity for none): current value is ${ts}`,
           );
         }
         timestamps[i] = ts;
-        ts = NaN;
       }
     } catch (error) {
-      reject(values[i], typeof ts === "number" ? ts : NaN, error, i);
+      reject(values[i], bad, error, i);
+      bad = NaN;
       (rejected ??= new Array<boolean>(n).fill(false))[i++] = true;
     }
   }

@@ -229,12 +229,17 @@ export class TimestampsAndWatermarksOperator<T>
     // batch is emitted.
     let rejected: boolean[] | null = null;
     let i = 0;
+    // The bad timestamp of a rejected record (NaN when the assigner threw):
+    // set only on the failure path.
+    let bad = NaN;
     while (i < n) {
-      let timestamp = NaN;
       try {
         for (; i < n; i++) {
-          timestamp = assigner(values[i], timestamps[i]);
-          if (!Number.isSafeInteger(timestamp)) rejectTimestamp(timestamp, i);
+          const timestamp = assigner(values[i], timestamps[i]);
+          if (!Number.isSafeInteger(timestamp)) {
+            bad = typeof timestamp === "number" ? timestamp : NaN;
+            rejectTimestamp(timestamp, i);
+          }
           if (
             timestamp > 0 && timestamp < SECONDS_THRESHOLD &&
             !this.#warnedSeconds
@@ -245,11 +250,10 @@ export class TimestampsAndWatermarksOperator<T>
             );
           }
           stamped[i] = timestamp;
-          timestamp = NaN;
         }
       } catch (error) {
-        const shown = typeof timestamp === "number" ? timestamp : NaN;
-        this.#reject(values[i], shown, error, i);
+        this.#reject(values[i], bad, error, i);
+        bad = NaN;
         (rejected ??= new Array<boolean>(n).fill(false))[i++] = true;
       }
     }
