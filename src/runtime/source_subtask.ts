@@ -154,8 +154,12 @@ interface Partition<T> {
  * emits to its deferred output, then one `onPeriodicEmit()` merges them (an
  * idle partition drops out of the minimum). A watermark caused by a record
  * follows that record: the records of a poll are cut where a watermark is
- * emitted. Timestamps of a poll are validated before anything is emitted, so
- * a bad record fails the whole poll and nothing is half written. At the end of
+ * emitted. Timestamps of a poll are assigned and validated before anything
+ * is emitted: a record whose timestamp cannot be assigned (the assigner
+ * throws, or the timestamp is not a safe integer) is set aside under the
+ * error policy, at `"partition <name>, offset <n>"`, and the others go on;
+ * under `"fail"` the poll throws `RecordFailedError` and nothing of it is
+ * emitted or counted. At the end of
  * input the source emits `Infinity`, finishes its chain and ends its outputs.
  *
  * A partition the reader reports ended (`SourceBatch.ended`, Flink's

@@ -183,6 +183,14 @@ export interface SubtaskMetrics {
  * Side outputs are buffered during one input element and routed before the
  * next watermark or status, so they never overtake or fall behind it.
  *
+ * Error policy (DESIGN: "Errors in user code and poison records"): each
+ * operator gets its own `OperatorContext.reject`, and each output edge's
+ * partitioner one for the keys it cannot place. A record set aside becomes
+ * a dead letter (see {@linkcode Subtask.takeDeadLetters}) whose position is
+ * `"channel <c>, record <n>"`, `n` counting the records received on
+ * channel `c` (kept in snapshots); under `"fail"` the step throws
+ * `RecordFailedError` unless the letter's id is quarantined.
+ *
  * Not thread safe; the runtime calls one method at a time.
  */
 export class Subtask {
