@@ -424,6 +424,10 @@ export class Subtask {
    * a watermark it already has.
    */
   endReplay(): void {
+    // What the rebuilt watermark fires is processed for real: its rejects
+    // count again.
+    this.#guard.cause = CAUSE.watermark;
+    this.#guard.causeValue = this.metrics.inputWatermark;
     this.#replay.end(this.#inputs);
     this.#flushSideOutputs();
   }

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { RecordFailedError } from "../../src/runtime/dead_letter.ts";
 import { FilterOperator } from "../../src/runtime/operators/filter.ts";
 import { MapOperator } from "../../src/runtime/operators/map.ts";
+import { ProcessOperator } from "../../src/runtime/operators/process.ts";
+import { KeyedProcessOperator } from "../../src/runtime/operators/keyed_process.ts";
 import { hashPartitioner } from "../../src/runtime/partitioner.ts";
 import { PassThroughOperator } from "../../src/runtime/pass_through.ts";
 import { guardHarness, thrown } from "../_support/guard_harness.ts";
@@ -185,4 +187,29 @@ Deno.test("Subtask sets aside a record whose key selector throws, by the subtask
   // The filter made new batches: the record is identified by its value.
   assert.equal(letter.position, "channel 0, batch from record 1, item 1");
   assert.equal(h.out.length, 2);
+});
+
+Deno.test("Subtask sets aside what the watermark rebuilt by a replay fires once the replay ends", () => {
+  const h = guardHarness({
+    operators: () => [
+      new ProcessOperator<unknown, unknown>((v, ctx, out) => {
+        out(v);
+      }),
+      new KeyedProcessOperator<unknown, unknown, string, undefined>({
+        processElement(_v, ctx) {
+          ctx.registerEventTimeTimer(5);
+        },
+        onTimer() {
+          throw new Error("Cannot fire");
+        },
+      }, { keySelector: String }),
+    ],
+  });
+  h.push(["a"], [1]);
+  h.subtask.beginReplay();
+  h.watermark(10);
+  h.subtask.endReplay();
+  const [letter] = h.letters();
+  assert.deepEqual(letter.value, { key: "a", timestamp: 5 });
+  assert.equal(letter.position, "watermark 10");
 });
