@@ -192,7 +192,7 @@ Deno.test("Subtask sets aside a record whose key selector throws, by the subtask
 Deno.test("Subtask sets aside what the watermark rebuilt by a replay fires once the replay ends", () => {
   const h = guardHarness({
     operators: () => [
-      new ProcessOperator<unknown, unknown>((v, ctx, out) => {
+      new ProcessOperator<unknown, unknown>((v, _ctx, out) => {
         out(v);
       }),
       new KeyedProcessOperator<unknown, unknown, string, undefined>({
