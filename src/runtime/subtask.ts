@@ -349,7 +349,10 @@ export class Subtask {
   /**
    * The records this subtask set aside under its error policy since the
    * last call (see {@linkcode SubtaskOptions.errorPolicy}): the runtime
-   * writes them to the job's dead-letter log.
+   * writes them to the job's dead-letter log. The subtask keeps them until
+   * taken, so a runtime takes them after every step (and before a
+   * snapshot it persists, so none is lost to a crash: a restore sets the
+   * same records aside again, with the same ids).
    *
    * @returns The letters, oldest first; the subtask keeps none.
    */
