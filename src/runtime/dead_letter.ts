@@ -54,3 +54,42 @@ export interface DeadLetter {
   /** Processing time at which it was set aside, epoch ms. */
   readonly at: number;
 }
+
+/**
+ * A record's processing threw under the `"fail"` error policy, and its dead
+ * letter's id is not quarantined: the subtask stops at that record (it
+ * throws this out of `Subtask.receive`, `SourceSubtask.poll` or whatever
+ * step processed the record). The runtime restarts the job from its last
+ * checkpoint and, from then on, quarantines `letter.id` (passes it in the
+ * subtasks' `quarantine`), so the record that failed twice is set aside
+ * instead of replayed forever (Flink's restart, with Kafka Streams'
+ * dead-letter idea for the second time).
+ *
+ * The subtask's state after this error is undefined (the failed record's
+ * batch is half processed): a runtime must restore it from a checkpoint.
+ */
+export class RecordFailedError extends Error {
+  /** A stable code for programs to branch on. */
+  readonly code = "RECORD_FAILED";
+  /**
+   * The record that failed, as the dead letter `"fail"` writes when it
+   * quarantines it (`reason: "quarantined"`, set on a copy).
+   */
+  readonly letter: DeadLetter;
+
+  /**
+   * Creates the error; its message names the operator, the subtask, the
+   * position and what was thrown.
+   *
+   * @param letter The record that failed, as a dead letter.
+   * @param options `cause`: what the user's code threw.
+   */
+  constructor(letter: DeadLetter, options?: { cause?: unknown }) {
+    super(
+      `Cannot process the record at ${letter.position} of operator '${letter.operator}' subtask ${letter.subtask} as its processing threw ${letter.error.name}: ${letter.error.message}; the job restarts from its last checkpoint and sets the record aside if it fails again (dead letter ${letter.id})`,
+      options,
+    );
+    this.name = "RecordFailedError";
+    this.letter = letter;
+  }
+}

@@ -5,6 +5,8 @@
  */
 
 import { hashKey, keyGroupOf, subtaskForKeyGroup } from "./key_groups.ts";
+import type { RejectRecord } from "./stream_operator.ts";
+import { rethrowRecord } from "./_record_guard.ts";
 
 /**
  * Receives the records for one downstream channel.
@@ -29,12 +31,17 @@ export interface Partitioner<T> {
   /**
    * Splits a batch over `numChannels` channels and sends each part.
    * Cost: one pass over the batch; at most one batch per channel.
+   *
+   * A record the partitioner cannot place (its key selector throws, its
+   * key cannot be hashed) goes to `reject` with its index and is sent
+   * nowhere; without `reject` the error propagates.
    */
   route(
     values: readonly T[],
     timestamps: readonly number[],
     numChannels: number,
     send: ChannelSend<T>,
+    reject?: RejectRecord,
   ): void;
 }
 
@@ -91,6 +98,11 @@ export function broadcastPartitioner<T>(): Partitioner<T> {
  * Sends each record to the subtask owning its key's key group, so all
  * records of a key meet in one subtask at any parallelism.
  *
+ * A record whose key selector throws, or whose key cannot be hashed (null,
+ * an object, an array: see `hashKey`), is handed to `route`'s `reject` and
+ * sent nowhere, at any parallelism: the upstream subtask sets it aside
+ * under the job's error policy, so no record can crash-loop a keyed job.
+ *
  * @param keySelector Extracts the key of a record.
  * @param maxParallelism The number of key groups.
  * @returns The partitioner.
@@ -101,23 +113,48 @@ export function hashPartitioner<T>(
 ): Partitioner<T> {
   return {
     name: "hash",
-    route(values, timestamps, numChannels, send) {
+    route(values, timestamps, numChannels, send, reject = rethrowRecord) {
+      const n = values.length;
       if (numChannels === 1) {
         // One channel needs no hash, but the same keys must be rejected as at
         // any parallelism.
-        for (let i = 0; i < values.length; i++) {
-          requireHashableKey(keySelector(values[i]));
+        let i = 0;
+        let kept: boolean[] | null = null;
+        while (i < n) {
+          try {
+            for (; i < n; i++) requireHashableKey(keySelector(values[i]));
+          } catch (error) {
+            reject(values[i], timestamps[i], error, i);
+            (kept ??= new Array(n).fill(true))[i++] = false;
+          }
         }
-        send(0, values as T[], timestamps as number[]);
+        if (kept === null) send(0, values as T[], timestamps as number[]);
+        else {
+          const v = values.filter((_, j) => kept[j]);
+          if (v.length > 0) send(0, v, timestamps.filter((_, j) => kept[j]));
+        }
         return;
       }
       const parts: Array<[T[], number[]] | undefined> = new Array(numChannels);
-      for (let i = 0; i < values.length; i++) {
-        const group = keyGroupOf(keySelector(values[i]), maxParallelism);
-        const channel = subtaskForKeyGroup(group, maxParallelism, numChannels);
-        const part = parts[channel] ??= [[], []];
-        part[0].push(values[i]);
-        part[1].push(timestamps[i]);
+      let i = 0;
+      while (i < n) {
+        try {
+          for (; i < n; i++) {
+            const group = keyGroupOf(keySelector(values[i]), maxParallelism);
+            const channel = subtaskForKeyGroup(
+              group,
+              maxParallelism,
+              numChannels,
+            );
+            const part = parts[channel] ??= [[], []];
+            part[0].push(values[i]);
+            part[1].push(timestamps[i]);
+          }
+        } catch (error) {
+          // Nothing of record i was pushed: the key is computed first.
+          reject(values[i], timestamps[i], error, i);
+          i++;
+        }
       }
       for (let c = 0; c < numChannels; c++) {
         const part = parts[c];

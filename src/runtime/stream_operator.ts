@@ -23,6 +23,34 @@ export interface OperatorOutput<T> {
   emitSideOutput(tag: string, value: unknown, timestamp: number): void;
 }
 
+/**
+ * Sets aside a record whose processing threw in an operator's user code (a
+ * key selector, a map function, a window function, a sink's write), under
+ * the job's error policy (DESIGN: "Errors in user code and poison
+ * records"): the record becomes a dead letter and the operator goes on with
+ * the next one, as if the record had not come. Under `"fail"` it throws
+ * `RecordFailedError` instead (unless the record is quarantined): the
+ * operator lets that propagate.
+ *
+ * Call it only for errors of user code or of the record's data (a
+ * timestamp that is not a safe integer, a key too large for Deno KV), never
+ * for weir's own failures, and only once the record left no trace in the
+ * operator's state.
+ *
+ * @param value The record; for a timer `{ key, timestamp }`, for a window
+ * function `{ key, window: { start, end } }`.
+ * @param timestamp Its event timestamp in epoch ms (`NaN` if it has none).
+ * @param error What was thrown.
+ * @param index Its index in the batch the operator is processing, when it
+ * came in one: positions (and dead-letter ids) then point at the input.
+ */
+export type RejectRecord = (
+  value: unknown,
+  timestamp: number,
+  error: unknown,
+  index?: number,
+) => void;
+
 /** What the subtask tells its operators when it opens them. */
 export interface OperatorContext {
   /** Processing time. */
@@ -60,6 +88,14 @@ export interface OperatorContext {
    * @default {false}
    */
   readonly stepSnapshots?: boolean;
+  /**
+   * Sets aside a record whose processing threw (see
+   * {@linkcode RejectRecord}); the subtask gives each operator its own.
+   * Absent (an operator driven on its own, as in a unit test): operators
+   * rethrow, as they did before error policies.
+   * @default {undefined}
+   */
+  readonly reject?: RejectRecord;
 }
 
 /**

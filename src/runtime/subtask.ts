@@ -16,11 +16,16 @@ import { END, recordBatch, type StreamElement } from "./stream_element.ts";
 import type {
   OperatorContext,
   OperatorOutput,
+  RejectRecord,
   SnapshotOptions,
   StreamOperator,
 } from "./stream_operator.ts";
 import type { Partitioner } from "./partitioner.ts";
 import { ReplayGate } from "./_replay_gate.ts";
+import type { DeadLetter, ErrorPolicy } from "./dead_letter.ts";
+import type { OperatorDescriptor } from "./job_graph.ts";
+import { CAUSE, type RecordGuard } from "./_record_guard.ts";
+import { guardChain } from "./_guard_chain.ts";
 
 /** One output edge of a subtask: the channels of one downstream operator. */
 export interface SubtaskEdge {
@@ -30,6 +35,14 @@ export interface SubtaskEdge {
   readonly numChannels: number;
   /** When set, the edge carries this side output instead of the main output. */
   readonly sideOutputTag?: string;
+  /**
+   * The downstream operator (its uid, or its positional id): a record whose
+   * key the partitioner cannot take (the key selector throws, the key
+   * cannot be hashed) is set aside by this subtask as a dead letter of
+   * operator `"<target> key"`.
+   * @default {"edge <index>"}
+   */
+  readonly target?: string;
 }
 
 /**
@@ -76,6 +89,27 @@ export interface SubtaskOptions {
     checkpointId: number,
     snapshot: SubtaskSnapshot,
   ) => void;
+  /**
+   * What to do with a record whose processing throws (see
+   * {@linkcode ErrorPolicy}): set it aside as a dead letter, or throw
+   * `RecordFailedError` out of `receive` (or whatever step processed it).
+   * @default {"dead-letter"}
+   */
+  readonly errorPolicy?: ErrorPolicy;
+  /**
+   * Under `"fail"`: ids of dead letters that failed once, before the
+   * restore that built this subtask; the records are set aside
+   * (`"quarantined"`) this time instead of failing again.
+   * @default {new Set()}
+   */
+  readonly quarantine?: ReadonlySet<string>;
+  /**
+   * The chain's operators as the job graph describes them
+   * (`JobVertex.operators`, one per operator, head first): dead letters
+   * name an operator by its uid, or its name. Without them, by class name.
+   * @default {undefined}
+   */
+  readonly descriptors?: readonly OperatorDescriptor[];
 }
 
 /** A subtask's state at a checkpoint, as plain data. */
@@ -97,6 +131,14 @@ export interface SubtaskSnapshot {
    * are readings of it, so a restore must put its lag back.
    */
   readonly activityClock?: PausableClockSnapshot;
+  /**
+   * How many records came on each input channel, in both recovery modes:
+   * dead letters' positions (`"channel 1, record 230"`) and ids count from
+   * it, so a restored subtask names a record as the one before did. Absent
+   * in snapshots of older versions, and dropped when a rescale changes the
+   * channels: counts then start again at 0.
+   */
+  readonly received?: number[];
 }
 
 /** One input channel of a subtask, for diagnosis. */
@@ -141,6 +183,14 @@ export interface SubtaskMetrics {
  * Side outputs are buffered during one input element and routed before the
  * next watermark or status, so they never overtake or fall behind it.
  *
+ * Error policy (DESIGN: "Errors in user code and poison records"): each
+ * operator gets its own `OperatorContext.reject`, and each output edge's
+ * partitioner one for the keys it cannot place. A record set aside becomes
+ * a dead letter (see {@linkcode Subtask.takeDeadLetters}) whose position is
+ * `"channel <c>, record <n>"`, `n` counting the records received on
+ * channel `c` (kept in snapshots); under `"fail"` the step throws
+ * `RecordFailedError` unless the letter's id is quarantined.
+ *
  * Not thread safe; the runtime calls one method at a time.
  */
 export class Subtask {
@@ -166,6 +216,10 @@ export class Subtask {
   // and watermarks go, and what reached that boundary.
   readonly #inputs: OperatorOutput<unknown>[] = [];
   readonly #replay: ReplayGate;
+  // The error policy: dead letters, and where the input is (positions).
+  readonly #guard: RecordGuard;
+  readonly #rejectKey: readonly RejectRecord[];
+  readonly #received: number[];
   /** The subtask's counters. */
   readonly metrics: SubtaskMetrics = {
     recordsIn: 0,
@@ -197,10 +251,16 @@ export class Subtask {
     this.#edges = options.edges;
     this.#send = send;
     const operators = options.operators;
+    const chain = guardChain(this, options, context);
+    const guard = this.#guard = chain.guard;
+    this.#rejectKey = chain.edges;
+    this.#received = new Array(options.numInputChannels).fill(0);
     this.#replay = new ReplayGate(operators);
     const tail = this.#replay.gate(operators.length, this.#tailOutput());
     for (let i = 0; i < operators.length; i++) {
-      this.#inputs.push(this.#replay.gate(i, inputOf(operators[i], tail)));
+      this.#inputs.push(
+        this.#replay.gate(i, inputOf(operators[i], tail, guard, i)),
+      );
     }
     this.#inputs.push(tail);
     const head = this.#inputs[0];
@@ -224,7 +284,7 @@ export class Subtask {
     this.#onSnapshot = options.onSnapshot;
     this.#activityClock = context.activityClock;
     for (let i = 0; i < operators.length; i++) {
-      operators[i].open(context, this.#inputs[i + 1]);
+      operators[i].open(chain.contexts[i], this.#inputs[i + 1]);
     }
   }
 
@@ -260,14 +320,17 @@ export class Subtask {
     switch (element.kind) {
       case "records":
         this.metrics.recordsIn += element.values.length;
-        this.#operators[0].processBatch(element.values, element.timestamps);
+        this.#receiveRecords(channel, element.values, element.timestamps);
         break;
       case "watermark":
         this.#flushSideOutputs();
+        this.#guard.cause = CAUSE.watermark;
+        this.#guard.causeValue = element.watermark;
         this.#valve.inputWatermark(element.watermark, channel);
         break;
       case "status":
         this.#flushSideOutputs();
+        this.#guard.cause = CAUSE.status;
         this.#valve.inputWatermarkStatus(element.status, channel);
         break;
       case "end":
@@ -281,6 +344,40 @@ export class Subtask {
         break;
     }
     this.#flushSideOutputs();
+  }
+
+  /**
+   * The records this subtask set aside under its error policy since the
+   * last call (see {@linkcode SubtaskOptions.errorPolicy}): the runtime
+   * writes them to the job's dead-letter log. The subtask keeps them until
+   * taken, so a runtime takes them after every step (and before a
+   * snapshot it persists, so none is lost to a crash: a restore sets the
+   * same records aside again, with the same ids).
+   *
+   * @returns The letters, oldest first; the subtask keeps none.
+   */
+  takeDeadLetters(): DeadLetter[] {
+    return this.#guard.take();
+  }
+
+  // The head operator gets the batch; its position (channel, count) is kept
+  // for dead letters. A source subtask positions its input itself.
+  #receiveRecords(
+    channel: number,
+    values: unknown[],
+    timestamps: number[],
+  ): void {
+    const guard = this.#guard;
+    if (guard.partitions === null) {
+      guard.unit = channel;
+      guard.base = this.#received[channel];
+    }
+    this.#received[channel] += values.length;
+    guard.cause = CAUSE.records;
+    guard.input = values;
+    guard.aligned[0] = true;
+    this.#operators[0].processBatch(values, timestamps);
+    guard.input = null;
   }
 
   /**
@@ -330,11 +427,17 @@ export class Subtask {
    * a watermark it already has.
    */
   endReplay(): void {
+    // What the rebuilt watermark fires is processed for real: its rejects
+    // count again.
+    this.#guard.cause = CAUSE.watermark;
+    this.#guard.causeValue = this.metrics.inputWatermark;
     this.#replay.end(this.#inputs);
     this.#flushSideOutputs();
   }
 
   #replayElement(channel: number, element: StreamElement): void {
+    // Records set aside when they first came are skipped again, silently.
+    this.#guard.cause = CAUSE.replay;
     switch (element.kind) {
       case "records":
         this.#inputs[0].emitBatch(element.values, element.timestamps);
@@ -365,6 +468,9 @@ export class Subtask {
     }
     const checkpointId = this.#aligning!;
     this.#flushSideOutputs();
+    // A sink writing held records at the barrier may reject some.
+    this.#guard.cause = CAUSE.barrier;
+    this.#guard.causeValue = checkpointId;
     this.#onSnapshot?.(checkpointId, this.snapshot(checkpointId));
     this.#broadcast({ kind: "barrier", checkpointId });
     this.#aligning = null;
@@ -396,6 +502,7 @@ export class Subtask {
         op.snapshotState(checkpointId, options)
       ),
       ended: [...this.#ended],
+      received: [...this.#received],
     };
     if (this.#snapshotOptions.watermarks) {
       const persisted = snapshot as {
@@ -445,6 +552,10 @@ export class Subtask {
     if (snapshot.activityClock !== undefined) {
       this.#activityClock.restoreState(snapshot.activityClock);
     }
+    // After a rescale the channels differ: their counts start again.
+    if (snapshot.received?.length === this.#received.length) {
+      this.#received.splice(0, Infinity, ...snapshot.received);
+    }
     for (let c = 0; c < this.#ended.length; c++) {
       if (snapshot.ended[c] && !this.#ended[c]) {
         this.#ended[c] = true;
@@ -467,6 +578,7 @@ export class Subtask {
 
   /** Lets operators emit what completed asynchronously (their mail). */
   processMail(): void {
+    this.#guard.cause = CAUSE.mail;
     for (const operator of this.#operators) operator.processMail?.();
     this.#flushSideOutputs();
     this.#finishIfDrained();
@@ -517,6 +629,8 @@ export class Subtask {
    * @param now The current processing time in milliseconds.
    */
   onProcessingTime(now: number): void {
+    this.#guard.cause = CAUSE.processingTime;
+    this.#guard.causeValue = now;
     for (const operator of this.#operators) {
       if (operator.nextProcessingTime() <= now) operator.onProcessingTime(now);
     }
@@ -545,6 +659,7 @@ export class Subtask {
   }
 
   #finish(): void {
+    this.#guard.cause = CAUSE.end;
     for (const operator of this.#operators) {
       const work = (operator.finish as () => unknown)();
       if (work instanceof Promise) this.#pending.push(work);
@@ -571,6 +686,7 @@ export class Subtask {
       const edge = this.#edges[e];
       if (edge.sideOutputTag !== tag) continue;
       const send = this.#send;
+      this.#guard.edgeAligned = values === this.#guard.input;
       edge.partitioner.route(
         values,
         timestamps,
@@ -578,6 +694,7 @@ export class Subtask {
         function toChannel(c, v, t) {
           send(e, c, recordBatch(v, t));
         },
+        this.#rejectKey[e],
       );
     }
   }
@@ -627,10 +744,17 @@ export class Subtask {
 function inputOf(
   next: StreamOperator<unknown, unknown>,
   tail: OperatorOutput<unknown>,
+  guard: RecordGuard,
+  index: number,
 ): OperatorOutput<unknown> {
+  const aligned = guard.aligned;
   return {
     emitBatch(values, timestamps) {
-      if (values.length > 0) next.processBatch(values, timestamps);
+      if (values.length === 0) return;
+      // Whether `next` sees the subtask's input batch itself: its dead
+      // letters then get exact input positions.
+      aligned[index] = values === guard.input;
+      next.processBatch(values, timestamps);
     },
     emitWatermark(watermark) {
       next.processWatermark(watermark);
