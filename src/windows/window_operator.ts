@@ -350,7 +350,7 @@ export class WindowOperator<T, K, ACC, OUT> {
       skipped = false;
       // The function runs before a new slot exists: if it throws, the
       // record leaves no empty window behind (issue 16).
-      const found = this.#find(key, window.start);
+      const found = this.#find(key, window);
       const contents = this.#fn.add(
         found?.contents ?? this.#fn.create(),
         value,
