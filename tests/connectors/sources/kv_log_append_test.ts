@@ -5,6 +5,7 @@ import {
 } from "../../../src/connectors/sources/kv_log.ts";
 import { AtomicConflictError } from "../../../src/actors/kv/kv_storage.ts";
 import { countUnder, kvTest } from "../_kv_support.ts";
+import { observe } from "../../_support/observed_kv.ts";
 
 function records<T>(
   values: readonly T[],
@@ -14,58 +15,6 @@ function records<T>(
 }
 
 const noWait = { sleep: () => Promise.resolve() };
-
-interface Observed {
-  /** Each commit's outcome: true landed, false a failed check. */
-  readonly commits: boolean[];
-  /** Each `set` with its options. */
-  readonly sets: Array<
-    { key: Deno.KvKey; options?: { expireIn?: number } }
-  >;
-}
-
-/**
- * A Deno.Kv forwarding to `kv` that records commits and sets, and runs
- * `beforeCommit(n)` (which may throw) before the n-th commit, from 1.
- */
-function observe(
-  kv: Deno.Kv,
-  beforeCommit: (n: number) => Promise<void> | void = () => {},
-): { kv: Deno.Kv; seen: Observed } {
-  const seen: Observed = { commits: [], sets: [] };
-  let n = 0;
-  const wrapper = {
-    get: (key: Deno.KvKey) => kv.get(key),
-    getMany: (keys: Deno.KvKey[]) => kv.getMany(keys),
-    list: (s: Deno.KvListSelector, o?: Deno.KvListOptions) => kv.list(s, o),
-    atomic() {
-      const op = kv.atomic();
-      const atomic = {
-        check(...checks: Deno.AtomicCheck[]) {
-          op.check(...checks);
-          return atomic;
-        },
-        set(key: Deno.KvKey, value: unknown, options?: { expireIn?: number }) {
-          seen.sets.push({ key, options });
-          op.set(key, value, options);
-          return atomic;
-        },
-        delete(key: Deno.KvKey) {
-          op.delete(key);
-          return atomic;
-        },
-        async commit() {
-          await beforeCommit(++n);
-          const result = await op.commit();
-          seen.commits.push(result.ok);
-          return result;
-        },
-      };
-      return atomic;
-    },
-  };
-  return { kv: wrapper as unknown as Deno.Kv, seen };
-}
 
 kvTest(
   "KvLog.appendAll() writes every partition's records in one commit, or none when it fails (issue 16)",
