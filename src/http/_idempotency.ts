@@ -30,12 +30,11 @@ export interface IngestMemo {
   readonly digest: string;
   /** How many records the first request appended. */
   readonly accepted: number;
-  /** Where they went. */
-  readonly offsets: readonly {
-    partition: number;
-    firstOffset: number;
-    lastOffset: number;
-  }[];
+  /**
+   * Where they went: `[partition, firstOffset, lastOffset]` per partition,
+   * compact so that even hundreds of partitions fit one KV value.
+   */
+  readonly offsets: readonly (readonly [number, number, number])[];
   /** How many warnings the first answer had. */
   readonly warningCount: number;
 }
@@ -110,7 +109,11 @@ export function replayAnswer(
     accepted: kept.accepted,
     appended: 0,
     duplicate: true,
-    offsets: kept.offsets,
+    offsets: kept.offsets.map(([partition, firstOffset, lastOffset]) => ({
+      partition,
+      firstOffset,
+      lastOffset,
+    })),
     // The first answer listed them; a repeat only counts them.
     warnings: [],
     warningCount: kept.warningCount,

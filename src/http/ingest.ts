@@ -7,6 +7,7 @@
  */
 
 import { Hono } from "hono";
+import type { PartitionOffsets } from "../connectors/sources/kv_log.ts";
 import { resolveIngestKey } from "../api/ingest_key.ts";
 import { requireToken } from "./auth.ts";
 import { HttpError } from "./errors.ts";
@@ -189,7 +190,7 @@ export function ingestRoutes(options: ServiceOptions): Hono {
         accepted: values.length,
         appended: values.length,
         duplicate: false,
-        offsets: [] as IngestMemo["offsets"],
+        offsets: [] as PartitionOffsets[],
         warnings: warnings.slice(0, MAX_LISTED),
         warningCount: warnings.length,
       };
@@ -211,7 +212,11 @@ export function ingestRoutes(options: ServiceOptions): Hono {
             memo: (offsets): IngestMemo => ({
               digest,
               accepted: values.length,
-              offsets,
+              offsets: offsets.map((o) => [
+                o.partition,
+                o.firstOffset,
+                o.lastOffset,
+              ]),
               warningCount: warnings.length,
             }),
           },

@@ -230,3 +230,26 @@ ingestTest(
     assert.equal(await log.head(0), 0);
   },
 );
+
+ingestTest(
+  "POST /ingest/:stream appends a 1 MiB body over 64 partitions with its Idempotency-Key as one append, and replays it (issue 16)",
+  async ({ app, log }) => {
+    const records = Array.from({ length: 4_800 }, (_, i) => ({
+      at: AT + i,
+      key: `k${i}`,
+      pad: "x".repeat(i % 3 === 0 ? 20 : 250),
+    }));
+    const body = JSON.stringify(records);
+    assert.ok(body.length > 1_000_000 && body.length <= 1_048_576);
+    const headers = { "Idempotency-Key": "big" };
+    const first = await postJson(app, body, headers);
+    assert.equal(first.status, 202);
+    const answer = await first.json();
+    assert.equal(answer.offsets.length, 64);
+    const again = await (await postJson(app, body, headers)).json();
+    assert.deepEqual(again.offsets, answer.offsets);
+    assert.equal(again.duplicate, true);
+    assert.equal((await readValues(log)).flat().length, 4_800);
+  },
+  { partitions: 64 },
+);

@@ -25,8 +25,11 @@ import {
 
 /** A manifest's value is at most this: header and `{"id","from","parts"}`. */
 export const MANIFEST_BYTES = HEADER_BYTES + 96;
-/** The most bytes an append id's memo may take (JSON, UTF-8). */
-export const MEMO_BYTES = 16_384;
+/**
+ * The most bytes an append id's memo may take (JSON, UTF-8): most of one
+ * Deno KV value. The final commit sets this much aside for it.
+ */
+export const MEMO_BYTES = 61_440;
 
 /** Where the parts of a batch stored out of line are. */
 export interface Manifest {

@@ -239,7 +239,7 @@ export class KvLog<T> {
    * @throws {RangeError} If a partition is out of range or repeats, a
    * timestamp is not a safe integer, the records need more than one commit
    * can point at, `once.id` is empty or over 1024 bytes, `once.expireInMs`
-   * is not a positive integer, or the memo is over 16 KiB.
+   * is not a positive integer, or the memo is over 60 KiB.
    * @throws {AtomicConflictError} If every attempt lost the race to other
    * appenders or failed for a passing reason (nothing was appended).
    */

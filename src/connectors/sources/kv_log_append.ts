@@ -88,7 +88,7 @@ export interface AppendOnce {
   readonly expireInMs: number;
   /**
    * What to keep with the id, given where the records landed (e.g. a
-   * digest of the request and its answer): JSON of at most 16 KiB, handed
+   * digest of the request and its answer): JSON of at most 60 KiB, handed
    * back to a repeat.
    * @default {() => null}
    */

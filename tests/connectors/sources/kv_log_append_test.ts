@@ -191,9 +191,9 @@ kvTest(
     );
     await assert.rejects(
       log.appendAll(one, {
-        once: { id: "x", expireInMs: 1_000, memo: () => "m".repeat(20_000) },
+        once: { id: "x", expireInMs: 1_000, memo: () => "m".repeat(70_000) },
       }),
-      { name: "RangeError", message: /memo.*16384 bytes/ },
+      { name: "RangeError", message: /memo.*61440 bytes/ },
     );
     assert.equal(await log.head(0), 0);
     assert.equal(await log.recall("x"), null);
