@@ -158,7 +158,7 @@ export function ingestRoutes(options: ServiceOptions): Hono {
     .use("*", requireToken(options.token))
     .post("/:stream", async function ingest(c) {
       const stream = findStream(options.streams, c.req.param("stream"));
-      const { key: keyRule } = rules.get(stream.name)!;
+      const streamRules = rules.get(stream.name)!;
       const action = `ingest into '${stream.name}'`;
       const format = formatOf(c.req.header("Content-Type"), action);
       checkDeclaredLength(c.req.header("Content-Length"), maxBodyBytes, action);
@@ -183,7 +183,7 @@ export function ingestRoutes(options: ServiceOptions): Hono {
       const { timestamps, warnings } = validateRecords(
         values,
         lines,
-        rules.get(stream.name)!,
+        streamRules,
         action,
       );
       const answer = {
@@ -197,7 +197,7 @@ export function ingestRoutes(options: ServiceOptions): Hono {
       if (values.length === 0 && key === null) return c.json(answer, 202);
       const routed = routeRecords(values, timestamps, {
         partitions: stream.log.numPartitions,
-        keyField: keyRule.field,
+        keyField: streamRules.key.field,
         cursor: cursors.get(stream.name) ?? 0,
       });
       cursors.set(stream.name, routed.cursor);
