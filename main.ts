@@ -60,6 +60,12 @@ import {
   resolveJobSettings,
 } from "./src/api/job_settings.ts";
 import { parseSettingFlags, settingFlags } from "./src/cli/setting_flags.ts";
+import {
+  allowedHostsFor,
+  exposureWarning,
+  probeStore,
+  tokenFromEnv,
+} from "./src/cli/serve_guards.ts";
 import { createApp, LocalJobHandle } from "./src/http/mod.ts";
 import { KvRuntime } from "./src/actors/kv/kv_runtime.ts";
 import { KvRuntimeView } from "./src/actors/kv/kv_runtime_view.ts";
@@ -92,18 +98,38 @@ function parseRestore(value: string): Restore {
   return id;
 }
 
-async function openStore(path: string): Promise<Deno.Kv> {
+/** Opens the store and checks it can be written, before anything else. */
+async function openStore(path: string | undefined): Promise<Deno.Kv> {
+  let kv: Deno.Kv;
   try {
-    const dir = path.split("/").slice(0, -1).join("/");
+    const dir = path?.split("/").slice(0, -1).join("/") ?? "";
     if (dir !== "") await Deno.mkdir(dir, { recursive: true });
-    return await Deno.openKv(path);
+    kv = await Deno.openKv(path);
   } catch (error) {
     throw new Error(
-      `Cannot open the store '${path}': ${
+      `Cannot open the store '${path ?? "Deno Deploy's KV"}': ${
         error instanceof Error ? error.message : String(error)
       }`,
     );
   }
+  try {
+    await probeStore(kv, path ?? "Deno Deploy's KV");
+  } catch (error) {
+    kv.close();
+    throw error;
+  }
+  return kv;
+}
+
+/**
+ * The token from `WEIR_TOKEN` (refused when set but empty), and a loud
+ * warning when the service would be open to other machines without one.
+ */
+function serviceToken(options: ServeOptions): string | undefined {
+  const token = tokenFromEnv(Deno.env.get("WEIR_TOKEN"));
+  const warning = exposureWarning(options.host, token);
+  if (warning !== null) console.warn(warning);
+  return token;
 }
 
 async function loadJob(
@@ -189,20 +215,29 @@ async function openJob(
   };
 }
 
-/** Serves the HTTP app; Ctrl-C (or SIGTERM) runs `onStop`, then exits. */
+type App = { fetch: (request: Request) => Response | Promise<Response> };
+
+/**
+ * Serves the app `makeApp` builds for the port actually bound (with
+ * `--port 0` the system picks it; the host check needs it).
+ */
 function startServer(
   options: ServeOptions,
-  app: { fetch: (request: Request) => Response | Promise<Response> },
+  makeApp: (port: number) => App,
   banner: string,
 ): Deno.HttpServer {
   try {
-    return Deno.serve({
+    let app: App | null = null;
+    const server = Deno.serve({
       hostname: options.host,
       port: options.port,
       onListen({ hostname, port }) {
         console.log(`${banner}, serving http://${hostname}:${port}`);
       },
-    }, app.fetch);
+    }, (request) => app!.fetch(request));
+    // Set before any request is handled: those wait for this task.
+    app = makeApp(server.addr.port);
+    return server;
   } catch (error) {
     if (error instanceof Deno.errors.AddrInUse) {
       throw new Error(
@@ -228,6 +263,7 @@ async function serve(
   file: string | undefined,
   options: ServeOptions,
 ): Promise<void> {
+  const token = serviceToken(options);
   const kv = await openStore(options.store);
   const { name, env, clock, streams, store, settings } = await openJob(
     file,
@@ -247,15 +283,16 @@ async function serve(
     clock,
   });
   handle.startSampling(500);
-  const app = createApp({
-    jobs: new Map([[name, handle]]),
-    streams: new Map(streams.map((s) => [s.name, s])),
-    token: Deno.env.get("WEIR_TOKEN") || undefined,
-    clock,
-  });
   const server = startServer(
     options,
-    app,
+    (port) =>
+      createApp({
+        jobs: new Map([[name, handle]]),
+        streams: new Map(streams.map((s) => [s.name, s])),
+        token,
+        allowedHosts: allowedHostsFor(options.host, port, token),
+        clock,
+      }),
     `weir: job '${name}'${
       checkpoint ? ` restored from checkpoint ${checkpoint.id}` : ""
     }`,
@@ -295,6 +332,7 @@ async function serveKvApp(
   job: Awaited<ReturnType<typeof openJob>>,
   runtime: KvRuntime,
   banner: string,
+  token: string | undefined,
   tick?: () => Promise<boolean>,
 ): Promise<{ server: Deno.HttpServer; stop: () => void }> {
   const view = new KvRuntimeView(runtime);
@@ -313,15 +351,17 @@ async function serveKvApp(
   const timer = setInterval(() => {
     view.refresh().then(() => handle.sample(), () => {});
   }, 500);
-  const app = createApp({
-    jobs: new Map([[job.name, handle]]),
-    streams: new Map(job.streams.map((s) => [s.name, s])),
-    token: Deno.env.get("WEIR_TOKEN") || undefined,
-    clock: job.clock,
-    tick,
-  });
+  const makeApp = (port: number) =>
+    createApp({
+      jobs: new Map([[job.name, handle]]),
+      streams: new Map(job.streams.map((s) => [s.name, s])),
+      token,
+      allowedHosts: allowedHostsFor(options.host, port, token),
+      clock: job.clock,
+      tick,
+    });
   return {
-    server: startServer(options, app, banner),
+    server: startServer(options, makeApp, banner),
     stop: () => clearInterval(timer),
   };
 }
@@ -332,7 +372,11 @@ async function serveKvApp(
  * workers sharing the store and serves the app from what they commit.
  */
 async function serveKv(file: string | undefined, options: KvOptions) {
-  const kv = onDeploy ? await Deno.openKv() : await openStore(options.store);
+  // A worker of --processes N serves nothing: its supervisor checked.
+  const token = options.worker === undefined
+    ? serviceToken(options)
+    : undefined;
+  const kv = await openStore(onDeploy ? undefined : options.store);
   const job = await openJob(file, kv, options.settings);
   if (options.worker === undefined) {
     console.log(
@@ -340,7 +384,7 @@ async function serveKv(file: string | undefined, options: KvOptions) {
     );
   }
   if (options.worker === undefined && options.processes > 1) {
-    return await supervise(file, options, kv, job);
+    return await supervise(file, options, kv, job, token);
   }
   // Found before any reset: one that cannot be restored is refused while
   // the job's state is still there. A worker of --processes N that joins
@@ -388,6 +432,7 @@ async function serveKv(file: string | undefined, options: KvOptions) {
     job,
     runtime,
     `weir: job '${job.name}' on the KV runtime (worker ${runtime.workerId})`,
+    token,
     () => runtime.tick(),
   );
   onShutdown(async () => {
@@ -406,6 +451,7 @@ async function supervise(
   options: KvOptions,
   kv: Deno.Kv,
   job: Awaited<ReturnType<typeof openJob>>,
+  token: string | undefined,
 ): Promise<void> {
   // Refused here, once, rather than by every worker after the reset.
   await job.env.findCheckpoint(options.restore);
@@ -472,6 +518,7 @@ async function supervise(
     job,
     observer,
     `weir: job '${job.name}' on the KV runtime, ${options.processes} worker processes sharing ${options.store}`,
+    token,
   );
   onShutdown(async () => {
     stopping = true;

@@ -10,6 +10,11 @@ import { WatermarkStrategy } from "../time/mod.ts";
 import { KvLog } from "../connectors/sources/kv_log.ts";
 import { KvLogSource } from "../connectors/sources/kv_log_source.ts";
 import type { DataStream } from "./data_stream.ts";
+import {
+  type IngestKeyOptions,
+  type IngestKeyRule,
+  resolveIngestKey,
+} from "./ingest_key.ts";
 import type { StreamEnvironment } from "./stream_environment.ts";
 
 /** Options of {@linkcode JobContext.ingest}. */
@@ -21,6 +26,14 @@ export interface IngestOptions<T> {
    * @default {2}
    */
   partitions?: number;
+  /**
+   * Which field holds the records' key, its JSON types, whether it is
+   * required and its largest size: `POST /ingest/<name>` refuses records
+   * whose key breaks the rule, so `keyBy` and the KV sinks can take every
+   * key it accepts.
+   * @default {{ field: "key", types: ["string", "number"], required: false, maxBytes: 1024 }}
+   */
+  key?: IngestKeyOptions;
   /**
    * Watermarks for the stream; timestamps come from `timestampField`.
    * @default {bounded out-of-orderness of 5 s with 30 s idleness}
@@ -36,6 +49,8 @@ export interface DeclaredStream {
   readonly log: KvLog<Record<string, unknown>>;
   /** The timestamp field. */
   readonly timestampField: string;
+  /** The key rule ingest enforces. */
+  readonly key: IngestKeyRule;
 }
 
 /**
@@ -96,10 +111,14 @@ export function createJobContext(
         action: `declare ingest stream '${name}'`,
         param: "timestampField",
       });
+      const key = resolveIngestKey(
+        options.key,
+        `declare ingest stream '${name}'`,
+      );
       const log = new KvLog<Record<string, unknown>>(kv, name, {
         partitions: options.partitions ?? 2,
       });
-      streams.push({ name, log, timestampField: field });
+      streams.push({ name, log, timestampField: field, key });
       const strategy = options.strategy ??
         WatermarkStrategy.forBoundedOutOfOrderness<T>(5_000).withIdleness(
           30_000,

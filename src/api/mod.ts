@@ -22,5 +22,6 @@ export * from "./stream_environment.ts";
 export * from "./data_stream.ts";
 export * from "./keyed_stream.ts";
 export * from "./windowed_stream.ts";
+export * from "./ingest_key.ts";
 export * from "./job_context.ts";
 export * from "./job_settings.ts";

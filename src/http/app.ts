@@ -13,6 +13,7 @@ import { jobRoutes } from "./jobs.ts";
 import { metricsRoutes } from "./metrics.ts";
 import type { ServiceOptions } from "./service.ts";
 import { requireToken } from "./auth.ts";
+import { requireHost } from "./host_check.ts";
 
 /**
  * Builds the HTTP app of a weir process: ingest, jobs (watermarks,
@@ -24,14 +25,17 @@ import { requireToken } from "./auth.ts";
  * Unknown routes get 404 JSON. With `options.token` set, ingest and every
  * write or admin route need `Authorization: Bearer <token>`: each sub-app
  * guards its own write routes with `requireToken` from `auth.ts`, so a
- * sub-app mounted elsewhere stays guarded; read routes stay open.
+ * sub-app mounted elsewhere stays guarded; read routes stay open. With
+ * `options.allowedHosts` set, a request for any other host gets 403
+ * before any route (see `host_check.ts`).
  *
  * Serve it with `Deno.serve(app.fetch)`; test it with `app.request()`.
  *
  * @param options The jobs, streams, token, body limit and clock.
  * @returns The app.
- * @throws {RangeError} If `maxBodyBytes` is not a positive safe integer or
- * `token` is empty.
+ * @throws {RangeError} If `maxBodyBytes`, `bodyTimeoutMs` or
+ * `idempotencyTtlMs` is not a positive safe integer, `token` is empty,
+ * `allowedHosts` is empty, or a stream's key rule is out of range.
  *
  * @example Ingesting with a token
  * ```ts
@@ -56,6 +60,10 @@ export function createApp(options: ServiceOptions): Hono {
   const app = new Hono();
   app.onError(onError);
   app.notFound(notFound);
+  // Before every route, so a rebinding page learns nothing.
+  if (options.allowedHosts !== undefined) {
+    app.use("*", requireHost(options.allowedHosts));
+  }
   // POST /ingest/:stream (guarded by the token inside).
   app.route("/ingest", ingestRoutes(options));
   // GET /jobs/:job/timeline.svg, before the JSON API under /jobs.

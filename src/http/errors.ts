@@ -44,10 +44,12 @@ export type HttpErrorCode =
   | "FORBIDDEN"
   | "NOT_FOUND"
   | "METHOD_NOT_ALLOWED"
+  | "REQUEST_TIMEOUT"
   | "CONFLICT"
   | "CHECKPOINT_MISMATCH"
   | "PAYLOAD_TOO_LARGE"
   | "UNSUPPORTED_MEDIA_TYPE"
+  | "IDEMPOTENCY_KEY_REUSED"
   | "TOO_MANY_REQUESTS"
   | "INTERNAL"
   | "UNAVAILABLE"
@@ -66,6 +68,8 @@ const CATALOGUE: Readonly<Record<HttpErrorCode, CatalogueEntry>> = {
     expose: true,
     message: "Method not allowed",
   },
+  // The body did not arrive in time: nothing was appended.
+  REQUEST_TIMEOUT: { status: 408, expose: true, message: "Request timeout" },
   CONFLICT: { status: 409, expose: true, message: "Conflict" },
   CHECKPOINT_MISMATCH: {
     status: 409,
@@ -81,6 +85,13 @@ const CATALOGUE: Readonly<Record<HttpErrorCode, CatalogueEntry>> = {
     status: 415,
     expose: true,
     message: "Unsupported media type",
+  },
+  // An Idempotency-Key sent again with another body (IETF
+  // draft-ietf-httpapi-idempotency-key-header: 422).
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    expose: true,
+    message: "Idempotency key reused",
   },
   TOO_MANY_REQUESTS: {
     status: 429,

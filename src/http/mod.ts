@@ -39,6 +39,7 @@ export {
   onError,
 } from "./errors.ts";
 export { ingestRoutes } from "./ingest.ts";
+export { isLoopbackHost, loopbackHosts, requireHost } from "./host_check.ts";
 export type {
   CheckpointRecord,
   IngestStream,

@@ -8,6 +8,7 @@ import type { CheckpointInfo } from "../actors/checkpoint_store.ts";
 import type { DeadLetterLog } from "../actors/dead_letter_log.ts";
 import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
 import type { KvLog } from "../connectors/sources/kv_log.ts";
+import type { IngestKeyOptions } from "../api/ingest_key.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";
 import type { Clock } from "../time/mod.ts";
 
@@ -72,6 +73,12 @@ export interface IngestStream {
   readonly log: KvLog<Record<string, unknown>>;
   /** The field of each record that holds its event timestamp (epoch ms). */
   readonly timestampField: string;
+  /**
+   * Which field holds each record's key, its JSON types, whether it is
+   * required and its largest size (see `IngestKeyOptions`).
+   * @default {{ field: "key", types: ["string", "number"], required: false, maxBytes: 1024 }}
+   */
+  readonly key?: IngestKeyOptions;
 }
 
 /** Everything the HTTP app needs. */
@@ -91,6 +98,29 @@ export interface ServiceOptions {
    * @default {1048576}
    */
   readonly maxBodyBytes?: number;
+  /**
+   * How long reading one ingest body may take in all, in milliseconds:
+   * a body that stalls or trickles past it gets 408 and nothing is
+   * appended.
+   * @default {30000}
+   */
+  readonly bodyTimeoutMs?: number;
+  /**
+   * How long an ingest `Idempotency-Key` is kept, in milliseconds: a batch
+   * sent again with the same key within it is appended once. Deno KV
+   * deletes a key at the earliest then, so it may be kept a little longer.
+   * @default {86400000}
+   */
+  readonly idempotencyTtlMs?: number;
+  /**
+   * When set, only requests whose `Host` (host and port, as the URL has
+   * it) is one of these are served; others get 403. The command line sets
+   * it to the loopback names while it serves on a loopback address without
+   * a token: a page on another site cannot then reach the service through
+   * DNS rebinding.
+   * @default {undefined}
+   */
+  readonly allowedHosts?: readonly string[];
   /** Processing time. */
   readonly clock: Clock;
   /**

@@ -3,7 +3,9 @@
 // number literals JSON.stringify cannot write (1e400, -0, 1.5), deep
 // nesting, random content types, lengths, paths and tokens. The app must
 // never answer 5xx, every answer must be one of the documented statuses
-// with a JSON body, and everything it accepted must read back from the log.
+// with a JSON body, and everything it appended must read back from the log.
+// Some requests carry an Idempotency-Key from a small pool, so repeats
+// (202, appended 0) and reuses with another body (422) come up.
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -13,7 +15,10 @@ import { ManualClock } from "../../src/time/clock.ts";
 
 const TOKEN = "fuzz-token";
 const PARTITIONS = 3;
-const STATUSES = new Set([202, 400, 401, 404, 405, 413, 415]);
+const STATUSES = new Set([202, 400, 401, 404, 405, 413, 415, 422]);
+// The timestamps ingest accepts: years 0001 to 9999.
+const MIN_TIMESTAMP = -62135596800000;
+const MAX_TIMESTAMP = 253402300799999;
 
 const printable = fc.stringMatching(/^[\x20-\x7e]{0,40}$/);
 
@@ -46,13 +51,20 @@ const record = fc.tuple(
 const validRecord = fc.tuple(
   fc.dictionary(
     fc.string({ maxLength: 8 }).filter((k) =>
-      !["__proto__", "constructor", "prototype", "at"].includes(k)
+      !["__proto__", "constructor", "prototype", "at", "key"].includes(k)
     ),
     fc.jsonValue({ maxDepth: 3 }),
     { maxKeys: 5 },
   ),
-  fc.maxSafeInteger(),
-  fc.option(fc.jsonValue({ maxDepth: 2 }), { freq: 2 }),
+  fc.integer({ min: MIN_TIMESTAMP, max: MAX_TIMESTAMP }),
+  fc.option(
+    fc.oneof(
+      fc.string({ maxLength: 20 }),
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+    ),
+    { freq: 2 },
+  ),
 ).map(([fields, at, key]) => {
   const value: Record<string, unknown> = { ...fields, at };
   if (key !== null) value.key = key;
@@ -173,6 +185,12 @@ const authorization = fc.oneof(
   { weight: 1, arbitrary: printable },
 );
 
+const idempotencyKey = fc.oneof(
+  { weight: 6, arbitrary: fc.constant(null) },
+  { weight: 3, arbitrary: fc.constantFrom("k1", "k2", '"k3"') },
+  { weight: 1, arbitrary: printable },
+);
+
 const method = fc.oneof(
   { weight: 12, arbitrary: fc.constant("POST") },
   { weight: 1, arbitrary: fc.constantFrom("GET", "PUT", "DELETE", "PATCH") },
@@ -210,6 +228,7 @@ Deno.test({
             contentLength,
             path,
             authorization,
+            idempotencyKey,
             method,
           }),
           async (request) => {
@@ -223,6 +242,9 @@ Deno.test({
             }
             if (request.authorization !== null) {
               headers.Authorization = request.authorization;
+            }
+            if (request.idempotencyKey !== null) {
+              headers["Idempotency-Key"] = request.idempotencyKey;
             }
             if (request.contentLength === "exact") {
               headers["Content-Length"] = String(bytes.byteLength);
@@ -242,7 +264,11 @@ Deno.test({
             seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
             if (res.status === 202) {
               assert.ok(Number.isSafeInteger(answer.accepted));
-              accepted += answer.accepted;
+              assert.equal(
+                answer.appended,
+                answer.duplicate ? 0 : answer.accepted,
+              );
+              accepted += answer.appended;
             } else {
               assert.equal(typeof answer.error.code, "string");
               assert.equal(typeof answer.error.message, "string");
@@ -278,7 +304,7 @@ Deno.test({
         body: '[{"at":1700000000000}]',
       });
       assert.equal(res.status, 202);
-      assert.equal((await res.json()).accepted, 1);
+      assert.equal((await res.json()).appended, 1);
     } finally {
       kv.close();
     }

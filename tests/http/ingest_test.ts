@@ -112,6 +112,8 @@ ingestTest(
     assert.equal(res.status, 202);
     assert.deepEqual(await res.json(), {
       accepted: 3,
+      appended: 3,
+      duplicate: false,
       offsets: [{ partition: 0, firstOffset: 0, lastOffset: 2 }],
       warnings: [],
       warningCount: 0,
@@ -507,6 +509,8 @@ ingestTest(
       assert.equal(res.status, 202);
       assert.deepEqual(await res.json(), {
         accepted: 0,
+        appended: 0,
+        duplicate: false,
         offsets: [],
         warnings: [],
         warningCount: 0,

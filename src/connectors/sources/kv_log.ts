@@ -12,25 +12,47 @@ import {
   requirePositiveInteger,
   requireSafeInteger,
 } from "../../time/_validate.ts";
-import { AtomicConflictError } from "../../actors/kv/kv_storage.ts";
 import {
   batchBody,
   batchHeader,
-  batchValue,
-  batchValueBytes,
   commitAll,
   CommitCost,
   decodeBatch,
-  type EncodedBatch,
-  HEADER_BYTES,
-  type Key,
   KV_LIMITS,
   type KvWrite,
   packBatches,
   TAG_BATCH,
-  TAG_MANIFEST,
 } from "../_kv_batches.ts";
 import { requireKv, requireName } from "../_kv_checks.ts";
+import { withKvLock } from "../_kv_lock.ts";
+import {
+  LogKeys,
+  type Manifest,
+  MEMO_BYTES,
+  planAppend,
+} from "./_kv_log_plan.ts";
+import { checkOnce, LogCommitter, readCount } from "./_kv_log_commit.ts";
+import type {
+  AppendAllOptions,
+  AppendAllResult,
+  AppendRecord,
+  AppendResult,
+  KvLogRetryOptions,
+  LogRecord,
+  PartitionRecords,
+} from "./kv_log_append.ts";
+
+export type {
+  AppendAllOptions,
+  AppendAllResult,
+  AppendOnce,
+  AppendRecord,
+  AppendResult,
+  KvLogRetryOptions,
+  LogRecord,
+  PartitionOffsets,
+  PartitionRecords,
+} from "./kv_log_append.ts";
 
 /** Options of a {@linkcode KvLog}. */
 export interface KvLogOptions {
@@ -39,37 +61,19 @@ export interface KvLogOptions {
    * opens the log must pass the same number: it is not stored.
    */
   readonly partitions: number;
-}
-
-/** One record to append: a value and its event timestamp. */
-export interface AppendRecord<T> {
-  /** The record: anything superjson serialises. */
-  readonly value: T;
-  /** Its event timestamp in epoch milliseconds: a safe integer. */
-  readonly timestamp: number;
-}
-
-/** One record read back, with its place in the partition. */
-export interface LogRecord<T> extends AppendRecord<T> {
-  /** Its offset in the partition, from 0. */
-  readonly offset: number;
-}
-
-/** Where an append landed: offsets `firstOffset` to `lastOffset`, inclusive. */
-export interface AppendResult {
-  /** The offset of the first appended record. */
-  readonly firstOffset: number;
   /**
-   * The offset of the last appended record; `firstOffset - 1` for an
-   * empty append.
+   * How an append retries when it loses the race to an appender elsewhere
+   * (another process, or another `Deno.Kv` handle on the same database)
+   * or Deno KV fails it for a passing reason (SQLite's lock). Appends
+   * through one handle take turns and never race each other.
+   * @default {{ attempts: 10, baseMs: 10, maxMs: 1000 }}
    */
-  readonly lastOffset: number;
+  readonly retry?: KvLogRetryOptions;
 }
 
-// An append that loses the race for the head this often gives up.
-const MAX_ATTEMPTS = 100;
-// A manifest's value is at most this: header and `{"id","from","parts"}`.
-const MANIFEST_BYTES = HEADER_BYTES + 96;
+const DEFAULT_ATTEMPTS = 10;
+const DEFAULT_BASE_MS = 10;
+const DEFAULT_MAX_MS = 1_000;
 
 /**
  * A partitioned, append-only log in Deno KV (a Kafka topic in miniature).
@@ -81,21 +85,36 @@ const MANIFEST_BYTES = HEADER_BYTES + 96;
  * offset. Values go through superjson, so `Map`, `Set`, `Date` and
  * `bigint` survive; timestamps must be safe integers.
  *
- * An append is all-or-nothing: readers see all of its records or none.
- * One commit checks the head's versionstamp, advances it and writes the
- * batches, so concurrent appenders (other processes too) never get the same
- * offsets: the loser reads the head again and retries. An append too large
- * for one commit (over about 780 KiB encoded) first writes its batches as
- * invisible parts under a random id, in as many commits as needed; the
- * final commit then writes small pointers to them with the head. A record
- * over 64 KiB is stored the same way. So an append is refused, with a
- * `RangeError`, only beyond 999 batches (about 60 MiB). A crash or an error
- * between the parts and the final commit leaves only unreachable parts.
+ * An append, to one partition or to several ({@linkcode KvLog.appendAll}),
+ * is all-or-nothing: readers see all of its records or none, whatever the
+ * caller was told. Its records, its heads and a bump of the log's sequence
+ * key `["weir", "log", name, "seq"]` are ONE commit that checks the
+ * sequence key, so concurrent appenders (other processes too) never get
+ * the same offsets: every append bumps it, so one check covers every
+ * partition within Deno KV's limit of 10 checks. Appends through one
+ * `Deno.Kv` handle take turns in the process; one that loses the race to
+ * an appender elsewhere, or that Deno KV fails for a passing reason
+ * (SQLite's lock), reads the heads again and retries after a random wait
+ * (exponential backoff, full jitter; see `options.retry`), and gives up
+ * with an `AtomicConflictError` having appended nothing.
  *
- * Costs: an append is one read of the head (cached after the first append
- * of this instance) and one commit, plus the part commits of a large
- * append. A read is one or two `list` calls and parses whole batches.
- * Nothing is ever deleted: the log grows until its keys are removed.
+ * An append too large for one commit (over about 780 KiB encoded) first
+ * writes its batches as invisible parts under a random id, in as many
+ * commits as needed; the final commit then writes small pointers to them
+ * with the heads. A record over 64 KiB is stored the same way. So an append
+ * is refused, with a `RangeError`, only beyond about 990 batches (about
+ * 60 MiB). A crash or an error between the parts and the final commit
+ * leaves only unreachable parts.
+ *
+ * An append may carry an id (`once`): it then happens only if the id is
+ * not kept yet, and the id (with a memo) is kept, for a time, by the same
+ * commit, under `["weir", "log", name, "once", id]`.
+ *
+ * Costs: an append is one read of the sequence key and the heads it
+ * touches (cached after the first append of this instance) and one
+ * commit, plus the part commits of a large append. A read is one or two
+ * `list` calls and parses whole batches. Nothing is ever deleted but
+ * expired ids: the log grows until its keys are removed.
  *
  * @typeParam T The record type.
  *
@@ -122,19 +141,18 @@ export class KvLog<T> {
   readonly name: string;
   readonly #kv: Deno.Kv;
   readonly #partitions: number;
-  readonly #base: readonly string[];
-  // The last head this instance read or wrote, per partition.
-  readonly #heads = new Map<number, Head>();
+  readonly #keys: LogKeys;
+  readonly #committer: LogCommitter;
 
   /**
    * Opens the log `name` in `kv`; it does not touch KV yet.
    *
    * @param kv An open Deno KV database; the caller closes it.
    * @param name The log's name: a non-empty string of at most 1024 bytes.
-   * @param options The number of partitions.
+   * @param options The number of partitions, and how appends retry.
    * @throws {TypeError} If `kv` is not a Deno.Kv or `name` is not a string.
-   * @throws {RangeError} If `name` is empty or too long, or `partitions` is
-   * not a positive integer.
+   * @throws {RangeError} If `name` is empty or too long, `partitions` is
+   * not a positive integer, or a retry option is out of range.
    */
   constructor(kv: Deno.Kv, name: string, options: KvLogOptions) {
     const action = "create KvLog";
@@ -144,7 +162,25 @@ export class KvLog<T> {
       action,
       param: "options.partitions",
     });
-    this.#base = ["weir", "log", name];
+    this.#keys = new LogKeys(name);
+    const retry = options.retry ?? {};
+    this.#committer = new LogCommitter(kv, name, this.#keys, {
+      attempts: requirePositiveInteger(retry.attempts ?? DEFAULT_ATTEMPTS, {
+        action,
+        param: "options.retry.attempts",
+      }),
+      baseMs: requireNonNegativeInteger(retry.baseMs ?? DEFAULT_BASE_MS, {
+        action,
+        param: "options.retry.baseMs",
+      }),
+      maxMs: requireNonNegativeInteger(retry.maxMs ?? DEFAULT_MAX_MS, {
+        action,
+        param: "options.retry.maxMs",
+      }),
+      sleep: retry.sleep ??
+        ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+      random: retry.random ?? Math.random,
+    });
   }
 
   /** The number of partitions. */
@@ -161,9 +197,9 @@ export class KvLog<T> {
    * @throws {TypeError} If `records` is not an array of `{ value, timestamp }`
    * or a timestamp is not a number.
    * @throws {RangeError} If `partition` is out of range, a timestamp is not
-   * a safe integer, or the records need more than 999 batches.
-   * @throws {AtomicConflictError} If 100 attempts in a row lost the race
-   * for the head to other appenders.
+   * a safe integer, or the records need more than about 990 batches.
+   * @throws {AtomicConflictError} If every attempt lost the race to other
+   * appenders or failed for a passing reason (nothing was appended).
    */
   async append(
     partition: number,
@@ -171,44 +207,119 @@ export class KvLog<T> {
   ): Promise<AppendResult> {
     const action = "append to KvLog";
     requireIndex(partition, this.#partitions, { action, param: "partition" });
-    if (!Array.isArray(records)) {
-      throw new TypeError(
-        `Cannot ${action} as 'records' must be an array of { value, timestamp }: current value is ${
-          describeValue(records)
-        }`,
-      );
-    }
-    const values = new Array<T>(records.length);
-    const timestamps = new Array<number>(records.length);
-    records.forEach((record, i) => {
-      if (typeof record !== "object" || record === null) {
-        throw new TypeError(
-          `Cannot ${action} as 'records[${i}]' must be { value, timestamp }: current value is ${
-            describeValue(record)
-          }`,
-        );
-      }
-      values[i] = record.value;
-      timestamps[i] = requireSafeInteger(record.timestamp, {
-        action,
-        param: `records[${i}].timestamp`,
-      });
-    });
+    this.#checkRecords(records, action, "records");
     if (records.length === 0) {
       const head = await this.head(partition);
       return { firstOffset: head, lastOffset: head - 1 };
     }
-    const plan = this.#plan(
-      partition,
-      packBatches(values, timestamps, KV_LIMITS.valueBytes),
+    const result = await this.appendAll([{ partition, records }]);
+    if (result.duplicate) {
+      throw unexpected("an append without 'once' reported a duplicate");
+    }
+    const [{ firstOffset, lastOffset }] = result.offsets;
+    return { firstOffset, lastOffset };
+  }
+
+  /**
+   * Appends records to any of the partitions in ONE commit: readers see all
+   * of them, in every partition, or none, whatever the caller was told.
+   *
+   * With `options.once`, the append happens only if `once.id` is not kept
+   * yet; the id and its memo are kept by the same commit, so a crash never
+   * leaves the records without the id or the id without the records. An
+   * append whose id is kept already appends nothing and returns that
+   * append's memo (also when the two raced from different processes).
+   *
+   * @param appends Per partition, its records; partitions distinct, in any
+   * order; a partition with no records is reported at its head.
+   * @param options An id that makes the append happen at most once.
+   * @returns Where each partition's records went, or the memo of the
+   * append that came first with the same id.
+   * @throws {TypeError} If an argument has the wrong type.
+   * @throws {RangeError} If a partition is out of range or repeats, a
+   * timestamp is not a safe integer, the records need more than one commit
+   * can point at, `once.id` is empty or over 1024 bytes, `once.expireInMs`
+   * is not a positive integer, or the memo is over 60 KiB.
+   * @throws {AtomicConflictError} If every attempt lost the race to other
+   * appenders or failed for a passing reason (nothing was appended).
+   */
+  async appendAll(
+    appends: ReadonlyArray<PartitionRecords<T>>,
+    options: AppendAllOptions = {},
+  ): Promise<AppendAllResult> {
+    const action = "append to KvLog";
+    if (!Array.isArray(appends)) {
+      throw new TypeError(
+        `Cannot ${action} as 'appends' must be an array of { partition, records }: current value is ${
+          describeValue(appends)
+        }`,
+      );
+    }
+    const seen = new Set<number>();
+    const groups = appends.map(({ partition, records }, i) => {
+      requireIndex(partition, this.#partitions, {
+        action,
+        param: `appends[${i}].partition`,
+      });
+      if (seen.has(partition)) {
+        throw new RangeError(
+          `Cannot ${action} as 'appends' must name each partition once: partition ${partition} repeats`,
+        );
+      }
+      seen.add(partition);
+      const { values, timestamps } = this.#checkRecords(
+        records,
+        action,
+        `appends[${i}].records`,
+      );
+      return {
+        partition,
+        batches: packBatches(values, timestamps, KV_LIMITS.valueBytes),
+      };
+    });
+    const once = options.once === undefined
+      ? undefined
+      : checkOnce(options.once, action);
+    const cost = new CommitCost();
+    cost.addCheck(this.#keys.seq());
+    cost.addSet(this.#keys.seq(), 16);
+    if (once !== undefined) {
+      cost.addCheck(this.#keys.once(once.id));
+      cost.addSet(this.#keys.once(once.id), MEMO_BYTES);
+    }
+    const plan = planAppend(
+      this.#keys,
+      groups.filter((g) => g.batches.length > 0),
+      cost,
     );
+    let published = false;
     try {
       if (plan.parts.length > 0) await commitAll(this.#kv, plan.parts);
-      return await this.#publish(partition, plan.entries);
-    } catch (error) {
-      if (plan.parts.length > 0) await this.#dropParts(plan.parts);
-      throw error;
+      const result = await withKvLock(
+        this.#kv,
+        this.name,
+        () => this.#committer.publish([...seen], plan, once),
+      );
+      published = !result.duplicate;
+      return result;
+    } finally {
+      if (!published && plan.parts.length > 0) {
+        await this.#dropParts(plan.parts);
+      }
     }
+  }
+
+  /**
+   * Reads what an append with `once.id` kept, while the id is kept.
+   *
+   * @param id The append's id.
+   * @returns The memo it kept, or `null` if no append with the id is kept.
+   * @throws {RangeError} If `id` is empty or over 1024 bytes.
+   * @throws {TypeError} If the entry was not written by `KvLog`.
+   */
+  async recall(id: string): Promise<{ memo: unknown } | null> {
+    requireName(id, "recall an append of KvLog", "id");
+    return await this.#committer.recall(id);
   }
 
   /**
@@ -225,7 +336,13 @@ export class KvLog<T> {
       action: "read the head of KvLog",
       param: "partition",
     });
-    return (await this.#readHead(partition)).offset;
+    const entry = await this.#kv.get<unknown>(
+      this.#keys.head(partition) as Deno.KvKey,
+    );
+    return readCount(
+      entry.value,
+      `the head of KvLog '${this.name}' partition ${partition}`,
+    );
   }
 
   /**
@@ -250,7 +367,7 @@ export class KvLog<T> {
     requireIndex(partition, this.#partitions, { action, param: "partition" });
     requireNonNegativeInteger(fromOffset, { action, param: "fromOffset" });
     requirePositiveInteger(max, { action, param: "max" });
-    const prefix = [...this.#base, partition];
+    const prefix = this.#keys.partition(partition) as Deno.KvKey;
     const out: LogRecord<T>[] = [];
     const batchSize = Math.min(16, Math.max(2, Math.ceil(max / 256)));
     const entries = this.#kv.list<unknown>(
@@ -319,7 +436,7 @@ export class KvLog<T> {
     const { id, from, parts } = JSON.parse(batchBody(manifest)) as Manifest;
     const keys = Array.from(
       { length: parts },
-      (_, i) => this.#partKey(partition, id, from + i),
+      (_, i) => this.#keys.part(partition, id, from + i) as Deno.KvKey,
     );
     const groups: Promise<Deno.KvEntryMaybe<unknown>[]>[] = [];
     for (let i = 0; i < keys.length; i += KV_LIMITS.getMany) {
@@ -344,114 +461,36 @@ export class KvLog<T> {
     return out;
   }
 
-  /**
-   * Decides which batches are stored inline in the final commit and which
-   * as parts written ahead of it (the largest first, until it fits).
-   */
-  #plan(partition: number, batches: EncodedBatch[]): Plan {
-    const headKey = this.#headKey(partition);
-    // An offset encodes to 9 bytes whatever its value: any one sizes keys.
-    const entryKey = [...this.#base, partition, 0];
-    const sizes = batches.map(batchValueBytes);
-    const inline = sizes.map((size) => size <= KV_LIMITS.valueBytes);
-    const cost = new CommitCost();
-    cost.addCheck(headKey);
-    cost.addSet(headKey, 16);
-    sizes.forEach((size, i) =>
-      cost.addSet(entryKey, inline[i] ? size : MANIFEST_BYTES)
-    );
-    const bySize = sizes.map((_, i) => i).filter((i) => inline[i])
-      .sort((a, b) => sizes[b] - sizes[a]);
-    for (const i of bySize) {
-      if (cost.fits()) break;
-      inline[i] = false;
-      cost.payload -= sizes[i] - MANIFEST_BYTES;
-    }
-    if (!cost.fits()) {
-      throw new RangeError(
-        `Cannot append to KvLog as 'records' must fit one Deno KV commit of at most ${KV_LIMITS.mutations} mutations and ${KV_LIMITS.keyTotalBytes} bytes of keys (${
-          KV_LIMITS.mutations - 1
-        } batches of up to 64 KiB): current value is ${sizes.length} batches; split the append`,
-      );
-    }
-    const stageId = crypto.randomUUID();
-    const parts: KvWrite[] = [];
-    const entries = batches.map((batch, i): PlannedEntry => {
-      const value = batchValue(batch);
-      if (inline[i]) return { count: batch.count, value };
-      const from = parts.length;
-      for (let at = 0; at < value.length; at += KV_LIMITS.valueBytes) {
-        parts.push({
-          key: this.#partKey(partition, stageId, parts.length),
-          value: value.subarray(at, at + KV_LIMITS.valueBytes),
-        });
-      }
-      const manifest: Manifest = {
-        id: stageId,
-        from,
-        parts: parts.length - from,
-      };
-      return {
-        count: batch.count,
-        value: batchValue(
-          { count: batch.count, text: JSON.stringify(manifest) },
-          TAG_MANIFEST,
-        ),
-      };
-    });
-    return { entries, parts };
-  }
-
-  /** The final commit: checks and advances the head, writes the entries. */
-  async #publish(
-    partition: number,
-    entries: readonly PlannedEntry[],
-  ): Promise<AppendResult> {
-    const headKey = this.#headKey(partition);
-    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      const head = this.#heads.get(partition) ??
-        await this.#readHead(partition);
-      const op = this.#kv.atomic().check({
-        key: headKey,
-        versionstamp: head.versionstamp,
-      });
-      let offset = head.offset;
-      for (const entry of entries) {
-        op.set([...this.#base, partition, offset], entry.value);
-        offset += entry.count;
-      }
-      op.set(headKey, offset);
-      const result = await op.commit();
-      if (result.ok) {
-        this.#heads.set(partition, {
-          offset,
-          versionstamp: result.versionstamp,
-        });
-        return { firstOffset: head.offset, lastOffset: offset - 1 };
-      }
-      // Another appender moved the head: read it again.
-      this.#heads.delete(partition);
-    }
-    throw new AtomicConflictError(
-      `Cannot append to KvLog '${this.name}' partition ${partition} as its head kept moving: ${MAX_ATTEMPTS} attempts lost the race to other appenders`,
-    );
-  }
-
-  async #readHead(partition: number): Promise<Head> {
-    const entry = await this.#kv.get<unknown>(this.#headKey(partition));
-    if (entry.value !== null && !Number.isSafeInteger(entry.value)) {
+  /** Checks records and splits them into values and timestamps. */
+  #checkRecords(
+    records: ReadonlyArray<AppendRecord<T>>,
+    action: string,
+    param: string,
+  ): { values: T[]; timestamps: number[] } {
+    if (!Array.isArray(records)) {
       throw new TypeError(
-        `Cannot read the head of KvLog '${this.name}' partition ${partition} as it must be an offset written by KvLog: current value is ${
-          describeValue(entry.value)
+        `Cannot ${action} as '${param}' must be an array of { value, timestamp }: current value is ${
+          describeValue(records)
         }`,
       );
     }
-    const head = {
-      offset: (entry.value as number | null) ?? 0,
-      versionstamp: entry.versionstamp,
-    };
-    this.#heads.set(partition, head);
-    return head;
+    const values = new Array<T>(records.length);
+    const timestamps = new Array<number>(records.length);
+    records.forEach((record, i) => {
+      if (typeof record !== "object" || record === null) {
+        throw new TypeError(
+          `Cannot ${action} as '${param}[${i}]' must be { value, timestamp }: current value is ${
+            describeValue(record)
+          }`,
+        );
+      }
+      values[i] = record.value;
+      timestamps[i] = requireSafeInteger(record.timestamp, {
+        action,
+        param: `${param}[${i}].timestamp`,
+      });
+    });
+    return { values, timestamps };
   }
 
   /** Deletes the parts of a failed append; they are unreachable anyway. */
@@ -465,37 +504,9 @@ export class KvLog<T> {
       // The KV may be closed or failing: the parts stay, unreachable.
     }
   }
-
-  #headKey(partition: number): Key {
-    return [...this.#base, "head", partition];
-  }
-
-  #partKey(partition: number, id: string, index: number): Key {
-    return [...this.#base, "part", partition, id, index];
-  }
 }
 
-/** A head offset and the versionstamp it was read at (`null`: no entry). */
-interface Head {
-  readonly offset: number;
-  readonly versionstamp: string | null;
-}
-
-/** Where the parts of a batch stored out of line are. */
-interface Manifest {
-  readonly id: string;
-  readonly from: number;
-  readonly parts: number;
-}
-
-/** A batch as the final commit writes it: inline, or a manifest. */
-interface PlannedEntry {
-  readonly count: number;
-  readonly value: Uint8Array;
-}
-
-/** The entries of the final commit and the parts written before it. */
-interface Plan {
-  readonly entries: PlannedEntry[];
-  readonly parts: KvWrite[];
+// An impossible state, named (STYLE rule 25).
+function unexpected(state: string): Error {
+  return new Error(`Cannot go on in KvLog as ${state}: this is a bug`);
 }

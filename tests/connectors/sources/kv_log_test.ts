@@ -128,10 +128,11 @@ kvTest(
 );
 
 kvTest(
-  "KvLog.append() gives up with AtomicConflictError when the head keeps moving",
+  "KvLog.append() gives up with AtomicConflictError after its attempts when the head keeps moving, backing off in between",
   async (kv) => {
     const log = new KvLog<string>(kv, "events", { partitions: 1 });
     const other = new KvLog<string>(kv, "events", { partitions: 1 });
+    const waits: number[] = [];
     // Another appender commits just before each of this log's commits.
     const racing = new KvLog<string>(
       interceptCommits(
@@ -139,15 +140,31 @@ kvTest(
         () => other.append(0, records(["x"])).then(() => {}),
       ),
       "events",
-      { partitions: 1 },
+      {
+        partitions: 1,
+        retry: {
+          attempts: 5,
+          random: () => 0.5,
+          sleep: (ms) => {
+            waits.push(ms);
+            return Promise.resolve();
+          },
+        },
+      },
     );
     await assert.rejects(
       racing.append(0, records(["y"])),
       (error) =>
         error instanceof AtomicConflictError &&
-        /100 attempts/.test(error.message),
+        /within 5 attempts.*nothing was appended/.test(error.message),
     );
-    assert.equal(await log.head(0), 100);
+    assert.equal(await log.head(0), 5);
+    assert.ok(
+      (await log.read(0, 0, 10)).every((r) => r.value === "x"),
+      "the racing append left nothing behind",
+    );
+    // Half of 10 ms * 2^n, n = 1..4: exponential backoff with jitter.
+    assert.deepEqual(waits, [10, 20, 40, 80]);
   },
 );
 
