@@ -64,8 +64,9 @@ export function exposureWarning(
 
 /**
  * The hosts the app may answer to: on a loopback host without a token,
- * only the loopback names at `port` (a guard against DNS rebinding, see
- * `src/http/host_check.ts`); otherwise any (`undefined`).
+ * only the loopback names at `port` and the bound host itself (e.g.
+ * `127.0.0.2:8000` when bound to `127.0.0.2`), a guard against DNS
+ * rebinding (see `src/http/host_check.ts`); otherwise any (`undefined`).
  *
  * @param host The host the service binds (`--host`).
  * @param port The port it listens on.
@@ -77,9 +78,11 @@ export function allowedHostsFor(
   port: number,
   token: string | undefined,
 ): string[] | undefined {
-  return token === undefined && isLoopbackHost(host)
-    ? loopbackHosts(port)
-    : undefined;
+  if (token !== undefined || !isLoopbackHost(host)) return undefined;
+  // `::1` as `--host` takes it; a URL needs it in brackets.
+  const name = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  const bound = new URL(`http://${name}:${port}`).host;
+  return [...new Set([...loopbackHosts(port), bound])];
 }
 
 /**

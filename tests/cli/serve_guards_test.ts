@@ -37,6 +37,21 @@ Deno.test("allowedHostsFor() guards a loopback host without a token only (issue 
   assert.equal(allowedHostsFor("0.0.0.0", 8000, undefined), undefined);
 });
 
+Deno.test("allowedHostsFor() also allows the loopback address the service is bound to (issue 16)", () => {
+  const loopback = ["localhost:8000", "127.0.0.1:8000", "[::1]:8000"];
+  assert.deepEqual(allowedHostsFor("127.0.0.2", 8000, undefined), [
+    ...loopback,
+    "127.0.0.2:8000",
+  ]);
+  assert.deepEqual(allowedHostsFor("::1", 8000, undefined), loopback);
+  assert.deepEqual(allowedHostsFor("LocalHost", 8000, undefined), loopback);
+  assert.deepEqual(allowedHostsFor("127.0.0.1", 80, undefined), [
+    "localhost",
+    "127.0.0.1",
+    "[::1]",
+  ]);
+});
+
 Deno.test("probeStore() passes on a writable store and leaves nothing behind", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
