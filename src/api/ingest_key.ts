@@ -14,11 +14,13 @@ import { describeValue, requireNonEmptyString } from "../time/_validate.ts";
 export type IngestKeyType = "string" | "number" | "boolean";
 
 /**
- * The largest key ingest accepts by default, in bytes: its UTF-8, or for a
- * number or boolean its JSON text. Deno KV keys take at most 2048 bytes;
- * this leaves 1 KiB for what sinks put around a key (a `KvTableSink` row
- * is stored under the table's prefix with a row id such as
- * `${key}@${windowStart}`).
+ * The largest key ingest accepts by default, in bytes as Deno KV encodes
+ * it in a key: its UTF-8 with each NUL character taking 2 bytes (Deno KV
+ * escapes it), a number or boolean by its JSON text. Deno KV keys take at
+ * most 2048 bytes; this leaves 1 KiB for what sinks put around a key: a
+ * `KvTableSink` row is stored under `["weir", "table", name]` (17 bytes
+ * plus the name's) with a row id such as `${key}@${windowStart}` (up to 16
+ * bytes more), so a table name of up to 990 bytes fits.
  */
 export const MAX_KEY_BYTES = 1024;
 
@@ -38,14 +40,20 @@ export interface IngestKeyOptions {
   readonly types?: readonly IngestKeyType[];
   /**
    * Whether every record must carry a key. When not, a record without the
-   * field goes round-robin over the partitions.
+   * field goes round-robin over the partitions. Set it when the job keys
+   * by this field: a keyless record is then refused at the door (400),
+   * where otherwise it would be accepted and `keyBy` would set it aside
+   * as the job's error policy says (a dead letter by default). It stays
+   * optional by default because a stream may carry no key at all, or be
+   * keyed by another field.
    * @default {false}
    */
   readonly required?: boolean;
   /**
-   * The largest key in bytes (UTF-8; a number or boolean by its JSON
-   * text): at most {@linkcode MAX_KEY_BYTES}, which it may lower but not
-   * raise, since the rest of Deno KV's 2048-byte key limit is the sinks'.
+   * The largest key in bytes as Deno KV encodes it (UTF-8, each NUL
+   * character taking 2; a number or boolean by its JSON text): at most
+   * {@linkcode MAX_KEY_BYTES}, which it may lower but not raise, since the
+   * rest of Deno KV's 2048-byte key limit is the sinks'.
    * @default {1024}
    */
   readonly maxBytes?: number;

@@ -30,7 +30,9 @@ export interface IngestOptions<T> {
    * Which field holds the records' key, its JSON types, whether it is
    * required and its largest size: `POST /ingest/<name>` refuses records
    * whose key breaks the rule, so `keyBy` and the KV sinks can take every
-   * key it accepts.
+   * key it accepts. A job that keys by the field should set
+   * `required: true`: a keyless record is then refused at the door rather
+   * than set aside by `keyBy`.
    * @default {{ field: "key", types: ["string", "number"], required: false, maxBytes: 1024 }}
    */
   key?: IngestKeyOptions;

@@ -5,6 +5,7 @@
 
 import type { AppendRecord } from "../connectors/sources/kv_log.ts";
 import { utf8Length } from "../connectors/_kv_batches.ts";
+import { encodedKeySize } from "../actors/_storage_keys.ts";
 import type { IngestKeyRule, IngestKeyType } from "../api/ingest_key.ts";
 import { hashKey } from "../runtime/key_groups.ts";
 import { MAX_TIMESTAMP, MIN_TIMESTAMP } from "../time/constants.ts";
@@ -185,11 +186,22 @@ function checkKey(record: Json, rule: IngestKeyRule): string | null {
       describe(key)
     } of type ${type}`;
   }
-  const bytes = typeof key === "string" ? utf8Length(key) : String(key).length;
+  const bytes = keyBytes(key as string | number | boolean);
   if (bytes > rule.maxBytes) {
-    return `must be at most ${rule.maxBytes} bytes in UTF-8 (Deno KV keys take 2048 bytes; the rest is for the sinks' prefixes): current size is ${bytes} bytes`;
+    return `must be at most ${rule.maxBytes} bytes in UTF-8 as Deno KV encodes it in a key, each NUL character taking 2 (Deno KV keys take 2048 bytes; the rest is for the sinks' prefixes): current size is ${bytes} bytes`;
   }
   return null;
+}
+
+/**
+ * A key's size as the sinks store it: in a Deno KV key part (a row id such
+ * as `${key}@${windowStart}`), whose encoding escapes each NUL as two
+ * bytes. A number or boolean is written as its JSON text.
+ */
+function keyBytes(key: string | number | boolean): number {
+  // A string part is framed by a tag byte and a terminator: the key's own
+  // bytes are the rest.
+  return encodedKeySize([String(key)]) - 2;
 }
 
 /**

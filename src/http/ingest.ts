@@ -66,9 +66,11 @@ const DEFAULT_BODY_TIMEOUT_MS = 30_000;
  * field (the stream's `key.field`, `"key"` by default), when present, is
  * of one of the stream's key types (by default a string or a number;
  * never `null`, an object or an array, which `keyBy` cannot hash) and at
- * most `key.maxBytes` bytes (1024 by default: Deno KV keys take 2048, and
- * the sinks put prefixes and suffixes around a key); with `key.required`
- * it must be present. If any record fails, nothing is appended and the
+ * most `key.maxBytes` bytes as Deno KV encodes it in a key (UTF-8, each NUL
+ * character taking 2; 1024 by default: Deno KV keys take 2048, and the
+ * sinks put prefixes and suffixes around a key); with `key.required` it
+ * must be present (a stream keyed by the field should say so: a keyless
+ * record would otherwise reach `keyBy` and be set aside by the job). If any record fails, nothing is appended and the
  * answer is 400 `INVALID_RECORDS` with `details.errors`, one
  * `{ index, field, reason }` (plus `line` for NDJSON) per problem, the
  * first 1,000 listed, and `details.errorCount`.

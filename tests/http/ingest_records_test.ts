@@ -10,6 +10,7 @@ import {
   readValues,
 } from "./_ingest_support.ts";
 import { hashKey } from "../../src/runtime/key_groups.ts";
+import { KvTableSink } from "../../src/connectors/sinks/kv_table.ts";
 
 const AT = 1_767_225_600_000;
 
@@ -97,6 +98,32 @@ ingestTest(
       /at most 1024 bytes in UTF-8.*2048.*current size is 1025 bytes/,
     );
     assert.equal((await postJson(app, [{ at: AT, key: at1024 }])).status, 202);
+  },
+);
+
+ingestTest(
+  "POST /ingest/:stream measures a key as Deno KV encodes it, a NUL as 2 bytes, so every accepted key fits a KvTableSink row (issue 16)",
+  async ({ app, kv }) => {
+    const at1024 = "\0".repeat(512);
+    const over = "\0".repeat(1024);
+    const res = await postJson(app, [
+      { at: AT, key: at1024 },
+      { at: AT, key: over },
+    ]);
+    assert.equal(res.status, 400);
+    const error = await errorOf(res);
+    assert.deepEqual(error.details.errors.map((e) => e.index), [1]);
+    assert.match(
+      error.details.errors[0].reason,
+      /each NUL character taking 2.*current size is 2048 bytes/,
+    );
+    assert.equal((await postJson(app, [{ at: AT, key: at1024 }])).status, 202);
+    // The largest accepted key, as ingest_counts.ts stores its rows.
+    const sink = new KvTableSink<{ id: string }>(kv, "event-counts", {
+      key: (row) => row.id,
+    });
+    const writer = sink.createWriter(0, 1);
+    writer.check!({ id: `${at1024}@${AT}` }, 0);
   },
 );
 
