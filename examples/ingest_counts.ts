@@ -1,6 +1,6 @@
 /**
  * A job fed over HTTP: records posted to `POST /ingest/events` (JSON with a
- * `key` and an epoch-millisecond `ts`) are counted per key in 10-second
+ * `key`, required, and an epoch-millisecond `ts`) are counted per key in 10-second
  * windows into the KV table `event-counts`. Acknowledged records survive a
  * crash: they are in the stream's log, and the job resumes from its latest
  * checkpoint.
@@ -58,6 +58,9 @@ export const settings: JobSettings = {
 export default function ingestCounts({ ingest, kv }: JobContext): void {
   ingest<Event>("events", {
     timestampField: "ts",
+    // Counted by key: a record without one is refused at the door (400)
+    // rather than set aside by the job as a dead letter.
+    key: { required: true },
     strategy: WatermarkStrategy.forBoundedOutOfOrderness<Event>(1_000),
   })
     .keyBy((e) => e.key)
