@@ -17,6 +17,7 @@
 
 import type { Context } from "hono";
 import { AtomicConflictError } from "../actors/kv/kv_storage.ts";
+import { PersistentKvError } from "../actors/kv/retry.ts";
 import { CheckpointMismatchError } from "../runtime/fingerprint.ts";
 
 /** How a code is answered. */
@@ -205,6 +206,10 @@ export interface ErrorBody {
  *   and the differences as details.
  * - `AtomicConflictError` (writers racing for a log's head): 503
  *   `ATOMIC_CONFLICT` with `Retry-After: 1`, logged.
+ * - `PersistentKvError` (Deno KV kept failing for a passing reason, e.g.
+ *   SQLite's lock): 503 `UNAVAILABLE` with `Retry-After: 1` and a fixed
+ *   message, logged. An append may or may not have happened: a client
+ *   resends with the same `Idempotency-Key`.
  * - hono's `HTTPException`: its status; its message only below 500.
  * - Anything else is a bug: 500 `INTERNAL` with the message "Internal
  *   error", and the error goes to `console.error` with the method and path.
@@ -240,6 +245,15 @@ export function onError(err: unknown, c: Context): Response {
     return send("ATOMIC_CONFLICT", CATALOGUE.ATOMIC_CONFLICT.message, {
       retryable: true,
     }, { "Retry-After": "1" });
+  }
+  if (err instanceof PersistentKvError) {
+    log(c, err);
+    return send(
+      "UNAVAILABLE",
+      "Storage is not answering; retry, with the same Idempotency-Key if the request had one",
+      { retryable: true },
+      { "Retry-After": "1" },
+    );
   }
   const status = httpExceptionStatus(err);
   if (status !== null && status < 500) {

@@ -4,6 +4,7 @@ import { createApp } from "../../src/http/app.ts";
 import { requireToken } from "../../src/http/auth.ts";
 import { HttpError, notFound, onError } from "../../src/http/errors.ts";
 import { AtomicConflictError } from "../../src/actors/kv/kv_storage.ts";
+import { PersistentKvError } from "../../src/actors/kv/retry.ts";
 import { CheckpointMismatchError } from "../../src/runtime/fingerprint.ts";
 import { ManualClock } from "../../src/time/clock.ts";
 
@@ -152,6 +153,27 @@ Deno.test("onError() answers AtomicConflictError with a retryable 503 and no int
   const text = await res!.text();
   assert.doesNotMatch(text, /secret-log/);
   assert.equal(JSON.parse(text).error.code, "ATOMIC_CONFLICT");
+  assert.equal(logged.length, 1);
+});
+
+Deno.test("onError() answers PersistentKvError with a retryable 503 that names no internal keys (issue 16)", async () => {
+  const app = throwing(
+    new PersistentKvError(
+      "Cannot recall an append of KvLog 'secret-log' as the database must answer",
+      new Error("database is locked"),
+    ),
+  );
+  let res: Response | undefined;
+  const logged = await capturingConsoleError(async () => {
+    res = await app.request("/boom");
+  });
+  assert.equal(res!.status, 503);
+  assert.equal(res!.headers.get("Retry-After"), "1");
+  const text = await res!.text();
+  assert.doesNotMatch(text, /secret-log/);
+  const { error } = JSON.parse(text);
+  assert.equal(error.code, "UNAVAILABLE");
+  assert.match(error.message, /same Idempotency-Key/);
   assert.equal(logged.length, 1);
 });
 
