@@ -70,8 +70,9 @@ const DEFAULT_BODY_TIMEOUT_MS = 30_000;
  * character taking 2; 1024 by default: Deno KV keys take 2048, and the
  * sinks put prefixes and suffixes around a key); with `key.required` it
  * must be present (a stream keyed by the field should say so: a keyless
- * record would otherwise reach `keyBy` and be set aside by the job). If any record fails, nothing is appended and the
- * answer is 400 `INVALID_RECORDS` with `details.errors`, one
+ * record would otherwise reach `keyBy` and be set aside by the job). If
+ * any record fails, nothing is appended and the answer is 400
+ * `INVALID_RECORDS` with `details.errors`, one
  * `{ index, field, reason }` (plus `line` for NDJSON) per problem, the
  * first 1,000 listed, and `details.errorCount`.
  *
@@ -80,10 +81,15 @@ const DEFAULT_BODY_TIMEOUT_MS = 30_000;
  * continuing across requests to the stream. The whole batch, every
  * partition of it, is ONE append of the log (`KvLog.appendAll`): readers
  * see all of it or none, whatever the answer. Appends to one stream take
- * turns in the process; a race lost to another process is retried with
- * backoff, and if it is lost too often the answer is 503
+ * turns in the process; a race lost to another process, or a commit or
+ * read that Deno KV fails for a passing reason (SQLite's lock), is
+ * retried with backoff, and if that goes on too long the answer is 503
  * `ATOMIC_CONFLICT` (`Retry-After: 1`) and nothing was appended: send the
- * batch again.
+ * batch again. A commit that landed although its answer was lost (a
+ * remote database's timeout) is answered as appended. Only when the
+ * store stops answering before that can be known is the answer 503
+ * `UNAVAILABLE` (`Retry-After: 1`): the batch may have been appended, so
+ * send it again with the same `Idempotency-Key`.
  *
  * **Idempotency-Key** (IETF draft-ietf-httpapi-idempotency-key-header).
  * A request may carry one key of 1 to 255 printable ASCII characters,
@@ -94,7 +100,8 @@ const DEFAULT_BODY_TIMEOUT_MS = 30_000;
  * nothing: the answer is 202 with the first answer's `accepted` and
  * `offsets`, `appended: 0`, `duplicate: true` and the header
  * `Idempotent-Replayed: true`. The same key with another body gets 422
- * `IDEMPOTENCY_KEY_REUSED`. A request refused (4xx, 503) keeps no key.
+ * `IDEMPOTENCY_KEY_REUSED`. A request refused (4xx, 503 `ATOMIC_CONFLICT`)
+ * keeps no key.
  *
  * **Answer.** 202 with `{ accepted, appended, duplicate, offsets,
  * warnings, warningCount }`: `offsets` lists `{ partition, firstOffset,

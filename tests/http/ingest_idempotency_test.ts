@@ -10,6 +10,7 @@ import {
   readValues,
 } from "./_ingest_support.ts";
 import { observe, type Observed } from "../_support/observed_kv.ts";
+import { faultyKv, isFinal } from "../_support/faulty_kv.ts";
 import { KvLog } from "../../src/connectors/sources/kv_log.ts";
 
 const AT = 1_767_225_600_000;
@@ -140,13 +141,14 @@ ingestTest(
 let crash = false;
 
 ingestTest(
-  "POST /ingest/:stream that fails at its commit leaves neither records nor its Idempotency-Key, so a retry appends once (issue 16)",
+  "POST /ingest/:stream that fails at its commit answers 503 and, as it did not land, leaves neither records nor its Idempotency-Key, so a retry appends once (issue 16)",
   async ({ app, log }) => {
     crash = true;
     const headers = { "Idempotency-Key": "retry-me" };
     const failed = await postJson(app, batch, headers);
-    assert.equal(failed.status, 500);
-    await failed.body?.cancel();
+    // The store could not say whether the commit landed.
+    assert.equal(failed.status, 503);
+    assert.equal((await errorOf(failed)).code, "UNAVAILABLE");
     assert.deepEqual(await readValues(log), [[], []]);
     assert.equal(await log.recall("retry-me"), null);
     crash = false;
@@ -160,6 +162,73 @@ ingestTest(
       observe(kv, () => {
         if (crash) throw new Error("the process died at the commit");
       }).kv,
+  },
+);
+
+let loseAnswer = false;
+
+ingestTest(
+  "POST /ingest/:stream whose commit lands but loses its answer gets 202 as appended, not as a repeat, and the batch is stored once (issue 16)",
+  async ({ app, log }) => {
+    loseAnswer = true;
+    const headers = { "Idempotency-Key": "lost-answer" };
+    const res = await postJson(app, batch, headers);
+    assert.equal(res.status, 202);
+    assert.equal(res.headers.get("Idempotent-Replayed"), null);
+    const answer = await res.json();
+    assert.deepEqual(
+      [answer.appended, answer.duplicate],
+      [3, false],
+    );
+    assert.equal(loseAnswer, false, "the answer was lost once");
+    assert.equal((await readValues(log)).flat().length, 3);
+    const again = await postJson(app, batch, headers);
+    assert.equal((await again.json()).duplicate, true);
+  },
+  {
+    partitions: 2,
+    wrapKv: (kv) =>
+      faultyKv(kv, {
+        async commit(commit) {
+          const result = await commit.send();
+          if (loseAnswer && isFinal(commit)) {
+            loseAnswer = false;
+            throw new Error("connection reset by peer");
+          }
+          return result;
+        },
+      }),
+  },
+);
+
+let lockedReads = 0;
+
+ingestTest(
+  "POST /ingest/:stream retries an Idempotency-Key lookup that SQLite's lock failed, and answers 503 leaving nothing when it stays locked (issue 16)",
+  async ({ app, log }) => {
+    lockedReads = 2;
+    const headers = { "Idempotency-Key": "locked" };
+    const ok = await postJson(app, batch, headers);
+    assert.equal(ok.status, 202);
+    assert.equal((await ok.json()).appended, 3);
+    lockedReads = Infinity;
+    const res = await postJson(app, batch, { "Idempotency-Key": "stuck" });
+    assert.equal(res.status, 503);
+    assert.equal(res.headers.get("Retry-After"), "1");
+    assert.equal((await errorOf(res)).code, "UNAVAILABLE");
+    lockedReads = 0;
+    assert.equal((await readValues(log)).flat().length, 3);
+    assert.equal(await log.recall("stuck"), null);
+  },
+  {
+    partitions: 2,
+    retry: { attempts: 3, sleep: () => Promise.resolve() },
+    wrapKv: (kv) =>
+      faultyKv(kv, {
+        read() {
+          if (lockedReads-- > 0) throw new TypeError("database is locked");
+        },
+      }),
   },
 );
 

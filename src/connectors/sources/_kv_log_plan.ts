@@ -6,8 +6,16 @@
 //   [partition, firstOffset]        a batch (tag 1) or a manifest (tag 2)
 //   ["head", partition]             the partition's next offset
 //   ["part", partition, id, i]      part i of batches stored out of line
+//   ["pending", id]                 { at, partitions }: append `id` has
+//                                   parts not published yet (see
+//                                   _kv_log_stage.ts)
 //   ["seq"]                         bumped by every append: the one key an
 //                                   append checks, whatever it touches
+//   ["append", id]                  written by the commit that publishes
+//                                   append `id` (the attempt's number), or
+//                                   -1 once it gave up; kept 10 min: how an
+//                                   append tells whether a commit that
+//                                   threw landed
 //   ["once", id]                    an append id and its memo (JSON), kept
 //                                   for a while with Deno KV's expireIn
 
@@ -91,6 +99,26 @@ export class LogKeys {
     return [...this.#base, "part", partition, id, index];
   }
 
+  /** Every part of append `id` in a partition. */
+  parts(partition: number, id: string): Key {
+    return [...this.#base, "part", partition, id];
+  }
+
+  /** The pending record of append `id`, while its parts are unpublished. */
+  pending(id: string): Key {
+    return [...this.#base, "pending", id];
+  }
+
+  /** Every pending record. */
+  pendings(): Key {
+    return [...this.#base, "pending"];
+  }
+
+  /** What the commit that publishes append `id` writes. */
+  append(id: string): Key {
+    return [...this.#base, "append", id];
+  }
+
   /** The key every append checks and bumps. */
   seq(): Key {
     return [...this.#base, "seq"];
@@ -116,6 +144,7 @@ export class LogKeys {
  * @param groups Per partition, its encoded batches; none empty.
  * @param cost What the final commit holds so far besides the batches and
  * heads (the checks, the sequence key, an append id); the plan adds to it.
+ * @param appendId The append's random id, which names its parts.
  * @returns The plan.
  * @throws {RangeError} If even with every batch out of line the final
  * commit would exceed Deno KV's limits.
@@ -126,6 +155,7 @@ export function planAppend(
     { readonly partition: number; readonly batches: EncodedBatch[] }
   >,
   cost: CommitCost,
+  appendId: string,
 ): AppendPlan {
   // An offset encodes to 9 bytes whatever its value: any one sizes keys.
   const all = groups.flatMap(({ partition, batches }) => {
@@ -146,11 +176,10 @@ export function planAppend(
   if (!cost.fits()) {
     throw new RangeError(
       `Cannot append to KvLog as 'records' must fit one Deno KV commit of at most ${KV_LIMITS.mutations} mutations and ${KV_LIMITS.keyTotalBytes} bytes of keys (about ${
-        KV_LIMITS.mutations - groups.length - 2
+        KV_LIMITS.mutations - groups.length - 4
       } batches of up to 64 KiB with ${groups.length} partitions): current value is ${all.length} batches; split the append`,
     );
   }
-  const stageId = crypto.randomUUID();
   const parts: KvWrite[] = [];
   const entriesOf = new Map<number, PlannedEntry[]>();
   for (const { partition, batch, inline } of all) {
@@ -164,12 +193,12 @@ export function planAppend(
     const from = parts.length;
     for (let at = 0; at < value.length; at += KV_LIMITS.valueBytes) {
       parts.push({
-        key: keys.part(partition, stageId, parts.length),
+        key: keys.part(partition, appendId, parts.length),
         value: value.subarray(at, at + KV_LIMITS.valueBytes),
       });
     }
     const manifest: Manifest = {
-      id: stageId,
+      id: appendId,
       from,
       parts: parts.length - from,
     };

@@ -12,14 +12,14 @@ import {
   requirePositiveInteger,
   requireSafeInteger,
 } from "../../time/_validate.ts";
+import { type Clock, SystemClock } from "../../time/clock.ts";
+import { PersistentKvError } from "../../actors/kv/retry.ts";
 import {
   batchBody,
   batchHeader,
-  commitAll,
   CommitCost,
   decodeBatch,
   KV_LIMITS,
-  type KvWrite,
   packBatches,
   TAG_BATCH,
 } from "../_kv_batches.ts";
@@ -32,6 +32,7 @@ import {
   planAppend,
 } from "./_kv_log_plan.ts";
 import { checkOnce, LogCommitter, readCount } from "./_kv_log_commit.ts";
+import { PartStager } from "./_kv_log_stage.ts";
 import type {
   AppendAllOptions,
   AppendAllResult,
@@ -64,11 +65,18 @@ export interface KvLogOptions {
   /**
    * How an append retries when it loses the race to an appender elsewhere
    * (another process, or another `Deno.Kv` handle on the same database)
-   * or Deno KV fails it for a passing reason (SQLite's lock). Appends
-   * through one handle take turns and never race each other.
+   * or Deno KV fails it for a passing reason (SQLite's lock, a timeout);
+   * the same for each of its part commits and reads, and for `recall`.
+   * Appends through one handle take turns and never race each other.
    * @default {{ attempts: 10, baseMs: 10, maxMs: 1000 }}
    */
   readonly retry?: KvLogRetryOptions;
+  /**
+   * The time, for the age of an append's unpublished parts: a sweep
+   * collects those over an hour old.
+   * @default {new SystemClock()}
+   */
+  readonly clock?: Clock;
 }
 
 const DEFAULT_ATTEMPTS = 10;
@@ -98,13 +106,27 @@ const DEFAULT_MAX_MS = 1_000;
  * (exponential backoff, full jitter; see `options.retry`), and gives up
  * with an `AtomicConflictError` having appended nothing.
  *
+ * A commit that throws may still have landed (a remote database's
+ * timeout loses the answer, not the commit). So the final commit also
+ * writes the append's random id, `["weir", "log", name, "append", id]`
+ * (kept 10 minutes), checked absent: at most one attempt lands, and after
+ * a failure one read tells whether one did. An append whose commit landed
+ * answers as appended, whatever the error; one that gives up writes the id
+ * itself first, so no attempt still in flight lands after it said nothing
+ * was appended. If Deno KV stops answering before that can be known, the
+ * append throws a `PersistentKvError`: it may have happened.
+ *
  * An append too large for one commit (over about 780 KiB encoded) first
- * writes its batches as invisible parts under a random id, in as many
- * commits as needed; the final commit then writes small pointers to them
- * with the heads. A record over 64 KiB is stored the same way. So an append
+ * writes a pending record `["weir", "log", name, "pending", id]`, then
+ * its batches as invisible parts, in as many commits as needed; the final
+ * commit then writes small pointers to them with the heads and deletes
+ * the record. A record over 64 KiB is stored the same way. So an append
  * is refused, with a `RangeError`, only beyond about 990 batches (about
- * 60 MiB). A crash or an error between the parts and the final commit
- * leaves only unreachable parts.
+ * 60 MiB). An append that fails deletes its parts; if that fails too, or
+ * the process dies first, a later append's sweep (at an instance's first
+ * append, then at most every 10 minutes) collects parts pending for over
+ * an hour. The final commit checks the record, so parts being collected
+ * are never published.
  *
  * An append may carry an id (`once`): it then happens only if the id is
  * not kept yet, and the id (with a memo) is kept, for a time, by the same
@@ -112,9 +134,11 @@ const DEFAULT_MAX_MS = 1_000;
  *
  * Costs: an append is one read of the sequence key and the heads it
  * touches (cached after the first append of this instance) and one
- * commit, plus the part commits of a large append. A read is one or two
- * `list` calls and parses whole batches. Nothing is ever deleted but
- * expired ids: the log grows until its keys are removed.
+ * commit, plus the pending record's and the part commits of a large
+ * append, and one `list` of pending records per sweep. A read is one or
+ * two `list` calls and parses whole batches. Nothing is ever deleted but
+ * expired ids and unpublished parts: the log grows until its keys are
+ * removed.
  *
  * @typeParam T The record type.
  *
@@ -143,6 +167,7 @@ export class KvLog<T> {
   readonly #partitions: number;
   readonly #keys: LogKeys;
   readonly #committer: LogCommitter;
+  readonly #stager: PartStager;
 
   /**
    * Opens the log `name` in `kv`; it does not touch KV yet.
@@ -164,7 +189,7 @@ export class KvLog<T> {
     });
     this.#keys = new LogKeys(name);
     const retry = options.retry ?? {};
-    this.#committer = new LogCommitter(kv, name, this.#keys, {
+    const retryOptions: Required<KvLogRetryOptions> = {
       attempts: requirePositiveInteger(retry.attempts ?? DEFAULT_ATTEMPTS, {
         action,
         param: "options.retry.attempts",
@@ -180,6 +205,13 @@ export class KvLog<T> {
       sleep: retry.sleep ??
         ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
       random: retry.random ?? Math.random,
+    };
+    this.#committer = new LogCommitter(kv, name, this.#keys, retryOptions);
+    this.#stager = new PartStager(kv, {
+      name,
+      keys: this.#keys,
+      retry: retryOptions,
+      clock: options.clock ?? new SystemClock(),
     });
   }
 
@@ -200,6 +232,8 @@ export class KvLog<T> {
    * a safe integer, or the records need more than about 990 batches.
    * @throws {AtomicConflictError} If every attempt lost the race to other
    * appenders or failed for a passing reason (nothing was appended).
+   * @throws {PersistentKvError} If a commit failed without an answer and
+   * Deno KV then kept failing: the records may have been appended.
    */
   async append(
     partition: number,
@@ -242,6 +276,8 @@ export class KvLog<T> {
    * is not a positive integer, or the memo is over 60 KiB.
    * @throws {AtomicConflictError} If every attempt lost the race to other
    * appenders or failed for a passing reason (nothing was appended).
+   * @throws {PersistentKvError} If a commit failed without an answer and
+   * Deno KV then kept failing: the records may have been appended.
    */
   async appendAll(
     appends: ReadonlyArray<PartitionRecords<T>>,
@@ -280,9 +316,15 @@ export class KvLog<T> {
     const once = options.once === undefined
       ? undefined
       : checkOnce(options.once, action);
+    const appendId = crypto.randomUUID();
     const cost = new CommitCost();
     cost.addCheck(this.#keys.seq());
     cost.addSet(this.#keys.seq(), 16);
+    cost.addCheck(this.#keys.append(appendId));
+    cost.addSet(this.#keys.append(appendId), 16);
+    // Whether or not the plan stages parts: a check and a delete.
+    cost.addCheck(this.#keys.pending(appendId));
+    cost.add({ key: this.#keys.pending(appendId), value: null });
     if (once !== undefined) {
       cost.addCheck(this.#keys.once(once.id));
       cost.addSet(this.#keys.once(once.id), MEMO_BYTES);
@@ -291,20 +333,37 @@ export class KvLog<T> {
       this.#keys,
       groups.filter((g) => g.batches.length > 0),
       cost,
+      appendId,
     );
-    let published = false;
+    await this.#stager.sweepIfDue();
+    const partitions = [...seen];
+    const pending = plan.parts.length === 0 ? null : await this.#stager.stage(
+      appendId,
+      plan.partitions.map((p) => p.partition),
+      plan.parts,
+    );
+    let keepParts = false;
     try {
-      if (plan.parts.length > 0) await commitAll(this.#kv, plan.parts);
       const result = await withKvLock(
         this.#kv,
         this.name,
-        () => this.#committer.publish([...seen], plan, once),
+        () =>
+          this.#committer.publish(partitions, plan, {
+            appendId,
+            once,
+            pending,
+          }),
       );
-      published = !result.duplicate;
+      keepParts = !result.duplicate;
       return result;
+    } catch (error) {
+      // Whether the append landed is unknown: its parts stay, and a sweep
+      // collects them if it did not.
+      keepParts = error instanceof PersistentKvError;
+      throw error;
     } finally {
-      if (!published && plan.parts.length > 0) {
-        await this.#dropParts(plan.parts);
+      if (!keepParts && pending !== null) {
+        await this.#stager.collect(appendId);
       }
     }
   }
@@ -316,6 +375,8 @@ export class KvLog<T> {
    * @returns The memo it kept, or `null` if no append with the id is kept.
    * @throws {RangeError} If `id` is empty or over 1024 bytes.
    * @throws {TypeError} If the entry was not written by `KvLog`.
+   * @throws {PersistentKvError} If Deno KV kept failing for a passing
+   * reason (the read is retried as `options.retry` says).
    */
   async recall(id: string): Promise<{ memo: unknown } | null> {
     requireName(id, "recall an append of KvLog", "id");
@@ -491,18 +552,6 @@ export class KvLog<T> {
       });
     });
     return { values, timestamps };
-  }
-
-  /** Deletes the parts of a failed append; they are unreachable anyway. */
-  async #dropParts(parts: readonly KvWrite[]): Promise<void> {
-    try {
-      await commitAll(
-        this.#kv,
-        parts.map((part) => ({ key: part.key, value: null })),
-      );
-    } catch {
-      // The KV may be closed or failing: the parts stay, unreachable.
-    }
   }
 }
 
