@@ -152,6 +152,8 @@ export {
 } from "./runtime/mod.ts";
 
 export {
+  type LocalJob,
+  type LocalJobOptions,
   type LocalRuntime,
   type LocalRuntimeOptions,
   type SubtaskStatus,
@@ -181,12 +183,14 @@ export {
 } from "./connectors/mod.ts";
 
 export {
+  type ActorFailure,
   type ActorStorage,
   AtomicConflictError,
   type CheckpointInfo,
   CheckpointStore,
   type CheckpointStoreOptions,
   type CompletedCheckpoint,
+  DeadLetterLog,
   type KvAtomicOptions,
   KvStorage,
   type ListOptions,
