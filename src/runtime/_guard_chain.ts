@@ -43,7 +43,7 @@ export function guardChain(
   setGuard(owner, guard);
   const contexts = options.operators.map((op, i) => ({
     ...context,
-    reject: guard.rejecter(i, named(op, i, options)),
+    reject: guard.rejecter(i, guardedOperator(op, i, options.descriptors)),
   }));
   const edges = options.edges.map((edge, e) => {
     const name = `${edge.target ?? `edge ${e}`} key`;
@@ -60,12 +60,21 @@ export function guardChain(
   return { guard, contexts, edges };
 }
 
-function named(
+/**
+ * How dead letters name operator `i` of a chain: by its descriptor's uid,
+ * or its name (ids hash the uid, or the positional id); without a
+ * descriptor, by its class name.
+ *
+ * @param op The operator (or, without descriptors, what names it).
+ * @param i Its index in the chain.
+ * @param descriptors The chain's descriptors, if any.
+ */
+export function guardedOperator(
   op: object,
   i: number,
-  options: SubtaskOptions,
+  descriptors: SubtaskOptions["descriptors"],
 ): GuardedOperator {
-  const descriptor = options.descriptors?.[i];
+  const descriptor = descriptors?.[i];
   if (descriptor === undefined) {
     const name = op.constructor.name;
     return { label: name, key: `${name}#${i}` };

@@ -47,6 +47,7 @@ export const CAUSE = {
   mail: 4,
   end: 5,
   replay: 6,
+  barrier: 7,
 } as const;
 
 /**
@@ -184,9 +185,12 @@ export class RecordGuard {
     const item = at === undefined ? "" : `, item ${at}`;
     switch (this.cause) {
       case CAUSE.records:
-        return this.input === null
-          ? `input${item}`
-          : `${this.#inputPosition(0)} and after${item}`;
+        if (this.input === null) return `input${item}`;
+        return this.partitions === null
+          ? `channel ${this.unit}, batch from record ${this.base}${item}`
+          : `partition ${
+            this.partitions[this.unit]
+          }, batch from offset ${this.base}${item}`;
       case CAUSE.watermark:
         return `watermark ${this.causeValue}${item}`;
       case CAUSE.status:
@@ -197,6 +201,8 @@ export class RecordGuard {
         return `asynchronous result${item}`;
       case CAUSE.end:
         return `end of input${item}`;
+      case CAUSE.barrier:
+        return `checkpoint ${this.causeValue}${item}`;
       default:
         return `replay${item}`;
     }
@@ -272,4 +278,32 @@ function errorOf(error: unknown): DeadLetter["error"] {
     return { name: error.name, message: error.message };
   }
   return { name: typeof error, message: String(error) };
+}
+
+/**
+ * A batch without the records at `rejected` (ascending indices): what an
+ * operator emits after setting them aside. Only on the failure path.
+ *
+ * @param values The records.
+ * @param timestamps Their timestamps.
+ * @param rejected The indices to leave out, ascending.
+ * @returns Fresh arrays.
+ */
+export function withoutRejected<T>(
+  values: readonly T[],
+  timestamps: readonly number[],
+  rejected: readonly number[],
+): [T[], number[]] {
+  const keptValues: T[] = [];
+  const keptTimestamps: number[] = [];
+  let r = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (r < rejected.length && rejected[r] === i) {
+      r++;
+      continue;
+    }
+    keptValues.push(values[i]);
+    keptTimestamps.push(timestamps[i]);
+  }
+  return [keptValues, keptTimestamps];
 }

@@ -8,14 +8,18 @@ import type { WatermarkStatus } from "../time/mod.ts";
 import type {
   OperatorContext,
   OperatorOutput,
+  RejectRecord,
   StreamOperator,
 } from "./stream_operator.ts";
+import { rethrowRecord } from "./_record_guard.ts";
 
 /**
  * Turns one input batch into what it emits: called once per batch, with the
- * operator's output. The arrays are shared with the caller and must not be
- * modified; they may be emitted as they are, since emitted arrays are never
- * modified either.
+ * operator's output and the subtask's `reject` (see
+ * `OperatorContext.reject`; it rethrows outside a subtask), to which a
+ * record whose user function throws goes, with its index. The arrays are
+ * shared with the caller and must not be modified; they may be emitted as
+ * they are, since emitted arrays are never modified either.
  *
  * @typeParam IN The input record type.
  * @typeParam OUT The output record type.
@@ -24,6 +28,7 @@ export type BatchFunction<IN, OUT> = (
   values: readonly IN[],
   timestamps: readonly number[],
   output: OperatorOutput<OUT>,
+  reject: RejectRecord,
 ) => void;
 
 /**
@@ -44,6 +49,7 @@ export class StatelessOperator<IN, OUT> implements StreamOperator<IN, OUT> {
   readonly replayRole = "pass";
   readonly #batch: BatchFunction<IN, OUT>;
   #output: OperatorOutput<OUT> | null = null;
+  #reject: RejectRecord = rethrowRecord;
 
   /**
    * Creates the operator.
@@ -55,13 +61,14 @@ export class StatelessOperator<IN, OUT> implements StreamOperator<IN, OUT> {
   }
 
   /**
-   * Keeps the output.
+   * Keeps the output and the context's `reject`.
    *
-   * @param _context Unused.
+   * @param context Where rejected records go.
    * @param output Where records, watermarks and statuses go.
    */
-  open(_context: OperatorContext, output: OperatorOutput<OUT>): void {
+  open(context: OperatorContext, output: OperatorOutput<OUT>): void {
     this.#output = output;
+    this.#reject = context.reject ?? rethrowRecord;
   }
 
   /**
@@ -71,7 +78,7 @@ export class StatelessOperator<IN, OUT> implements StreamOperator<IN, OUT> {
    * @param timestamps Their timestamps.
    */
   processBatch(values: readonly IN[], timestamps: readonly number[]): void {
-    this.#batch(values, timestamps, this.#output!);
+    this.#batch(values, timestamps, this.#output!, this.#reject);
   }
 
   /**

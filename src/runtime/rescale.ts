@@ -217,6 +217,11 @@ export function rescaleSourceSnapshots(
     { ...options, numInputChannels: 1 },
     false,
   );
+  // Dead letters' offsets follow their partitions too.
+  const offsets: Record<string, number> = Object.assign(
+    {},
+    ...old.map((s) => s.offsets ?? {}),
+  );
   return chains.map((chain, i) => {
     const names = [...partitions[i]];
     const snapshot: {
@@ -227,6 +232,7 @@ export function rescaleSourceSnapshots(
         positions: names.map((name) => byName.get(name)![0]),
         cursor: 0,
       },
+      offsets: Object.fromEntries(names.map((n) => [n, offsets[n] ?? 0])),
       chain,
     };
     if (persisted) snapshot.generators = names.map((n) => byName.get(n)![1]);

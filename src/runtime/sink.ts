@@ -19,8 +19,23 @@
  * @typeParam T The record type.
  */
 export interface SinkWriter<T> {
-  /** Writes (or stages) a batch of records with their timestamps. */
+  /**
+   * Writes (or stages) a batch of records with their timestamps. A write
+   * that throws must have taken none of the batch: the sink operator then
+   * writes the records one by one, and sets aside under the job's error
+   * policy those whose write throws (DESIGN: "Errors in user code and
+   * poison records").
+   */
   write(values: readonly T[], timestamps: readonly number[]): void;
+  /**
+   * Checks one record when it arrives, before it is written (or held for
+   * the next checkpoint): throws if the writer could never store it, for a
+   * reason in the record itself (a key longer than Deno KV allows, a value
+   * too large). The record is then set aside under the job's error policy
+   * and never written, instead of failing a later snapshot or commit over
+   * and over. Must not change what the writer stores.
+   */
+  check?(value: T, timestamp: number): void;
   /**
    * Called once after the last batch (end of input); a transactional sink
    * commits what is still staged. May return a promise the runtime awaits.

@@ -21,6 +21,7 @@ import type { SourceBatch, SourceReader } from "./source.ts";
 import { END, recordBatch } from "./stream_element.ts";
 import type {
   OperatorContext,
+  RejectRecord,
   SnapshotOptions,
   StreamOperator,
 } from "./stream_operator.ts";
@@ -32,6 +33,9 @@ import {
 } from "./subtask.ts";
 import { PassThroughOperator } from "./pass_through.ts";
 import type { DeadLetter, ErrorPolicy } from "./dead_letter.ts";
+import { CAUSE, guardOf, type RecordGuard } from "./_record_guard.ts";
+import { guardedOperator } from "./_guard_chain.ts";
+import { stampBatch } from "./_stamp_batch.ts";
 import type { OperatorDescriptor } from "./job_graph.ts";
 
 /** Options of a {@linkcode SourceSubtask}. */
@@ -121,6 +125,14 @@ export interface SourceSubtaskSnapshot {
     readonly maxDesiredWatermark: number;
     readonly nextAnnouncementMs: number;
   };
+  /**
+   * How many records each partition had given, by partition name, in both
+   * recovery modes: dead letters' positions (`"partition p-0, offset 17"`)
+   * and ids count from it, so a restored source names a record as the one
+   * before did. Absent in snapshots of older versions: offsets then count
+   * from the restore.
+   */
+  readonly offsets?: Readonly<Record<string, number>>;
   /** The chained operators' state. */
   readonly chain: SubtaskSnapshot;
 }
@@ -142,8 +154,12 @@ interface Partition<T> {
  * emits to its deferred output, then one `onPeriodicEmit()` merges them (an
  * idle partition drops out of the minimum). A watermark caused by a record
  * follows that record: the records of a poll are cut where a watermark is
- * emitted. Timestamps of a poll are validated before anything is emitted, so
- * a bad record fails the whole poll and nothing is half written. At the end of
+ * emitted. Timestamps of a poll are assigned and validated before anything
+ * is emitted: a record whose timestamp cannot be assigned (the assigner
+ * throws, or the timestamp is not a safe integer) is set aside under the
+ * error policy, at `"partition <name>, offset <n>"`, and the others go on;
+ * under `"fail"` the poll throws `RecordFailedError` and nothing of it is
+ * emitted or counted. At the end of
  * input the source emits `Infinity`, finishes its chain and ends its outputs.
  *
  * A partition the reader reports ended (`SourceBatch.ended`, Flink's
@@ -178,6 +194,11 @@ export class SourceSubtask<T> {
   #chainSnapshot: SubtaskSnapshot | null = null;
   // Records read from each partition since this subtask was created.
   readonly #read: number[];
+  // Records read from each partition since the job started (restored):
+  // the offsets of dead letters.
+  readonly #offsets: number[];
+  readonly #guard: RecordGuard;
+  readonly #rejectTimestamp: RejectRecord;
   /** The largest watermark alignment allows; `Infinity` until announced. */
   maxDesiredWatermark = Infinity;
   /**
@@ -221,6 +242,15 @@ export class SourceSubtask<T> {
       context,
       send,
     );
+    this.#guard = guardOf(this.#subtask);
+    this.#guard.partitions = options.reader.partitions;
+    // The source itself (its descriptor, the pass-through head's) rejects
+    // records whose timestamps it cannot assign.
+    const guard = this.#guard;
+    const source = guardedOperator(options.reader, 0, options.descriptors);
+    this.#rejectTimestamp = function rejectTimestamp(value, ts, error, i) {
+      guard.reject(source, true, value, ts, error, i);
+    };
     this.#emitter = new WatermarkEmitter({
       emitWatermark: (watermark) => {
         this.#flush();
@@ -244,6 +274,7 @@ export class SourceSubtask<T> {
       () => lateness.suggestedDelayMs(),
     );
     this.#read = options.reader.partitions.map(() => 0);
+    this.#offsets = options.reader.partitions.map(() => 0);
     for (const id of options.reader.partitions) {
       this.#multiplexer.registerNewOutput(id);
       this.#partitions.push({
@@ -371,24 +402,26 @@ export class SourceSubtask<T> {
   /** Stamps a polled batch and hands it to its partition's generator and downstream. */
   #emit(batch: SourceBatch<T>, read: boolean): void {
     const { values } = batch;
-    const timestamps = new Array<number>(values.length);
-    for (let i = 0; i < values.length; i++) {
-      const ts = this.#assign(values[i], batch.timestamps[i]);
-      // -Infinity is "no timestamp" (a processing-time stream); event-time
-      // windows reject such records with their own message.
-      if (!Number.isSafeInteger(ts) && ts !== -Infinity) {
-        throw new RangeError(
-          `Cannot read from partition '${
-            this.#reader.partitions[batch.partition]
-          }' as 'timestamp' of record ${i} must be a safe integer of epoch milliseconds (or -Infinity for none): current value is ${ts}`,
-        );
-      }
-      timestamps[i] = ts;
-    }
-    // Counted only once the whole poll is valid: nothing of a rejected poll counts.
+    // Dead letters point at "partition <name>, offset <n>"; a replay sets
+    // nothing aside again (see RecordGuard).
+    const guard = this.#guard;
+    guard.cause = read ? CAUSE.records : CAUSE.replay;
+    guard.unit = batch.partition;
+    guard.base = this.#offsets[batch.partition];
+    guard.input = values;
+    const { timestamps, rejected } = stampBatch(
+      values,
+      batch.timestamps,
+      this.#assign,
+      this.#rejectTimestamp,
+      this.#reader.partitions[batch.partition],
+    );
+    // Counted only once the whole poll is stamped: under "fail" nothing of
+    // a failed poll counts.
     if (read) {
       for (let i = 0; i < timestamps.length; i++) {
-        if (timestamps[i] !== -Infinity) this.#lateness.record(timestamps[i]);
+        if (rejected?.[i] || timestamps[i] === -Infinity) continue;
+        this.#lateness.record(timestamps[i]);
       }
       this.#read[batch.partition] += values.length;
     }
@@ -398,6 +431,12 @@ export class SourceSubtask<T> {
     this.#pendingFrom = 0;
     this.#pendingEnd = 0;
     for (let i = 0; i < values.length; i++) {
+      if (rejected?.[i]) {
+        // The records before a rejected one go on; it never does.
+        this.#flush();
+        this.#pendingFrom = this.#pendingEnd = i + 1;
+        continue;
+      }
       // Records up to i are pending; a watermark emitted here flushes them first.
       this.#pendingEnd = i + 1;
       partition.generator.onEvent(
@@ -407,6 +446,8 @@ export class SourceSubtask<T> {
       );
     }
     this.#flush();
+    guard.input = null;
+    if (read) this.#offsets[batch.partition] += values.length;
     // A replay's reader reports ends too; the live reader does so again
     // after a restore, and only its reports release.
     if (read && batch.ended === true) this.#release(batch.partition);
@@ -441,6 +482,8 @@ export class SourceSubtask<T> {
     const timestamps = whole
       ? this.#pendingTimestamps
       : this.#pendingTimestamps.slice(this.#pendingFrom, this.#pendingEnd);
+    // The chain's dead letters count offsets from the first record sent.
+    this.#guard.base = this.#offsets[this.#guard.unit] + this.#pendingFrom;
     this.#pendingFrom = this.#pendingEnd;
     this.#subtask.receive(0, recordBatch(values as unknown[], timestamps));
   }
@@ -519,7 +562,12 @@ export class SourceSubtask<T> {
   #ownSnapshot(): Omit<SourceSubtaskSnapshot, "chain"> {
     const snapshot: {
       -readonly [F in keyof SourceSubtaskSnapshot]?: SourceSubtaskSnapshot[F];
-    } = { reader: this.#reader.snapshotState() };
+    } = {
+      reader: this.#reader.snapshotState(),
+      offsets: Object.fromEntries(
+        this.#reader.partitions.map((name, p) => [name, this.#offsets[p]]),
+      ),
+    };
     if (this.#persist) {
       snapshot.generators = this.#partitions.map((p) =>
         isCheckpointedGenerator(p.generator)
@@ -560,6 +608,9 @@ export class SourceSubtask<T> {
     if (snapshot.reader !== undefined) {
       this.#reader.restoreState(snapshot.reader, { exact: this.#persist });
     }
+    this.#reader.partitions.forEach((name, p) => {
+      this.#offsets[p] = snapshot.offsets?.[name] ?? 0;
+    });
     if (snapshot.generators !== undefined) {
       this.#partitions.forEach((p, i) => {
         if (isCheckpointedGenerator(p.generator)) {

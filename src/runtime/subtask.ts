@@ -183,6 +183,14 @@ export interface SubtaskMetrics {
  * Side outputs are buffered during one input element and routed before the
  * next watermark or status, so they never overtake or fall behind it.
  *
+ * Error policy (DESIGN: "Errors in user code and poison records"): each
+ * operator gets its own `OperatorContext.reject`, and each output edge's
+ * partitioner one for the keys it cannot place. A record set aside becomes
+ * a dead letter (see {@linkcode Subtask.takeDeadLetters}) whose position is
+ * `"channel <c>, record <n>"`, `n` counting the records received on
+ * channel `c` (kept in snapshots); under `"fail"` the step throws
+ * `RecordFailedError` unless the letter's id is quarantined.
+ *
  * Not thread safe; the runtime calls one method at a time.
  */
 export class Subtask {
@@ -341,7 +349,10 @@ export class Subtask {
   /**
    * The records this subtask set aside under its error policy since the
    * last call (see {@linkcode SubtaskOptions.errorPolicy}): the runtime
-   * writes them to the job's dead-letter log.
+   * writes them to the job's dead-letter log. The subtask keeps them until
+   * taken, so a runtime takes them after every step (and before a
+   * snapshot it persists, so none is lost to a crash: a restore sets the
+   * same records aside again, with the same ids).
    *
    * @returns The letters, oldest first; the subtask keeps none.
    */
@@ -416,6 +427,10 @@ export class Subtask {
    * a watermark it already has.
    */
   endReplay(): void {
+    // What the rebuilt watermark fires is processed for real: its rejects
+    // count again.
+    this.#guard.cause = CAUSE.watermark;
+    this.#guard.causeValue = this.metrics.inputWatermark;
     this.#replay.end(this.#inputs);
     this.#flushSideOutputs();
   }
@@ -453,6 +468,9 @@ export class Subtask {
     }
     const checkpointId = this.#aligning!;
     this.#flushSideOutputs();
+    // A sink writing held records at the barrier may reject some.
+    this.#guard.cause = CAUSE.barrier;
+    this.#guard.causeValue = checkpointId;
     this.#onSnapshot?.(checkpointId, this.snapshot(checkpointId));
     this.#broadcast({ kind: "barrier", checkpointId });
     this.#aligning = null;

@@ -30,6 +30,30 @@ export interface WindowOutput<OUT> {
   sideOutput(tag: OutputTag<unknown>, value: unknown, timestamp: number): void;
   /** The watermark, after everything it caused was emitted. */
   emitWatermark(watermark: number): void;
+  /**
+   * A record of `processBatch` (its index in the batch) whose key selector,
+   * window assignment or window function (`add`: an aggregate, a reduce)
+   * threw: it is in no window, and the batch goes on. Absent: the error
+   * propagates.
+   */
+  rejectRecord?(
+    value: unknown,
+    timestamp: number,
+    error: unknown,
+    index: number,
+  ): void;
+  /**
+   * A window whose function threw when it fired: the window counts as
+   * fired (a purge or cleanup still happens). `emitted` results were
+   * collected before the throw; the receiver drops them. Absent: the error
+   * propagates.
+   */
+  rejectFire?(
+    key: unknown,
+    window: TimeWindow,
+    error: unknown,
+    emitted: number,
+  ): void;
 }
 
 /** Options of a {@linkcode WindowOperator}. */
@@ -260,9 +284,21 @@ export class WindowOperator<T, K, ACC, OUT> {
     // processed at one instant: reading the clock per record cost more than
     // the rest of the record's work.
     if (!this.#eventTime) this.#batchTime = this.#clock.now();
+    // A record whose user code throws goes to rejectRecord and the loop
+    // resumes after it (issue 16); processElement runs user code before it
+    // changes anything.
+    const n = values.length;
+    let i = 0;
     try {
-      for (let i = 0; i < values.length; i++) {
-        this.processElement(values[i], timestamps[i]);
+      while (i < n) {
+        try {
+          for (; i < n; i++) this.processElement(values[i], timestamps[i]);
+        } catch (error) {
+          const reject = this.#output.rejectRecord;
+          if (reject === undefined) throw error;
+          reject(values[i], timestamps[i], error, i);
+          i++;
+        }
       }
     } finally {
       this.#batchTime = null;
@@ -288,22 +324,28 @@ export class WindowOperator<T, K, ACC, OUT> {
     this.#skipRecent = windows.length > RECENT;
     let skipped = true;
     for (const assigned of windows) {
-      let slot: Slot<K, ACC> | undefined;
+      let window = assigned;
       if (this.#merging) {
-        const window = this.#addMergingWindow(key, assigned);
+        window = this.#addMergingWindow(key, assigned);
         if (eventTime && isWindowLate(window, this.#lateness, watermark)) {
           this.#retire(key, window);
           continue;
         }
-        slot = this.#slot(key, window);
-      } else {
-        if (eventTime && isWindowLate(assigned, this.#lateness, watermark)) {
-          continue;
-        }
-        slot = this.#slot(key, assigned);
+      } else if (
+        eventTime && isWindowLate(assigned, this.#lateness, watermark)
+      ) {
+        continue;
       }
       skipped = false;
-      slot.contents = this.#fn.add(slot.contents ?? this.#fn.create(), value);
+      // The function runs before a new slot exists: if it throws, the
+      // record leaves no empty window behind (issue 16).
+      const found = this.#find(key, window.start);
+      const contents = this.#fn.add(
+        found?.contents ?? this.#fn.create(),
+        value,
+      );
+      const slot = found ?? this.#slot(key, window);
+      slot.contents = contents;
       slot.changed = true;
       const result = this.#trigger.onElement(
         value,
@@ -472,9 +514,17 @@ export class WindowOperator<T, K, ACC, OUT> {
         output.sideOutput(tag as OutputTag<unknown>, value, timestamp);
       },
     };
-    this.#fn.emit(slot.key, context, slot.contents, function collect(value) {
-      output.collect(value, timestamp);
-    });
+    let emitted = 0;
+    try {
+      this.#fn.emit(slot.key, context, slot.contents, function collect(value) {
+        output.collect(value, timestamp);
+        emitted++;
+      });
+    } catch (error) {
+      // One try per fired window, not per record (issue 16).
+      if (output.rejectFire === undefined) throw error;
+      output.rejectFire(slot.key, slot.window, error, emitted);
+    }
   }
 
   #registerCleanupTimer(slot: Slot<K, ACC>): void {

@@ -13,6 +13,10 @@ import { ManualClock } from "../../src/time/clock.ts";
 import { PausableClock } from "../../src/time/pausable_clock.ts";
 import { PunctuatedWatermarks } from "../../src/time/punctuated.ts";
 import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
+import {
+  type ErrorPolicy,
+  RecordFailedError,
+} from "../../src/runtime/dead_letter.ts";
 
 /** Renders an event by its id, anything else as a string. */
 function show(value: unknown): string {
@@ -76,6 +80,7 @@ interface Setup<T> {
   operators?: StreamOperator<unknown, unknown>[];
   /** The reader of this subtask out of `parallelism`; subtask 0 of 1 by default. */
   subtask?: [index: number, parallelism: number];
+  errorPolicy?: ErrorPolicy;
 }
 
 /** A source subtask over a scripted reader, with a manual clock and a recording `send`. */
@@ -96,6 +101,7 @@ function harness<T>(setup: Setup<T>) {
       edges: [{ partitioner: forwardPartitioner(0), numChannels: 1 }],
       autoWatermarkIntervalMs: setup.intervalMs ?? 0,
       maxBatchSize: setup.maxBatchSize,
+      errorPolicy: setup.errorPolicy,
     },
     {
       clock,
@@ -128,6 +134,16 @@ function harness<T>(setup: Setup<T>) {
       source.onProcessingTime(now);
     },
   };
+}
+
+/** What `fn` throws. */
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  assert.fail("expected it to throw");
 }
 
 type Event = { id: string; ts: number; mark?: boolean };
@@ -347,8 +363,9 @@ Deno.test("SourceSubtask does not cut a poll where a punctuated watermark does n
   assert.deepEqual(h.take(), ["R(b@5,c@10,d@11)"]);
 });
 
-Deno.test("SourceSubtask rejects a poll with a bad timestamp, naming 'timestamp', the partition and the record, and emits nothing of it (DESIGN: time and numbers)", () => {
+Deno.test("SourceSubtask under \"fail\" fails a poll with a bad timestamp, naming 'timestamp', the partition and the record, and emits nothing of it (DESIGN: time and numbers)", () => {
   const h = harness({
+    errorPolicy: "fail",
     script: [
       ev(0, "ok", 1, 0, true),
       ev(100, "a", 2, 0, true),
@@ -361,11 +378,12 @@ Deno.test("SourceSubtask rejects a poll with a bad timestamp, naming 'timestamp'
   });
   h.source.poll(0);
   assert.deepEqual(h.take(), ["R(ok@1)", "W1"]);
-  assert.throws(() => h.source.poll(100), {
-    name: "RangeError",
-    message:
-      /partition 'scripted-0'.*'timestamp' of record 1 .*current value is NaN/,
-  });
+  const error = thrown(() => h.source.poll(100));
+  assert.ok(error instanceof RecordFailedError);
+  assert.match(
+    String(error.cause),
+    /RangeError: .*partition 'scripted-0'.*'timestamp' of record 1 .*current value is NaN/,
+  );
   assert.deepEqual(
     h.take(),
     [],
@@ -375,7 +393,40 @@ Deno.test("SourceSubtask rejects a poll with a bad timestamp, naming 'timestamp'
   assert.equal(h.source.metrics.recordsIn, 1);
 });
 
-Deno.test("SourceSubtask passes records without a timestamp (-Infinity) and rejects +Infinity, naming the partition", () => {
+Deno.test("SourceSubtask sets aside a record with a bad timestamp as a dead letter at its partition and offset, and emits the others (DESIGN: time and numbers)", () => {
+  const h = harness({
+    script: [
+      ev(0, "ok", 1, 0, true),
+      ev(100, "a", 2, 0, true),
+      ev(100, "bad", 3),
+      ev(100, "c", 4),
+    ],
+    strategy: punctuated.withTimestampAssigner((e) =>
+      e.id === "bad" ? NaN : e.ts
+    ),
+  });
+  h.source.poll(0);
+  h.source.poll(100);
+  assert.deepEqual(h.take(), [
+    "R(ok@1)",
+    "W1",
+    "R(a@2)",
+    "W2",
+    "R(c@4)",
+    "WInfinity",
+    "end",
+  ]);
+  const [letter, ...more] = h.source.takeDeadLetters();
+  assert.equal(more.length, 0);
+  assert.equal(letter.position, "partition scripted-0, offset 2");
+  assert.equal(letter.reason, "dead-letter");
+  assert.equal(letter.error.name, "RangeError");
+  assert.match(letter.error.message, /'timestamp' .*current value is NaN/);
+  assert.deepEqual(letter.value, { id: "bad", ts: 3, mark: false });
+  assert.deepEqual(h.source.takeDeadLetters(), [], "taken once");
+});
+
+Deno.test('SourceSubtask under "fail" passes records without a timestamp (-Infinity) and rejects +Infinity, naming the partition', () => {
   const h = harness({
     script: [{ at: 0, value: "x" }, {
       at: 0,
@@ -388,14 +439,16 @@ Deno.test("SourceSubtask passes records without a timestamp (-Infinity) and reje
       v,
       ts,
     ) => v === "y" ? Infinity : ts),
+    errorPolicy: "fail",
   });
   assert.equal(h.source.poll(0), true);
   assert.equal(h.source.metrics.recordsIn, 1);
-  assert.throws(() => h.source.poll(0), {
-    name: "RangeError",
-    message:
-      /partition 'scripted-1'.*'timestamp' of record 0 .*current value is Infinity/,
-  });
+  const error = thrown(() => h.source.poll(0));
+  assert.ok(error instanceof RecordFailedError);
+  assert.match(
+    error.letter.error.message,
+    /partition 'scripted-1'.*'timestamp' of record 0 .*current value is Infinity/,
+  );
 });
 
 Deno.test("SourceSubtask emits Infinity and then end at the end of input, and does nothing after", () => {

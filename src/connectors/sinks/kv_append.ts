@@ -65,8 +65,10 @@ export interface AppendedRecord<T> {
  * run committed and appends its own transactions after them, as a
  * Kafka transactional producer would (its output after that checkpoint
  * appears twice; give the output a new name, or clear it, to start over
- * clean). One record must encode to at most 64 KiB, checked by
- * `snapshotState`.
+ * clean). One record must encode to at most 64 KiB: `check` refuses a
+ * larger one when it arrives (the job's error policy sets it aside; the
+ * cost is one more encoding of each record), and `snapshotState` checks
+ * again what was written without `check`.
  *
  * @typeParam T The record type.
  *
@@ -222,6 +224,18 @@ class AppendWriter<T> implements SinkWriter<T> {
     for (let i = 0; i < values.length; i++) {
       this.#values.push(values[i]);
       this.#timestamps.push(timestamps[i]);
+    }
+  }
+
+  // A record that cannot fit one KV value even alone, refused when it
+  // arrives rather than at every snapshot of its transaction (issue 16).
+  check(value: T, timestamp: number): void {
+    const [batch] = packBatches([value], [timestamp], KV_LIMITS.valueBytes);
+    const bytes = batchValueBytes(batch);
+    if (bytes > KV_LIMITS.valueBytes) {
+      throw new RangeError(
+        `Cannot write to KvAppendSink '${this.#name}' as each record must encode to at most ${KV_LIMITS.valueBytes} bytes (Deno KV's 64 KiB value limit): current value is ${bytes} bytes`,
+      );
     }
   }
 

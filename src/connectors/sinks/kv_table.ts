@@ -51,7 +51,9 @@ const decoder = new TextDecoder();
  * its rows until the job catches up: readers see each row's latest
  * committed value, not a snapshot of the table. Rows are superjson text in
  * UTF-8; one row must encode to at most 64 KiB and its key to at most the
- * rest of Deno KV's 2048-byte key limit, checked by `snapshotState`.
+ * rest of Deno KV's 2048-byte key limit: `check` refuses a record that
+ * breaks a limit when it arrives (the job's error policy sets it aside),
+ * and `snapshotState` checks again what was written without `check`.
  *
  * @typeParam T The record type.
  *
@@ -190,6 +192,9 @@ class TableWriter<T> implements SinkWriter<T> {
   readonly #table: string;
   readonly #key: (value: T) => string | number;
   #staged = new Map<string | number, T>();
+  // What check() encoded, per row key: #close reuses it for the same
+  // record instead of encoding it again.
+  #checked = new Map<string | number, Row<T>>();
   // Sorted by checkpoint id.
   #pending: Transaction<T>[] = [];
   // Commits run one after the other, in call order.
@@ -206,22 +211,31 @@ class TableWriter<T> implements SinkWriter<T> {
   }
 
   write(values: readonly T[], _timestamps: readonly number[]): void {
-    for (const value of values) {
-      const key = this.#key(value);
-      if (typeof key !== "string" && typeof key !== "number") {
-        throw new TypeError(
-          `Cannot write to KvTableSink '${this.#table}' as 'key(value)' must be a string or a number: current value is ${
-            describeValue(key)
-          }`,
-        );
-      }
-      if (Number.isNaN(key)) {
-        throw new RangeError(
-          `Cannot write to KvTableSink '${this.#table}' as 'key(value)' must not be NaN, which has no order: current value is NaN`,
-        );
-      }
-      this.#staged.set(key, value);
+    for (const value of values) this.#staged.set(this.#rowKey(value), value);
+  }
+
+  // Everything #close would refuse, when the record arrives (issue 16): a
+  // row key of the wrong type, too long for Deno KV, or a row too large.
+  check(value: T, _timestamp: number): void {
+    const key = this.#rowKey(value);
+    this.#checked.set(key, this.#encode(key, value, "write to KvTableSink"));
+  }
+
+  #rowKey(value: T): string | number {
+    const key = this.#key(value);
+    if (typeof key !== "string" && typeof key !== "number") {
+      throw new TypeError(
+        `Cannot write to KvTableSink '${this.#table}' as 'key(value)' must be a string or a number: current value is ${
+          describeValue(key)
+        }`,
+      );
     }
+    if (Number.isNaN(key)) {
+      throw new RangeError(
+        `Cannot write to KvTableSink '${this.#table}' as 'key(value)' must not be NaN, which has no order: current value is NaN`,
+      );
+    }
+    return key;
   }
 
   snapshotState(checkpointId: number): TableWriterSnapshot<T> {
@@ -279,6 +293,7 @@ class TableWriter<T> implements SinkWriter<T> {
       return { checkpointId: tx.checkpointId, rows };
     });
     this.#staged = new Map();
+    this.#checked = new Map();
     this.#pending = pending.sort((a, b) => a.checkpointId - b.checkpointId);
   }
 
@@ -297,10 +312,16 @@ class TableWriter<T> implements SinkWriter<T> {
       this.#pending.push(tx);
       this.#pending.sort((a, b) => a.checkpointId - b.checkpointId);
     }
+    const checked = this.#checked;
     for (const [key, value] of this.#staged) {
-      tx.rows.set(key, this.#encode(key, value, action));
+      const row = checked.get(key);
+      tx.rows.set(
+        key,
+        row?.value === value ? row : this.#encode(key, value, action),
+      );
     }
     this.#staged = new Map();
+    this.#checked = new Map();
   }
 
   async #commitUpTo(checkpointId: number): Promise<void> {
@@ -333,9 +354,10 @@ class TableWriter<T> implements SinkWriter<T> {
     }
     const fullKey: Key = [...tablePrefix(this.#table), key];
     if (keyCost(fullKey) > MAX_KEY_BYTES) {
+      const shown = describeValue(key);
       throw new RangeError(
         `Cannot ${action} '${this.#table}' as the key of row ${
-          describeValue(key)
+          shown.length > 80 ? `${shown.slice(0, 80)}…` : shown
         } must encode to at most ${MAX_KEY_BYTES} bytes with its table prefix (Deno KV's key limit): current value is ${
           keyCost(fullKey)
         } bytes`,

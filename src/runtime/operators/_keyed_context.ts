@@ -12,6 +12,7 @@ import type { OutputTag } from "../../windows/mod.ts";
 import { keyGroupOf } from "../key_groups.ts";
 import type { OperatorOutput } from "../stream_operator.ts";
 import type { KeyedTimers } from "./_keyed_timers.ts";
+import { KeyedUndo } from "./_keyed_undo.ts";
 import type { KeyedTimerContext } from "./keyed_process.ts";
 
 // The actions named by the messages of the timer checks.
@@ -69,6 +70,8 @@ export class Context<K, S> implements KeyedTimerContext<K, S> {
   readonly #groups: SnapshotGroups<Entry<K, S>, [K, S]>;
   readonly #eventTimers: KeyedTimers<K>;
   readonly #processingTimers: KeyedTimers<K>;
+  /** What the current call changed, to undo it if it throws (issue 16). */
+  readonly undo: KeyedUndo<K, S>;
 
   constructor(
     states: Map<K, Entry<K, S>>,
@@ -80,6 +83,7 @@ export class Context<K, S> implements KeyedTimerContext<K, S> {
     this.#groups = groups;
     this.#eventTimers = eventTimers;
     this.#processingTimers = processingTimers;
+    this.undo = new KeyedUndo(states, groups);
   }
 
   get currentProcessingTime(): number {
@@ -96,6 +100,7 @@ export class Context<K, S> implements KeyedTimerContext<K, S> {
   // Arrows, so that `const { setState } = ctx` still works.
   setState = (value: S | undefined): void => {
     if (value === undefined) return this.clearState();
+    this.undo.beforeStateChange(this.key);
     const entry = this.#states.get(this.key);
     if (entry === undefined) {
       this.#states.set(this.key, {
@@ -113,6 +118,7 @@ export class Context<K, S> implements KeyedTimerContext<K, S> {
   clearState = (): void => {
     const entry = this.#states.get(this.key);
     if (entry === undefined) return;
+    this.undo.beforeStateChange(this.key);
     this.#states.delete(this.key);
     this.#groups.removed(entry);
   };
@@ -121,28 +127,41 @@ export class Context<K, S> implements KeyedTimerContext<K, S> {
     if (!Number.isSafeInteger(timestamp)) {
       badTimestamp(REGISTER_EVENT, this.key, timestamp);
     }
-    this.#eventTimers.add(this.key, timestamp);
+    if (this.#eventTimers.add(this.key, timestamp)) {
+      this.undo.timerChanged(this.#eventTimers, this.key, timestamp, true);
+    }
   };
 
   deleteEventTimeTimer = (timestamp: number): void => {
     if (!Number.isSafeInteger(timestamp)) {
       badTimestamp(DELETE_EVENT, this.key, timestamp);
     }
-    this.#eventTimers.delete(this.key, timestamp);
+    if (this.#eventTimers.delete(this.key, timestamp)) {
+      this.undo.timerChanged(this.#eventTimers, this.key, timestamp, false);
+    }
   };
 
   registerProcessingTimeTimer = (timestamp: number): void => {
     if (!Number.isSafeInteger(timestamp)) {
       badTimestamp(REGISTER_PROCESSING, this.key, timestamp);
     }
-    this.#processingTimers.add(this.key, timestamp);
+    if (this.#processingTimers.add(this.key, timestamp)) {
+      this.undo.timerChanged(this.#processingTimers, this.key, timestamp, true);
+    }
   };
 
   deleteProcessingTimeTimer = (timestamp: number): void => {
     if (!Number.isSafeInteger(timestamp)) {
       badTimestamp(DELETE_PROCESSING, this.key, timestamp);
     }
-    this.#processingTimers.delete(this.key, timestamp);
+    if (this.#processingTimers.delete(this.key, timestamp)) {
+      this.undo.timerChanged(
+        this.#processingTimers,
+        this.key,
+        timestamp,
+        false,
+      );
+    }
   };
 
   output = <X>(tag: OutputTag<X> | string, value: X): void => {

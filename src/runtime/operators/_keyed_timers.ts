@@ -34,30 +34,32 @@ export class KeyedTimers<K> {
     return this.#size;
   }
 
-  /** Adds a timer; a no-op if the pair is pending. */
-  add(key: K, timestamp: number): void {
+  /** Adds a timer; a no-op if the pair is pending. Returns whether it added. */
+  add(key: K, timestamp: number): boolean {
     const bucket = this.#buckets.get(timestamp);
     if (bucket === undefined) {
       this.#push({ timestamp, keys: new Set<K>().add(key) });
       this.#size++;
-      return;
+      return true;
     }
     const keys = bucket.keys;
-    if (keys.has(key)) return;
+    if (keys.has(key)) return false;
     if (keys.size === 0) this.#dead--;
     keys.add(key);
     this.#size++;
+    return true;
   }
 
-  /** Deletes a timer; a no-op if the pair is not pending. */
-  delete(key: K, timestamp: number): void {
+  /** Deletes a timer; a no-op if the pair is not pending. Returns whether it deleted. */
+  delete(key: K, timestamp: number): boolean {
     const bucket = this.#buckets.get(timestamp);
-    if (bucket === undefined || !bucket.keys.delete(key)) return;
+    if (bucket === undefined || !bucket.keys.delete(key)) return false;
     this.#size--;
-    if (bucket.keys.size > 0) return;
+    if (bucket.keys.size > 0) return true;
     // Rebuilding once dead buckets outnumber live ones keeps the heap
     // within twice the live timestamps.
     if (++this.#dead > this.#heap.length - this.#dead) this.#rebuild();
+    return true;
   }
 
   /** The smallest pending timestamp, or `Infinity` if none. */

@@ -9,11 +9,13 @@ import type { WatermarkStatus } from "../../time/mod.ts";
 import type {
   OperatorContext,
   OperatorOutput,
+  RejectRecord,
   SnapshotOptions,
   StreamOperator,
 } from "../stream_operator.ts";
 import { type AsyncOrderQueue, createOrderQueue } from "./_async_order.ts";
 import { requireFunction } from "./_validate.ts";
+import { rethrowRecord } from "../_record_guard.ts";
 
 /** What an asynchronous function may do besides returning its result. */
 export interface AsyncContext<OUT> {
@@ -60,7 +62,8 @@ export interface AsyncWaitOptions<IN, OUT> {
    */
   timeoutMs?: number;
   /**
-   * Gives the results of a call that timed out; without it a timeout fails the job.
+   * Gives the results of a call that timed out; without it a timeout is a
+   * failed call (retried, then set aside by the job's error policy).
    * @default {undefined}
    */
   onTimeout?: (value: IN) => OUT | OUT[] | void;
@@ -86,6 +89,9 @@ interface InFlight<IN, OUT> {
   pending: number;
   results: OUT[];
   done: boolean;
+  // Set when the call failed for good (retries spent): the record goes to
+  // the error policy when its completion is processed.
+  failure: Error | null;
   deadline: number;
   retryAt: number;
 }
@@ -112,6 +118,14 @@ export interface AsyncWaitSnapshot<IN> {
  * held watermarks in their places; in replay mode the watermarks are rebuilt
  * from the replayed input.
  *
+ * A call that throws, rejects or times out (without `onTimeout`) is tried
+ * again `retries` times (Flink's retry strategy); then its record goes to
+ * the subtask's error policy (`OperatorContext.reject`) when its completion
+ * is processed, and completes with no result: the order and the held
+ * watermarks go on. Under `"fail"` the subtask throws there, and the job
+ * restarts (Flink's behaviour). A record whose key selector throws is set
+ * aside at once.
+ *
  * Cost: one promise per record (the call itself); bookkeeping O(1) per record
  * and O(log n) per watermark. Not thread safe.
  */
@@ -124,7 +138,7 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
   #queue: AsyncOrderQueue<OUT> | null = null;
   readonly #inFlight = new Map<number, InFlight<IN, OUT>>();
   readonly #completed: number[] = [];
-  #failure: Error | null = null;
+  #reject: RejectRecord = rethrowRecord;
   #nextId = 0;
 
   /**
@@ -175,6 +189,7 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
   open(context: OperatorContext, output: OperatorOutput<OUT>): void {
     this.#context = context;
     this.#output = output;
+    this.#reject = context.reject ?? rethrowRecord;
     this.#queue ??= createOrderQueue<OUT>(this.#options.mode);
     context.metrics.gauge("asyncInFlight", () => this.#inFlight.size);
     context.metrics.gauge("heldWatermarks", () => this.#queue!.heldWatermarks);
@@ -186,8 +201,17 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
 
   /** Starts one call per record. */
   processBatch(values: readonly IN[], timestamps: readonly number[]): void {
-    for (let i = 0; i < values.length; i++) {
-      this.#start(values[i], timestamps[i]);
+    // A record whose key selector throws is set aside; one whose call
+    // throws or rejects fails asynchronously (after its retries).
+    const n = values.length;
+    let i = 0;
+    while (i < n) {
+      try {
+        for (; i < n; i++) this.#start(values[i], timestamps[i]);
+      } catch (error) {
+        this.#reject(values[i], timestamps[i], error, i);
+        i++;
+      }
     }
   }
 
@@ -204,12 +228,16 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
 
   /** Emits what completed since the last call. */
   processMail(): void {
-    if (this.#failure !== null) throw this.#failure;
     for (const id of this.#completed.splice(0)) {
       const entry = this.#inFlight.get(id);
-      if (entry !== undefined) {
-        this.#queue!.complete(id, entry.key, entry.results);
+      if (entry === undefined) continue;
+      // A call that failed for good: its record is set aside (under
+      // "fail" this throws) and completes with no result, so the order
+      // and the held watermarks go on.
+      if (entry.failure !== null) {
+        this.#reject(entry.value, entry.timestamp, entry.failure);
       }
+      this.#queue!.complete(id, entry.key, entry.results);
     }
     this.#emitReady();
   }
@@ -294,6 +322,7 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
       pending: 0,
       results: [],
       done: false,
+      failure: null,
       deadline: Infinity,
       retryAt: Infinity,
     };
@@ -349,14 +378,14 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
       this.#context!.requestMail?.();
       return;
     }
-    entry.done = true;
-    this.#failure = new Error(
+    entry.failure = new Error(
       `Cannot complete the asynchronous call for the record at ${entry.timestamp} after ${
         entry.attempt + 1
       } attempt(s): ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },
     );
-    this.#context!.requestMail?.();
+    entry.results = [];
+    this.#complete(entry);
   }
 
   #timeOut(entry: InFlight<IN, OUT>): void {

@@ -16,6 +16,9 @@ import { requireFunction } from "./_validate.ts";
  * no processing-time work and no state: the snapshot is `null`. Cost: one
  * call of `fn` per record.
  *
+ * A record for which `fn` throws goes to the subtask's error policy
+ * (`OperatorContext.reject`).
+ *
  * @typeParam T The record type.
  */
 export class FilterOperator<T> extends StatelessOperator<T, T> {
@@ -27,13 +30,24 @@ export class FilterOperator<T> extends StatelessOperator<T, T> {
    */
   constructor(fn: (value: T) => boolean) {
     requireFunction(fn, { action: "create FilterOperator", param: "fn" });
-    super(function filterBatch(values, timestamps, output) {
+    super(function filterBatch(values, timestamps, output, reject) {
       const kept: T[] = [];
       const keptTimestamps: number[] = [];
-      for (let i = 0; i < values.length; i++) {
-        if (fn(values[i])) {
-          kept.push(values[i]);
-          keptTimestamps.push(timestamps[i]);
+      // A record whose fn throws is set aside (neither kept nor dropped
+      // silently) and the loop resumes after it.
+      const n = values.length;
+      let i = 0;
+      while (i < n) {
+        try {
+          for (; i < n; i++) {
+            if (fn(values[i])) {
+              kept.push(values[i]);
+              keptTimestamps.push(timestamps[i]);
+            }
+          }
+        } catch (error) {
+          reject(values[i], timestamps[i], error, i);
+          i++;
         }
       }
       if (kept.length > 0) output.emitBatch(kept, keptTimestamps);

@@ -17,6 +17,10 @@ import { requireFunction } from "./_validate.ts";
  * come. There is no processing-time work and no state: the snapshot is
  * `null`. Cost: one call of `fn` per record; one collector per batch.
  *
+ * A record for which `fn` throws goes to the subtask's error policy
+ * (`OperatorContext.reject`), and what it collected before the throw is
+ * dropped.
+ *
  * @typeParam IN The input record type.
  * @typeParam OUT The output record type.
  */
@@ -30,7 +34,7 @@ export class FlatMapOperator<IN, OUT> extends StatelessOperator<IN, OUT> {
    */
   constructor(fn: (value: IN, out: (value: OUT) => void) => void) {
     requireFunction(fn, { action: "create FlatMapOperator", param: "fn" });
-    super(function flatMapBatch(values, timestamps, output) {
+    super(function flatMapBatch(values, timestamps, output, reject) {
       const produced: OUT[] = [];
       const producedTimestamps: number[] = [];
       let timestamp = -Infinity;
@@ -38,9 +42,23 @@ export class FlatMapOperator<IN, OUT> extends StatelessOperator<IN, OUT> {
         produced.push(value);
         producedTimestamps.push(timestamp);
       };
-      for (let i = 0; i < values.length; i++) {
-        timestamp = timestamps[i];
-        fn(values[i], out);
+      // A record whose fn throws is set aside with what it produced before
+      // the throw, and the loop resumes after it.
+      const n = values.length;
+      let i = 0;
+      let before = 0;
+      while (i < n) {
+        try {
+          for (; i < n; i++) {
+            timestamp = timestamps[i];
+            before = produced.length;
+            fn(values[i], out);
+          }
+        } catch (error) {
+          produced.length = producedTimestamps.length = before;
+          reject(values[i], timestamps[i], error, i);
+          i++;
+        }
       }
       if (produced.length > 0) output.emitBatch(produced, producedTimestamps);
     });

@@ -12,6 +12,7 @@ import type { OutputTag } from "../../windows/mod.ts";
 import type {
   OperatorContext,
   OperatorOutput,
+  RejectRecord,
   SnapshotOptions,
   StreamOperator,
 } from "../stream_operator.ts";
@@ -24,6 +25,7 @@ import {
 import { requireSnapshot } from "./_keyed_snapshot.ts";
 import { KeyedTimers } from "./_keyed_timers.ts";
 import { requireFunction } from "./_validate.ts";
+import { rethrowRecord } from "../_record_guard.ts";
 
 /**
  * What a {@linkcode KeyedProcessFunction} sees besides the record: its key,
@@ -225,6 +227,13 @@ export interface KeyedProcessSnapshot<K, S> {
  * plus O(log t) per timestamp. Nothing is allocated per record beyond what
  * the function does.
  *
+ * A record whose key selector or `processElement` throws, and a timer
+ * whose `onTimer` throws (as `{ key, timestamp }`), go to the subtask's
+ * error policy (`OperatorContext.reject`) once what the call did is undone:
+ * its outputs, the key's state slot (`setState`, `clearState`) and its
+ * timers. Changes made inside a state object (`ctx.state.count++`) and side
+ * outputs already emitted stay.
+ *
  * @typeParam IN The input record type.
  * @typeParam OUT The output record type.
  * @typeParam K The key type.
@@ -245,6 +254,7 @@ export class KeyedProcessOperator<IN, OUT, K, S>
   #output: OperatorOutput<OUT> | null = null;
   #values: OUT[] = [];
   #timestamps: number[] = [];
+  #reject: RejectRecord = rethrowRecord;
 
   /**
    * Creates the operator with no state and no timers.
@@ -310,6 +320,7 @@ export class KeyedProcessOperator<IN, OUT, K, S>
    */
   open(context: OperatorContext, output: OperatorOutput<OUT>): void {
     this.#output = output;
+    this.#reject = context.reject ?? rethrowRecord;
     this.#context.target = output as OperatorOutput<unknown>;
     this.#context.clock = context.clock;
     context.metrics.gauge("numKeys", () => this.numKeys);
@@ -328,12 +339,28 @@ export class KeyedProcessOperator<IN, OUT, K, S>
     const keyOf = this.#keySelector;
     const context = this.#context;
     const collect = this.#collect;
-    for (let i = 0; i < values.length; i++) {
-      const value = values[i];
-      context.key = keyOf(value);
-      context.timestamp = timestamps[i];
-      context.outputTimestamp = timestamps[i];
-      fn.processElement(value, context, collect);
+    const undo = context.undo;
+    // A record whose key selector or function throws is undone (outputs,
+    // state slot, timers) and set aside; the loop resumes after it.
+    const n = values.length;
+    let i = 0;
+    let before = 0;
+    while (i < n) {
+      try {
+        for (; i < n; i++) {
+          before = this.#values.length;
+          undo.begin();
+          const value = values[i];
+          context.key = keyOf(value);
+          context.timestamp = timestamps[i];
+          context.outputTimestamp = timestamps[i];
+          fn.processElement(value, context, collect);
+        }
+      } catch (error) {
+        this.#undo(before);
+        this.#reject(values[i], timestamps[i], error, i);
+        i++;
+      }
     }
     context.timestamp = -Infinity;
     this.#flush();
@@ -458,7 +485,7 @@ export class KeyedProcessOperator<IN, OUT, K, S>
     context.timestamp = timestamp;
     context.outputTimestamp = timestamp;
     context.timeDomain = "event_time";
-    this.#fn.onTimer?.(timestamp, context, this.#collect);
+    this.#fire(key, timestamp);
   };
 
   readonly #onProcessingTime = (key: K, timestamp: number): void => {
@@ -468,8 +495,28 @@ export class KeyedProcessOperator<IN, OUT, K, S>
     // Flink erases the timestamp of a processing-time timer's outputs.
     context.outputTimestamp = -Infinity;
     context.timeDomain = "processing_time";
-    this.#fn.onTimer?.(timestamp, context, this.#collect);
+    this.#fire(key, timestamp);
   };
+
+  // A timer whose onTimer throws is undone and set aside as
+  // `{ key, timestamp }`; the other timers fire.
+  #fire(key: K, timestamp: number): void {
+    const onTimer = this.#fn.onTimer;
+    if (onTimer === undefined) return;
+    const before = this.#values.length;
+    this.#context.undo.begin();
+    try {
+      onTimer(timestamp, this.#context, this.#collect);
+    } catch (error) {
+      this.#undo(before);
+      this.#reject({ key, timestamp }, timestamp, error);
+    }
+  }
+
+  #undo(outputs: number): void {
+    this.#values.length = this.#timestamps.length = outputs;
+    this.#context.undo.undo();
+  }
 
   #flush(): void {
     if (this.#values.length === 0) return;

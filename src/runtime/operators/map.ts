@@ -6,6 +6,7 @@
 
 import { StatelessOperator } from "../_stateless_operator.ts";
 import { requireFunction } from "./_validate.ts";
+import { withoutRejected } from "../_record_guard.ts";
 
 /**
  * Applies `fn` to every record (Flink's `StreamMap`): one output record per
@@ -15,6 +16,9 @@ import { requireFunction } from "./_validate.ts";
  * timestamps array is passed on unchanged. Watermarks and statuses are
  * forwarded as they come. There is no processing-time work and no state: the
  * snapshot is `null`. Cost: one call of `fn` per record.
+ *
+ * A record for which `fn` throws goes to the subtask's error policy
+ * (`OperatorContext.reject`) and is left out of the output batch.
  *
  * @typeParam IN The input record type.
  * @typeParam OUT The output record type.
@@ -28,13 +32,31 @@ export class MapOperator<IN, OUT> extends StatelessOperator<IN, OUT> {
    */
   constructor(fn: (value: IN) => OUT) {
     requireFunction(fn, { action: "create MapOperator", param: "fn" });
-    super(function mapBatch(values, timestamps, output) {
+    super(function mapBatch(values, timestamps, output, reject) {
       const n = values.length;
       if (n === 0) return;
       const mapped = new Array<OUT>(n);
-      for (let i = 0; i < n; i++) mapped[i] = fn(values[i]);
+      let rejected: number[] | null = null;
+      // A record whose fn throws is set aside and the loop resumes after it.
+      let i = 0;
+      while (i < n) {
+        try {
+          for (; i < n; i++) mapped[i] = fn(values[i]);
+        } catch (error) {
+          reject(values[i], timestamps[i], error, i);
+          (rejected ??= []).push(i++);
+        }
+      }
       // Arrays are never modified once emitted, so the timestamps can be shared.
-      output.emitBatch(mapped, timestamps as number[]);
+      if (rejected === null) output.emitBatch(mapped, timestamps as number[]);
+      else {
+        const [kept, keptTimestamps] = withoutRejected(
+          mapped,
+          timestamps,
+          rejected,
+        );
+        if (kept.length > 0) output.emitBatch(kept, keptTimestamps);
+      }
     });
   }
 }

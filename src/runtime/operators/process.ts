@@ -10,10 +10,12 @@ import type { OutputTag } from "../../windows/mod.ts";
 import type {
   OperatorContext,
   OperatorOutput,
+  RejectRecord,
   SnapshotOptions,
   StreamOperator,
 } from "../stream_operator.ts";
 import { requireFunction } from "./_validate.ts";
+import { rethrowRecord } from "../_record_guard.ts";
 
 /**
  * What a {@linkcode ProcessFunction} sees besides the record. One object is
@@ -78,6 +80,10 @@ class Context implements ProcessContext {
  * current watermark and forwarded unchanged; statuses are forwarded. The
  * snapshot holds the current watermark. Cost: one call of `fn` per record.
  *
+ * A record for which `fn` throws goes to the subtask's error policy
+ * (`OperatorContext.reject`); what it collected before the throw is
+ * dropped, its side outputs are not.
+ *
  * @typeParam IN The input record type.
  * @typeParam OUT The output record type.
  */
@@ -85,6 +91,7 @@ export class ProcessOperator<IN, OUT> implements StreamOperator<IN, OUT> {
   readonly #fn: ProcessFunction<IN, OUT>;
   readonly #context: Context;
   #output: OperatorOutput<OUT> | null = null;
+  #reject: RejectRecord = rethrowRecord;
 
   /**
    * Creates the operator.
@@ -104,13 +111,14 @@ export class ProcessOperator<IN, OUT> implements StreamOperator<IN, OUT> {
   }
 
   /**
-   * Keeps the output.
+   * Keeps the output and the context's `reject`.
    *
-   * @param _context Unused.
+   * @param context Where rejected records go.
    * @param output Where outputs and side outputs go.
    */
-  open(_context: OperatorContext, output: OperatorOutput<OUT>): void {
+  open(context: OperatorContext, output: OperatorOutput<OUT>): void {
     this.#output = output;
+    this.#reject = context.reject ?? rethrowRecord;
   }
 
   /**
@@ -128,9 +136,23 @@ export class ProcessOperator<IN, OUT> implements StreamOperator<IN, OUT> {
       produced.push(value);
       producedTimestamps.push(context.timestamp);
     };
-    for (let i = 0; i < values.length; i++) {
-      context.timestamp = timestamps[i];
-      fn(values[i], context, out);
+    // A record whose fn throws is set aside with what it collected before
+    // the throw (its side outputs are already out), and the loop resumes.
+    const n = values.length;
+    let i = 0;
+    let before = 0;
+    while (i < n) {
+      try {
+        for (; i < n; i++) {
+          context.timestamp = timestamps[i];
+          before = produced.length;
+          fn(values[i], context, out);
+        }
+      } catch (error) {
+        produced.length = producedTimestamps.length = before;
+        this.#reject(values[i], timestamps[i], error, i);
+        i++;
+      }
     }
     context.timestamp = -Infinity;
     if (produced.length > 0) {

@@ -6,9 +6,11 @@
 
 import type { WatermarkStatus } from "../../time/mod.ts";
 import type { SinkWriter } from "../sink.ts";
+import { rethrowRecord, withoutRejected } from "../_record_guard.ts";
 import type {
   OperatorContext,
   OperatorOutput,
+  RejectRecord,
   SnapshotOptions,
   StreamOperator,
 } from "../stream_operator.ts";
@@ -44,6 +46,12 @@ interface StepState<T> {
  * transaction, transactions still commit when their checkpoint completes,
  * and a take-over or a restore loses and repeats nothing.
  *
+ * Records the writer refuses go to the subtask's error policy
+ * (`OperatorContext.reject`) and are never written: those its `check`
+ * throws for when they arrive, and those whose write throws (a write that
+ * throws is retried record by record to find them; with held records, at
+ * the barrier).
+ *
  * @typeParam T The record type.
  */
 export class SinkOperator<T> implements StreamOperator<T, never> {
@@ -58,6 +66,7 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
   #values: T[] = [];
   #timestamps: number[] = [];
   #writerState: unknown = null;
+  #reject: RejectRecord = rethrowRecord;
 
   /**
    * Creates the operator.
@@ -79,6 +88,7 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
   /** Keeps the output, used for watermarks and statuses only. */
   open(context: OperatorContext, output: OperatorOutput<never>): void {
     this.#output = output;
+    this.#reject = context.reject ?? rethrowRecord;
     this.#holding = context.stepSnapshots === true &&
       typeof this.#sink.snapshotState === "function";
   }
@@ -86,10 +96,67 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
   /** Writes a non-empty batch to the sink. */
   processBatch(values: readonly T[], timestamps: readonly number[]): void {
     if (values.length === 0) return;
-    if (!this.#holding) return this.#sink.write(values, timestamps);
-    for (let i = 0; i < values.length; i++) {
-      this.#values.push(values[i]);
-      this.#timestamps.push(timestamps[i]);
+    const [kept, keptTimestamps] = this.#checked(values, timestamps);
+    if (kept.length === 0) return;
+    if (!this.#holding) {
+      return this.#write(kept, keptTimestamps, kept === values);
+    }
+    for (let i = 0; i < kept.length; i++) {
+      this.#values.push(kept[i]);
+      this.#timestamps.push(keptTimestamps[i]);
+    }
+  }
+
+  // The records the writer's check accepts; the others are set aside.
+  #checked(
+    values: readonly T[],
+    timestamps: readonly number[],
+  ): [readonly T[], readonly number[]] {
+    const sink = this.#sink;
+    if (sink.check === undefined) return [values, timestamps];
+    const n = values.length;
+    let rejected: number[] | null = null;
+    let i = 0;
+    while (i < n) {
+      try {
+        for (; i < n; i++) sink.check(values[i], timestamps[i]);
+      } catch (error) {
+        this.#reject(values[i], timestamps[i], error, i);
+        (rejected ??= []).push(i++);
+      }
+    }
+    if (rejected === null) return [values, timestamps];
+    return withoutRejected(values, timestamps, rejected);
+  }
+
+  // A write that throws took none of its batch (see SinkWriter.write): the
+  // records are written one by one, and those the writer refuses are set
+  // aside. `indexed`: the batch is the operator's input, so indices are
+  // input positions.
+  #write(
+    values: readonly T[],
+    timestamps: readonly number[],
+    indexed: boolean,
+  ): void {
+    try {
+      this.#sink.write(values, timestamps);
+    } catch (error) {
+      if (values.length === 1) {
+        this.#reject(values[0], timestamps[0], error, indexed ? 0 : undefined);
+        return;
+      }
+      for (let i = 0; i < values.length; i++) {
+        try {
+          this.#sink.write([values[i]], [timestamps[i]]);
+        } catch (error) {
+          this.#reject(
+            values[i],
+            timestamps[i],
+            error,
+            indexed ? i : undefined,
+          );
+        }
+      }
     }
   }
 
@@ -167,7 +234,7 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
     const timestamps = this.#timestamps;
     this.#values = [];
     this.#timestamps = [];
-    this.#sink.write(values, timestamps);
+    this.#write(values, timestamps, false);
   }
 
   /**

@@ -18,9 +18,11 @@ import {
 import type {
   OperatorContext,
   OperatorOutput,
+  RejectRecord,
   SnapshotOptions,
   StreamOperator,
 } from "../stream_operator.ts";
+import { rethrowRecord } from "../_record_guard.ts";
 import { requireFunction } from "./_validate.ts";
 
 /** Options of a {@linkcode TimestampsAndWatermarksOperator}. */
@@ -76,8 +78,10 @@ function ignoreWarning(_message: string): void {}
  *   FLINK-35886) and schedules the first periodic emit at `now + interval`.
  * - `processBatch` computes every timestamp as
  *   `assigner(value, recordTimestamp)` (`-Infinity` = the record has none)
- *   and checks them all before emitting anything: a timestamp that is not a
- *   safe integer rejects the whole batch. Records then go out with their new
+ *   and checks them all before emitting anything: a record whose assigner
+ *   throws or whose timestamp is not a safe integer is set aside by the
+ *   subtask's error policy (under `"fail"`, or outside a subtask, the whole
+ *   batch is rejected). Records then go out with their new
  *   timestamps, and the generator's `onEvent` runs for each after its record,
  *   so a punctuated watermark follows its record (rule 2). Records go out in
  *   one batch, split only where a watermark or status falls between them.
@@ -108,6 +112,7 @@ export class TimestampsAndWatermarksOperator<T>
   #output: OperatorOutput<T> | null = null;
   #pendingRestore: TimestampsAndWatermarksSnapshot | null = null;
   #nextDue = Infinity;
+  #reject: RejectRecord = rethrowRecord;
   #warnedSeconds = false;
   // The batch being emitted: records [#flushed, #ready) are stamped and
   // waiting; a watermark or status flushes them first.
@@ -170,6 +175,7 @@ export class TimestampsAndWatermarksOperator<T>
    */
   open(context: OperatorContext, output: OperatorOutput<T>): void {
     this.#output = output;
+    this.#reject = context.reject ?? rethrowRecord;
     this.#assigner = this.#strategy.createTimestampAssigner();
     this.#generator = this.#progressive
       ? this.#strategy.createWatermarkGenerator({
@@ -199,7 +205,10 @@ export class TimestampsAndWatermarksOperator<T>
   }
 
   /**
-   * Stamps a batch and feeds the generator (rule 2); all or nothing.
+   * Stamps a batch and feeds the generator (rule 2). A record whose
+   * timestamp cannot be assigned goes to the subtask's error policy
+   * (`OperatorContext.reject`); outside a subtask, or under `"fail"`, the
+   * batch is all or nothing.
    *
    * @param values The records.
    * @param timestamps The timestamps they carry, `-Infinity` for none.
@@ -214,18 +223,39 @@ export class TimestampsAndWatermarksOperator<T>
     const n = values.length;
     if (n === 0) return;
     const stamped = new Array<number>(n);
-    for (let i = 0; i < n; i++) {
-      const timestamp = assigner(values[i], timestamps[i]);
-      if (!Number.isSafeInteger(timestamp)) rejectTimestamp(timestamp, i);
-      if (
-        timestamp > 0 && timestamp < SECONDS_THRESHOLD && !this.#warnedSeconds
-      ) {
-        this.#warnedSeconds = true;
-        this.#onWarning(
-          `Timestamp ${timestamp} of record ${i} looks like seconds, not epoch milliseconds: multiply it by 1000 in the timestamp assigner, or the watermark stays in 1970 and windows never fire`,
-        );
+    // A record whose assigner throws or whose timestamp is not a safe
+    // integer is set aside (DESIGN: "Time and numbers") and the loop
+    // resumes after it; under "fail" (or outside a subtask) nothing of the
+    // batch is emitted.
+    let rejected: boolean[] | null = null;
+    let i = 0;
+    // The bad timestamp of a rejected record (NaN when the assigner threw):
+    // set only on the failure path.
+    let bad = NaN;
+    while (i < n) {
+      try {
+        for (; i < n; i++) {
+          const timestamp = assigner(values[i], timestamps[i]);
+          if (!Number.isSafeInteger(timestamp)) {
+            bad = typeof timestamp === "number" ? timestamp : NaN;
+            rejectTimestamp(timestamp, i);
+          }
+          if (
+            timestamp > 0 && timestamp < SECONDS_THRESHOLD &&
+            !this.#warnedSeconds
+          ) {
+            this.#warnedSeconds = true;
+            this.#onWarning(
+              `Timestamp ${timestamp} of record ${i} looks like seconds, not epoch milliseconds: multiply it by 1000 in the timestamp assigner, or the watermark stays in 1970 and windows never fire`,
+            );
+          }
+          stamped[i] = timestamp;
+        }
+      } catch (error) {
+        this.#reject(values[i], bad, error, i);
+        bad = NaN;
+        (rejected ??= new Array<boolean>(n).fill(false))[i++] = true;
       }
-      stamped[i] = timestamp;
     }
     const generator = this.#generator!;
     const emitter = this.#emitter!;
@@ -234,6 +264,12 @@ export class TimestampsAndWatermarksOperator<T>
     this.#flushed = 0;
     try {
       for (let i = 0; i < n; i++) {
+        if (rejected?.[i]) {
+          // The records before a rejected one go out; it never does.
+          this.#flush();
+          this.#flushed = this.#ready = i + 1;
+          continue;
+        }
         // Record i counts as emitted before its onEvent: a watermark it
         // causes flushes it first (rule 2).
         this.#ready = i + 1;

@@ -12,9 +12,11 @@ import {
   type WindowSlotSnapshot,
 } from "../../windows/mod.ts";
 import { keyGroupOf } from "../key_groups.ts";
+import { rethrowRecord } from "../_record_guard.ts";
 import type {
   OperatorContext,
   OperatorOutput,
+  RejectRecord,
   SnapshotOptions,
   StreamOperator,
 } from "../stream_operator.ts";
@@ -52,6 +54,12 @@ const partitionOf = (key: unknown): number => keyGroupOf(key, SNAPSHOT_GROUPS);
  * - `open` registers the gauges `numLateRecordsDropped` and `numWindows`.
  * - Snapshots hand their windows out in groups by key group (see
  *   {@linkcode SnapshotOptions.parts}): checkpoints are incremental.
+ * - A record whose key selector, window assignment or `add` (aggregate,
+ *   reduce) throws, and a window whose function throws when it fires (as
+ *   `{ key, window: { start, end } }`, with the results it gave before the
+ *   throw dropped), go to the subtask's error policy
+ *   (`OperatorContext.reject`). A record that throws in the second of its
+ *   sliding windows stays in the first; a session it merged stays merged.
  *
  * The window operator is built in the constructor (so bad options fail at
  * once) with a clock that reads the context's clock once opened. Cost: that
@@ -69,6 +77,7 @@ export class WindowStreamOperator<T, K, ACC, OUT>
   #output: OperatorOutput<OUT> | null = null;
   #values: OUT[] = [];
   #timestamps: number[] = [];
+  #reject: RejectRecord = rethrowRecord;
 
   /**
    * Creates the operator with no windows.
@@ -93,6 +102,20 @@ export class WindowStreamOperator<T, K, ACC, OUT>
         this.#flush();
         this.#output!.emitWatermark(watermark);
       },
+      rejectRecord: (value, timestamp, error, index) => {
+        this.#reject(value, timestamp, error, index);
+      },
+      // A window function that throws at fire time: its partial results go,
+      // the window is set aside as { key, window } (issue 16).
+      rejectFire: (key, window, error, emitted) => {
+        this.#values.length -= emitted;
+        this.#timestamps.length -= emitted;
+        this.#reject(
+          { key, window: { start: window.start, end: window.end } },
+          window.maxTimestamp(),
+          error,
+        );
+      },
     });
   }
 
@@ -105,6 +128,7 @@ export class WindowStreamOperator<T, K, ACC, OUT>
   open(context: OperatorContext, output: OperatorOutput<OUT>): void {
     this.#clock = context.clock;
     this.#output = output;
+    this.#reject = context.reject ?? rethrowRecord;
     const operator = this.#operator;
     context.metrics.gauge("numLateRecordsDropped", function read() {
       return operator.numLateRecordsDropped;

@@ -5,6 +5,8 @@ import {
   readAppendLog,
 } from "../../../src/connectors/sinks/kv_append.ts";
 import { countUnder, interceptCommits, kvTest } from "../_kv_support.ts";
+import { SinkOperator } from "../../../src/runtime/operators/sink.ts";
+import { guardHarness } from "../../_support/guard_harness.ts";
 
 async function values<T>(kv: Deno.Kv, name = "out"): Promise<T[]> {
   return (await readAppendLog<T>(kv, name)).map((r) => r.value);
@@ -285,5 +287,26 @@ kvTest(
       name: "TypeError",
       message: /'kv'/,
     });
+  },
+);
+
+// --- issue 16: a record KV cannot store is refused when it arrives ---------
+
+kvTest(
+  "KvAppendSink refuses a record larger than Deno KV's 64 KiB value limit when it arrives: the subtask sets it aside and commits the others (issue 16)",
+  async (kv) => {
+    const writer = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
+    const h = guardHarness({ operators: () => [new SinkOperator(writer)] });
+    h.push(["a", "y".repeat(70_000), "c"], [1, 2, 3]);
+    const [letter, ...more] = h.letters();
+    assert.equal(more.length, 0);
+    assert.equal(letter.position, "channel 0, record 1");
+    assert.match(letter.error.message, /KvAppendSink 'out'.*64 KiB/);
+    h.subtask.snapshot(1);
+    await h.subtask.notifyCheckpointComplete(1);
+    assert.deepEqual(
+      (await readAppendLog<string>(kv, "out")).map((r) => r.value),
+      ["a", "c"],
+    );
   },
 );

@@ -4,6 +4,8 @@ import {
   readTable,
 } from "../../../src/connectors/sinks/kv_table.ts";
 import { countUnder, interceptCommits, kvTest } from "../_kv_support.ts";
+import { SinkOperator } from "../../../src/runtime/operators/sink.ts";
+import { guardHarness } from "../../_support/guard_harness.ts";
 
 interface Count {
   readonly word: string;
@@ -248,3 +250,43 @@ kvTest("KvTableSink validates its arguments at the door", (kv) => {
     message: /'subtaskIndex'/,
   });
 });
+
+// --- issue 16: a row KV cannot store is refused when it arrives ------------
+
+for (const stepSnapshots of [false, true]) {
+  kvTest(
+    `KvTableSink refuses a row whose key exceeds Deno KV's 2048-byte key limit, or whose value exceeds 64 KiB, when it arrives: the subtask sets it aside and commits the others (issue 16${
+      stepSnapshots ? ", step snapshots" : ""
+    })`,
+    async (kv) => {
+      const sink = new KvTableSink<{ k: string; v?: string }>(kv, "t", {
+        key: (row) => row.k,
+      });
+      const writer = sink.createWriter(0, 1);
+      const h = guardHarness({
+        operators: () => [new SinkOperator(writer)],
+        stepSnapshots,
+      });
+      const long = "x".repeat(2_100);
+      h.push([{ k: "a" }, { k: long }, { k: "b", v: "y".repeat(70_000) }, {
+        k: "c",
+      }], [1, 2, 3, 4]);
+      const letters = h.letters();
+      assert.deepEqual(letters.map((l) => [l.position, l.error.name]), [
+        ["channel 0, record 1", "RangeError"],
+        ["channel 0, record 2", "RangeError"],
+      ]);
+      assert.match(
+        letters[0].error.message,
+        /KvTableSink 't' as the key of row "x{10,}….* at most 2048 bytes.*current value is 21\d\d bytes/,
+      );
+      assert.match(letters[1].error.message, /64 KiB/);
+      h.subtask.snapshot(1);
+      await h.subtask.notifyCheckpointComplete(1);
+      assert.deepEqual([...(await readTable(kv, "t")).keys()].sort(), [
+        "a",
+        "c",
+      ]);
+    },
+  );
+}

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { AsyncWaitOperator } from "../../../src/runtime/operators/async_wait.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
+import { guardHarness } from "../../_support/guard_harness.ts";
+import { ManualClock } from "../../../src/time/clock.ts";
 
 /** A promise resolved by hand, so tests decide the completion order. */
 function deferred<T>(): {
@@ -233,4 +235,51 @@ Deno.test("AsyncWaitOperator snapshots in-flight records and held watermarks, an
   assert.deepEqual(h.operator.snapshotState(1, { watermarks: false }), {
     pending: [{ value: { key: "A", n: 1 }, timestamp: 100 }],
   });
+});
+
+// --- issue 16: a record whose call fails for good is set aside -------------
+
+Deno.test("AsyncWaitOperator sets aside a record whose call throws, rejects or times out, emits the others in order and releases the watermark (issue 16)", async () => {
+  const h = guardHarness({
+    operators: () => [
+      new AsyncWaitOperator<string, string>((v) => {
+        if (v === "sync") throw new TypeError("Cannot call for 'sync'");
+        if (v === "reject") return Promise.reject(new Error("service down"));
+        if (v === "hang") return new Promise(() => {});
+        return Promise.resolve(v.toUpperCase());
+      }, { mode: "ordered", timeoutMs: 50 }),
+    ],
+    clock: new ManualClock(0),
+  });
+  h.push(["a", "sync", "reject", "hang", "b"], [1, 2, 3, 4, 5]);
+  h.watermark(10);
+  await new Promise((r) => setTimeout(r, 0));
+  h.subtask.processMail();
+  assert.deepEqual(h.out, ["A@1"], "b waits behind the hanging call");
+  h.clock.set(50);
+  h.subtask.onProcessingTime(50);
+  assert.deepEqual(h.out, ["A@1", "B@5"]);
+  const letters = h.letters();
+  assert.deepEqual(letters.map((l) => [l.value, l.timestamp]), [
+    ["sync", 2],
+    ["reject", 3],
+    ["hang", 4],
+  ]);
+  assert.match(letters[0].error.message, /after 1 attempt\(s\): Cannot call/);
+  assert.match(letters[2].error.message, /timed out after 50 ms/);
+  assert.equal(h.subtask.inFlight, 0);
+});
+
+Deno.test("AsyncWaitOperator sets aside a record whose key selector throws in keyed mode (issue 16)", () => {
+  const h = guardHarness({
+    operators: () => [
+      new AsyncWaitOperator<{ k?: string }, string>(
+        () => Promise.resolve("x"),
+        { mode: "keyed", keySelector: (v) => v.k!.length },
+      ),
+    ],
+  });
+  h.push([{ k: "a" }, {}], [1, 2]);
+  assert.deepEqual(h.letters().map((l) => l.position), ["channel 0, record 1"]);
+  assert.equal(h.subtask.inFlight, 1);
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { FilterOperator } from "../../../src/runtime/operators/filter.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
+import { guardHarness } from "../../_support/guard_harness.ts";
 
 Deno.test("FilterOperator keeps matching records with their timestamps in one batch", () => {
   const h = new OperatorHarness(new FilterOperator((v: number) => v % 2 === 0))
@@ -32,4 +33,16 @@ Deno.test("FilterOperator rejects a missing predicate, naming 'fn' (STYLE rule 2
     () => new FilterOperator(null as unknown as () => boolean),
     { name: "TypeError", message: /'fn'/ },
   );
+});
+
+// --- issue 16: a record whose user function throws is set aside -----------
+Deno.test("FilterOperator sets aside a record whose fn throws and filters the rest of the batch (issue 16)", () => {
+  const h = guardHarness({
+    operators: () => [
+      new FilterOperator<unknown>((v) => (v as { n: number }).n > 1),
+    ],
+  });
+  h.push([{ n: 1 }, undefined, { n: 3 }], [1, 2, 3]);
+  assert.deepEqual(h.out, ['{"n":3}@3']);
+  assert.deepEqual(h.letters().map((l) => l.position), ["channel 0, record 1"]);
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { FlatMapOperator } from "../../../src/runtime/operators/flat_map.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
+import { guardHarness } from "../../_support/guard_harness.ts";
 
 function splitWords(line: string, out: (word: string) => void): void {
   for (const word of line.split(" ")) if (word !== "") out(word);
@@ -33,4 +34,23 @@ Deno.test("FlatMapOperator rejects a missing function, naming 'fn' (STYLE rule 2
     () => new FlatMapOperator(42 as unknown as typeof splitWords),
     { name: "TypeError", message: /'fn'.*42/ },
   );
+});
+
+// --- issue 16: a record whose user function throws is set aside -----------
+Deno.test("FlatMapOperator sets aside a record whose fn throws, drops what it collected before the throw, and goes on (issue 16)", () => {
+  const h = guardHarness({
+    operators: () => [
+      new FlatMapOperator<string, string>((v, out) => {
+        for (const part of v.split(",")) {
+          if (part === "") throw new SyntaxError("Cannot split an empty part");
+          out(part);
+        }
+      }),
+    ],
+  });
+  h.push(["a,b", "c,,d", "e"], [1, 2, 3]);
+  assert.deepEqual(h.out, ["a@1", "b@1", "e@3"]);
+  const [letter] = h.letters();
+  assert.equal(letter.value, "c,,d");
+  assert.equal(letter.error.name, "SyntaxError");
 });

@@ -8,6 +8,7 @@ import {
 } from "../../../src/runtime/operators/keyed_process.ts";
 import { OutputTag } from "../../../src/windows/output_tag.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
+import { guardHarness } from "../../_support/guard_harness.ts";
 
 /** A record: its key and what the function should do with it. */
 type Cmd = {
@@ -671,3 +672,75 @@ Deno.test("KeyedProcessOperator fires timers like a brute-force model under rand
 function sortedByKey<S>(pairs: Array<[string, S]>): Array<[string, S]> {
   return [...pairs].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 }
+
+// --- issue 16: a record whose user code throws is set aside ----------------
+
+/** Sums per key and arms a timer; throws for "boom" after changing state and timers. */
+const fragile: KeyedProcessFunction<
+  { k: unknown; n: number },
+  string,
+  string,
+  number
+> = {
+  processElement(value, ctx, out) {
+    ctx.setState((ctx.state ?? 0) + value.n);
+    ctx.registerEventTimeTimer(100);
+    ctx.deleteEventTimeTimer(50);
+    out(`${ctx.key}+${value.n}`);
+    if (value.n < 0) throw new RangeError("Cannot add a negative amount");
+  },
+  onTimer(timestamp, ctx, out) {
+    if (ctx.key === "t") throw new Error(`Cannot fire for ${ctx.key}`);
+    out(`${ctx.key}=${ctx.state}@${timestamp}`);
+  },
+};
+
+function fragileOperator() {
+  return new KeyedProcessOperator(fragile, {
+    keySelector: (v) => {
+      if (typeof v.k !== "string") throw new TypeError("Cannot key a record");
+      return v.k;
+    },
+  });
+}
+
+Deno.test("KeyedProcessOperator sets aside a record whose function throws, undoing its outputs, its state change and its timers (issue 16)", () => {
+  const h = guardHarness({ operators: () => [fragileOperator()] });
+  h.push([{ k: "a", n: 1 }, { k: "b", n: 2 }], [1, 2]);
+  h.push([{ k: "a", n: -5 }, { k: "c", n: -1 }, { k: "a", n: 3 }], [3, 4, 5]);
+  assert.deepEqual(h.out, ["a+1@1", "b+2@2", "a+3@5"]);
+  const letters = h.letters();
+  assert.deepEqual(letters.map((l) => [l.value, l.position]), [
+    [{ k: "a", n: -5 }, "channel 0, record 2"],
+    [{ k: "c", n: -1 }, "channel 0, record 3"],
+  ]);
+  const state = h.snapshot().operators[0] as KeyedProcessSnapshot<
+    string,
+    number
+  >;
+  assert.deepEqual(state.keyedState.sort(), [["a", 4], ["b", 2]]);
+  assert.deepEqual(
+    state.eventTimers,
+    [["a", 100], ["b", 100]],
+    "key c registered no timer",
+  );
+});
+
+Deno.test("KeyedProcessOperator sets aside a record whose key selector throws (issue 16)", () => {
+  const h = guardHarness({ operators: () => [fragileOperator()] });
+  h.push([{ k: null, n: 1 }, { k: "a", n: 2 }], [1, 2]);
+  assert.deepEqual(h.out, ["a+2@2"]);
+  assert.equal(h.letters()[0].error.message, "Cannot key a record");
+});
+
+Deno.test("KeyedProcessOperator sets aside a timer whose onTimer throws as { key, timestamp } and fires the others (issue 16)", () => {
+  const h = guardHarness({ operators: () => [fragileOperator()] });
+  h.push([{ k: "t", n: 1 }, { k: "u", n: 2 }], [1, 2]);
+  h.out.length = 0;
+  h.watermark(100);
+  assert.deepEqual(h.out, ["u=2@100@100"]);
+  const [letter] = h.letters();
+  assert.deepEqual(letter.value, { key: "t", timestamp: 100 });
+  assert.equal(letter.timestamp, 100);
+  assert.equal(letter.position, "watermark 100");
+});

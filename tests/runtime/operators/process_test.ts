@@ -5,6 +5,7 @@ import {
 } from "../../../src/runtime/operators/process.ts";
 import { OutputTag } from "../../../src/windows/output_tag.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
+import { guardHarness } from "../../_support/guard_harness.ts";
 
 Deno.test("ProcessOperator gives outputs the input record's timestamp, one batch per input batch", () => {
   const h = new OperatorHarness(
@@ -72,4 +73,20 @@ Deno.test("ProcessOperator rejects a missing function, naming 'fn' (STYLE rule 2
       ),
     { name: "TypeError", message: /'fn'/ },
   );
+});
+
+// --- issue 16: a record whose user function throws is set aside -----------
+Deno.test("ProcessOperator sets aside a record whose fn throws, drops what it collected before the throw, and goes on (issue 16)", () => {
+  const h = guardHarness({
+    operators: () => [
+      new ProcessOperator<number, number>((v, _ctx, out) => {
+        out(v);
+        if (v < 0) throw new RangeError("Cannot process a negative reading");
+        out(v * 10);
+      }),
+    ],
+  });
+  h.push([1, -2, 3], [1, 2, 3]);
+  assert.deepEqual(h.out, ["1@1", "10@1", "3@3", "30@3"]);
+  assert.deepEqual(h.letters().map((l) => [l.value, l.timestamp]), [[-2, 2]]);
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { SinkOperator } from "../../../src/runtime/operators/sink.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
+import { guardHarness } from "../../_support/guard_harness.ts";
 
 class CollectingSink {
   readonly written: string[] = [];
@@ -45,4 +46,56 @@ Deno.test("SinkOperator rejects a sink without write(), naming 'sink' (STYLE rul
     () => new SinkOperator({} as unknown as CollectingSink),
     { name: "TypeError", message: /'sink'/ },
   );
+});
+
+// --- issue 16: a record the sink refuses is set aside ----------------------
+
+Deno.test("SinkOperator sets aside a record whose write throws (retrying the batch record by record) and writes the others (issue 16)", () => {
+  const written: string[] = [];
+  const h = guardHarness({
+    operators: () => [
+      new SinkOperator<string>({
+        write(values) {
+          // All or nothing, as SinkWriter.write asks.
+          if (values.includes("bad")) {
+            throw new RangeError("Cannot store 'bad'");
+          }
+          written.push(...values);
+        },
+      }),
+    ],
+  });
+  h.push(["a", "bad", "c"], [1, 2, 3]);
+  assert.deepEqual(written, ["a", "c"]);
+  assert.deepEqual(h.letters().map((l) => [l.value, l.position]), [
+    ["bad", "channel 0, record 1"],
+  ]);
+});
+
+Deno.test("SinkOperator sets aside a record its writer's check refuses, before it is written or held (issue 16)", () => {
+  for (const stepSnapshots of [false, true]) {
+    const written: string[] = [];
+    const h = guardHarness({
+      operators: () => [
+        new SinkOperator<string>({
+          check(value) {
+            if (value.length > 3) {
+              throw new RangeError("Cannot store a long value");
+            }
+          },
+          write(values) {
+            written.push(...values);
+          },
+          snapshotState: () => null,
+        }),
+      ],
+      stepSnapshots,
+    });
+    h.push(["a", "long!", "c"], [1, 2, 3]);
+    h.subtask.snapshot(1);
+    assert.deepEqual(written, ["a", "c"]);
+    assert.deepEqual(h.letters().map((l) => l.position), [
+      "channel 0, record 1",
+    ]);
+  }
 });

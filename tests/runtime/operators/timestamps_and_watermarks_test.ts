@@ -6,6 +6,7 @@ import type { WatermarkGenerator } from "../../../src/time/watermark_generator.t
 import type { WatermarkOutput } from "../../../src/time/watermark_output.ts";
 import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
+import { guardHarness } from "../../_support/guard_harness.ts";
 
 // Reference §3's test doubles: the record's value is its timestamp; the
 // periodic generator emits the last event's timestamp minus 1 (-Infinity
@@ -441,4 +442,34 @@ Deno.test("TimestampsAndWatermarksOperator rejects a bad interval, strategy or w
       }),
     { name: "TypeError", message: /'onWarning'/ },
   );
+});
+
+// --- issue 16: a record whose timestamp cannot be assigned is set aside ----
+
+Deno.test("TimestampsAndWatermarksOperator sets aside a record whose assigner throws or whose timestamp is not a safe integer, naming the value, and stamps the rest (issue 16, DESIGN)", () => {
+  const strategy = WatermarkStrategy.forGenerator<{ ts: unknown }>(
+    () => new PunctuatedWatermarks((_e, ts) => ts),
+  ).withTimestampAssigner((e) => {
+    if (e.ts === undefined) throw new TypeError("Cannot read 'ts'");
+    return e.ts as number;
+  });
+  const h = guardHarness({
+    operators: () => [
+      new TimestampsAndWatermarksOperator(strategy, {
+        autoWatermarkIntervalMs: 0,
+      }),
+    ],
+  });
+  h.push([{ ts: 1_000 }, { ts: 1.5 }, {}, { ts: "2000" }, { ts: 3_000 }]);
+  assert.deepEqual(h.out, ['{"ts":1000}@1000', '{"ts":3000}@3000']);
+  const letters = h.letters();
+  assert.deepEqual(letters.map((l) => [l.position, l.error.name]), [
+    ["channel 0, record 1", "RangeError"],
+    ["channel 0, record 2", "TypeError"],
+    ["channel 0, record 3", "TypeError"],
+  ]);
+  assert.match(letters[0].error.message, /'timestamp'.*current value is 1\.5/);
+  assert.equal(letters[0].timestamp, 1.5);
+  assert.match(letters[2].error.message, /current value is "2000"/);
+  assert.ok(Number.isNaN(letters[2].timestamp));
 });

@@ -11,6 +11,9 @@ import { TumblingProcessingTimeWindows } from "../../../src/windows/tumbling_pro
 import type { WindowAssigner } from "../../../src/windows/window_assigner.ts";
 import { reduceWindow } from "../../../src/windows/window_function.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
+import { guardHarness } from "../../_support/guard_harness.ts";
+import { aggregateWindow } from "../../../src/windows/window_function.ts";
+import type { WindowOperatorSnapshot } from "../../../src/windows/window_operator.ts";
 
 type KV = [string, number];
 type Sum = { value?: KV };
@@ -120,4 +123,71 @@ Deno.test("WindowStreamOperator rejects bad options when constructed, naming the
       sumOperator(TumblingEventTimeWindows.of(10), { allowedLatenessMs: -1 }),
     { name: "RangeError", message: /'allowedLatenessMs'/ },
   );
+});
+
+// --- issue 16: a record or a window whose user code throws is set aside ----
+
+type Reading = { k: unknown; n: number };
+
+function fragileWindow() {
+  return new WindowStreamOperator<Reading, string, { sum: number }, string>({
+    assigner: TumblingEventTimeWindows.of(10),
+    keySelector: (r) => {
+      if (typeof r.k !== "string") throw new TypeError("Cannot key a reading");
+      return r.k;
+    },
+    windowFunction: aggregateWindow({
+      createAccumulator: () => ({ sum: 0 }),
+      add(r: Reading, acc: { sum: number }) {
+        if (r.n < 0) throw new RangeError("Cannot add a negative reading");
+        acc.sum += r.n;
+        return acc;
+      },
+      getResult: (acc) => acc.sum,
+      merge: (a, b) => ({ sum: a.sum + b.sum }),
+    }, (key, _ctx, [sum], out) => {
+      out(`${key}:${sum}`);
+      if (key === "x") throw new Error("Cannot render key x");
+    }),
+  });
+}
+
+Deno.test("WindowStreamOperator sets aside a record whose key selector or aggregate throws, leaving no window behind, and windows the rest (issue 16)", () => {
+  const h = guardHarness({ operators: () => [fragileWindow()] });
+  h.push([{ k: "a", n: 1 }, { k: null, n: 2 }, { k: "b", n: -1 }, {
+    k: "a",
+    n: -3,
+  }, { k: "a", n: 4 }], [1, 2, 3, 4, 5]);
+  const state = h.snapshot().operators[0] as WindowOperatorSnapshot<
+    string,
+    { sum: number }
+  >;
+  assert.deepEqual(
+    state.slots.map((s) => [s.key, s.contents]),
+    [["a", { sum: 5 }]],
+    "no empty window for key b",
+  );
+  assert.deepEqual(h.letters().map((l) => [l.position, l.error.name]), [
+    ["channel 0, record 1", "TypeError"],
+    ["channel 0, record 2", "RangeError"],
+    ["channel 0, record 3", "RangeError"],
+  ]);
+  h.watermark(20);
+  assert.deepEqual(h.out, ["a:5@9"]);
+});
+
+Deno.test("WindowStreamOperator sets aside a window whose function throws when it fires as { key, window }, dropping its results, and fires the others (issue 16)", () => {
+  const h = guardHarness({ operators: () => [fragileWindow()] });
+  h.push([{ k: "x", n: 1 }, { k: "y", n: 2 }], [1, 2]);
+  h.watermark(20);
+  assert.deepEqual(h.out, ["y:2@9"]);
+  const [letter] = h.letters();
+  assert.deepEqual(letter.value, { key: "x", window: { start: 0, end: 10 } });
+  assert.equal(letter.timestamp, 9);
+  assert.equal(letter.position, "watermark 20");
+  const state = h.snapshot().operators[0] as WindowOperatorSnapshot<
+    string,
+    { sum: number }
+  >;
+  assert.deepEqual(state.slots, [], "the window was cleaned up as fired");
 });
