@@ -56,13 +56,13 @@ const POISON = 17;
 const MAX = Number.MAX_SAFE_INTEGER;
 const MIN = Number.MIN_SAFE_INTEGER;
 
-/** 40 records over 2 partitions, 10 ms apart, three keys; record 17 changed. */
-function records(poison: Partial<Rec>): Rec[] {
+/** 40 records over 2 partitions, 10 ms apart, three keys; one changed. */
+function records(poison: Partial<Rec>, index: number): Rec[] {
   return Array.from({ length: COUNT }, (_, i) => ({
     id: i,
     key: `k${i % 3}`,
     ts: 1_000 + i * 10,
-    ...(i === POISON ? poison : {}),
+    ...(i === index ? poison : {}),
   }));
 }
 
@@ -75,6 +75,11 @@ interface PoisonCase {
     kv: Deno.Kv,
   ): () => Promise<string[]>;
   readonly poison: Partial<Rec>;
+  /**
+   * Which record is changed.
+   * @default {POISON}
+   */
+  readonly index?: number;
   /** Whether the record is set aside (not: processed like the others). */
   readonly setAside: boolean;
   /** Why the case may fail before another helper's branch is merged. */
@@ -144,8 +149,11 @@ const CASES: readonly PoisonCase[] = [
   ...[MAX, MIN].map((ts): PoisonCase => ({
     // With the saturating event-time arithmetic an extreme timestamp is a
     // valid one: the record is counted in its window, nothing is set aside.
+    // At MAX it comes last (every record after it would be late, as event
+    // time says); at MIN before the first watermark (else it is late).
     name: `a timestamp of ${ts}`,
     poison: { ts },
+    index: ts === MAX ? COUNT - 1 : POISON,
     setAside: false,
     pending: "saturating event-time arithmetic (i16-saturate)",
     build(source) {
@@ -174,7 +182,10 @@ function job(
     checkpointIntervalMs: 100,
     errorPolicy: policy,
   });
-  const script = records(poison.poison).map((value, i) => ({
+  const script = records(poison.poison, poison.index ?? POISON).map((
+    value,
+    i,
+  ) => ({
     at: i * 10,
     partition: i % 2,
     value,
