@@ -44,11 +44,12 @@ function job(
   return env;
 }
 
-/** Numbers 0-11 into a two-phase sink whose commits throw while `refuse()`. */
+/** Numbers (12, 50 ms apart) into a two-phase sink whose commits throw while `refuse()`. */
 function refusingJob(
   clock: ManualClock,
   table: ExternalTable<number>,
   refuse: (id: number) => boolean,
+  count = 12,
 ) {
   const env = new StreamEnvironment({
     jobName: "refused",
@@ -59,7 +60,7 @@ function refusingJob(
   const sink = twoPhaseSink(table);
   env.fromSource(
     new ScriptedSource(
-      Array.from({ length: 12 }, (_, i) => ({ at: i * 50, value: i })),
+      Array.from({ length: count }, (_, i) => ({ at: i * 50, value: i })),
     ),
     WatermarkStrategy.forMonotonousTimestamps<number>()
       .withTimestampAssigner((n) => n),
@@ -178,6 +179,66 @@ Deno.test("An actor whose sink's commit always throws never fails the worker: it
   );
   assert.ok(evidence, found[0].evidence);
   assert.equal(Number(evidence[2]), stuck!.retryAt - clock.now());
+});
+
+Deno.test("Steps that pass between an actor's failures do not reset its backoff: the delay doubles until it has run for a minute after a retry (issue 16)", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const clock = new ManualClock(0);
+  // Every third commit is refused (the first step after each retry commits
+  // the latest checkpoint again, and passes), until told otherwise.
+  let calls = 0;
+  let flaky = true;
+  const env = refusingJob(
+    clock,
+    new ExternalTable<number>(),
+    () => flaky && ++calls % 3 === 0,
+    4_000, // 200 s of input
+  );
+  const runtime = env.createKvRuntime({ kv, leaseMs: 1_000 });
+  const actor = "refused/source-0/0";
+  const delays: number[] = [];
+  const note = () => {
+    const failure = runtime.failures().get(actor);
+    if (
+      failure !== undefined &&
+      failure.retryAt === clock.now() + failure.delayMs &&
+      delays.at(-1) !== failure.delayMs * 1e3 + failure.failures
+    ) {
+      delays.push(failure.delayMs * 1e3 + failure.failures);
+    }
+  };
+  const error = console.error;
+  console.error = () => {};
+  try {
+    const until = async (done: () => boolean) => {
+      for (let round = 0; round < 50_000 && !done(); round++) {
+        const progressed = await runtime.tick();
+        note();
+        if (!progressed) {
+          clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
+        }
+      }
+    };
+    await until(() => delays.length === 5);
+    // Then a minute and more of running after the retry without a
+    // failure: the next one is a first again.
+    flaky = false;
+    const quietUntil = runtime.failures().get(actor)!.retryAt + 70_000;
+    await until(() => clock.now() >= quietUntil);
+    flaky = true;
+    await until(() => delays.length === 6);
+  } finally {
+    console.error = error;
+  }
+  // delayMs * 1000 + failures in a row.
+  assert.deepEqual(delays, [
+    1_000_001,
+    2_000_002,
+    4_000_003,
+    8_000_004,
+    16_000_005,
+    1_000_001,
+  ]);
 });
 
 Deno.test('Under errorPolicy "fail" a record that fails stops its actor, which status and health report as stuck on that record, until the retry quarantines it (issue 16)', async () => {
