@@ -89,3 +89,53 @@ export async function moveOutbox(
   }
   return entries.length;
 }
+
+/** What {@linkcode commitWithLetters} commits. */
+export interface StepWithLetters {
+  /** The actor, for messages. */
+  readonly actor: string;
+  /** Its storage. */
+  readonly storage: KvStorage;
+  /** The step's operations. */
+  readonly ops: readonly StorageOp[];
+  /** The letters its subtask set aside. */
+  readonly letters: readonly DeadLetter[];
+  /** Writes to the job's log. */
+  readonly recorder: DeadLetterRecorder;
+  /** The lease check of the actor's writes. */
+  readonly checks: readonly Deno.AtomicCheck[];
+  /** Retries transient KV errors. */
+  readonly retry: <T>(what: string, call: () => Promise<T>) => Promise<T>;
+}
+
+/**
+ * Commits a step with its letters (in its outbox, copied to the log once
+ * the step is committed), or writes them to the log first when they do not
+ * fit the step's commit.
+ *
+ * @param step The step's operations, its letters, and where they go.
+ */
+export async function commitWithLetters(step: StepWithLetters): Promise<void> {
+  const { actor, storage, letters, recorder, checks, retry } = step;
+  const { ops, inOutbox, first } = placeLetters(
+    step.ops,
+    letters,
+    storage.prefix,
+  );
+  if (first.length > 0) {
+    await retry(
+      `write the dead letters of actor '${actor}'`,
+      () => recorder.write(first),
+    );
+  }
+  await retry(
+    `commit a step of actor '${actor}'`,
+    () => storage.atomic(ops, { checks }),
+  );
+  if (inOutbox > 0) {
+    await retry(
+      `copy the dead letters of actor '${actor}'`,
+      () => moveOutbox(storage, recorder, checks),
+    );
+  }
+}

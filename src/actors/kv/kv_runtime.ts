@@ -66,13 +66,9 @@ import { DeadLetterLog } from "../dead_letter_log.ts";
 import { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
 import { StrikeLog } from "../_strike_log.ts";
 import type { ActorStorage } from "../storage.ts";
-import {
-  type ActorFailure,
-  BACKOFF_RESET_MS,
-  nextActorFailure,
-} from "../actor_failure.ts";
-import { moveOutbox, placeLetters } from "./_dead_letter_outbox.ts";
-import { failureKey, readFailures } from "./_failure_records.ts";
+import type { ActorFailure } from "../actor_failure.ts";
+import { commitWithLetters, moveOutbox } from "./_dead_letter_outbox.ts";
+import { ActorFailures } from "./_actor_failures.ts";
 
 /** A subtask's status in the KV runtime, with its input channels. */
 export interface KvSubtaskStatus extends SubtaskStatus {
@@ -275,21 +271,13 @@ export class KvRuntime {
   readonly #wirings: ActorWiring[];
   readonly #live = new Map<string, Live>();
   readonly #readers = new Map<string, KvStorage>();
-  // Actors that failed (a persistent KV error, code that threw): their
-  // failures in a row and the last error. A failure never ends the
-  // worker: the actor is tried again after a delay that doubles, up to a
-  // minute, and reported as stuck meanwhile.
-  readonly #failed = new Map<
-    string,
-    { failure: ActorFailure; error: Error }
-  >();
+  // Actors that failed (a persistent KV error, code that threw), and the
+  // records struck under "fail". A failure never ends the worker: the
+  // actor is tried again after a delay that doubles, up to a minute, and
+  // reported as stuck meanwhile.
+  readonly #failures: ActorFailures;
   readonly #errorPolicy: ErrorPolicy;
-  // Under "fail": letter ids of records that failed once (the subtasks
-  // read the set as it is when a record fails).
-  readonly #quarantine = new Set<string>();
-  readonly #strikes: StrikeLog;
   readonly #letters: DeadLetterRecorder;
-  #restarts = 0;
   readonly #coordinator: CheckpointCoordinator;
   readonly #restoreFrom: CompletedCheckpoint | undefined;
   readonly #allowNonRestoredState: boolean;
@@ -370,9 +358,19 @@ export class KvRuntime {
       clock: this.#clock,
       print: (line) => this.#log(line),
     });
-    this.#strikes = new StrikeLog(
-      options.strikeStorage ?? new KvStorage(this.#kv, [...job, "strikes"]),
-    );
+    this.#failures = new ActorFailures({
+      kv: this.#kv,
+      base: this.#base,
+      worker: this.#worker,
+      clock: this.#clock,
+      firstDelayMs: this.#leaseMs,
+      policy: this.#errorPolicy,
+      strikes: new StrikeLog(
+        options.strikeStorage ?? new KvStorage(this.#kv, [...job, "strikes"]),
+      ),
+      retry: (what, call) => this.#retry(what, call),
+      log: (line) => this.#log(line),
+    });
     this.#wirings = wireActors(graph);
     for (const wiring of this.#wirings) this.#checkStepFits(wiring, action);
     // Watermark alignment (FLIP-182) across processes: every worker reads
@@ -452,13 +450,9 @@ export class KvRuntime {
    * backoff.
    */
   get errors(): ReadonlyMap<string, Error> {
-    return new Map(this.#stoppedActors().map(([id, f]) => [id, f.error]));
-  }
-
-  /** The failed actors this worker has not run again since. */
-  #stoppedActors(): [string, { failure: ActorFailure; error: Error }][] {
-    return [...this.#failed].filter(([id, f]) =>
-      !this.#live.has(id) && f.failure.resumedAt === undefined
+    const live = (id: string) => this.#live.has(id);
+    return new Map(
+      this.#failures.stopped(live).map(([id, f]) => [id, f.error]),
     );
   }
 
@@ -474,7 +468,10 @@ export class KvRuntime {
    * @returns The failures, by actor id.
    */
   failures(): ReadonlyMap<string, ActorFailure> {
-    return new Map(this.#stoppedActors().map(([id, f]) => [id, f.failure]));
+    const live = (id: string) => this.#live.has(id);
+    return new Map(
+      this.#failures.stopped(live).map(([id, f]) => [id, f.failure]),
+    );
   }
 
   /** The job's dead-letter log: the records set aside by its error policy. */
@@ -493,7 +490,7 @@ export class KvRuntime {
    * runtime: its unit of recovery is the actor).
    */
   get restarts(): number {
-    return this.#restarts;
+    return this.#failures.restarts;
   }
 
   /**
@@ -654,7 +651,7 @@ export class KvRuntime {
           // reloaded from the last commit after a backoff. A record that
           // failed is struck first: the reload quarantines it.
           if (error instanceof RecordFailedError) {
-            await this.#strike(error);
+            await this.#failures.struck(error);
           }
           await this.#fail(live, error);
         }
@@ -683,7 +680,7 @@ export class KvRuntime {
         ),
       ),
       this.#leases(),
-      readFailures(this.#kv, this.#base),
+      this.#failures.read(),
     ]);
     const metaOf = new Map(this.#wirings.map((w, i) => [w.id, metas[i]]));
     return this.#wirings.map((w, i) => {
@@ -787,18 +784,15 @@ export class KvRuntime {
     ) {
       if (entry.value.expiresAt > now) workers++;
     }
-    const [leases, failures] = await Promise.all([
+    const [leases, retryAt] = await Promise.all([
       this.#leases(),
-      readFailures(this.#kv, this.#base),
+      // Any worker's failures: the backoff holds across workers.
+      this.#failures.retryAts(),
     ]);
-    // Any worker's failures: the backoff holds across workers.
-    for (const [id, { failure }] of this.#failed) failures.set(id, failure);
     const plan = planShare({
       actors: this.#wirings.map((w) => w.id),
       live: new Set(this.#live.keys()),
-      retryAt: new Map(
-        [...failures].map(([id, failure]) => [id, failure.retryAt]),
-      ),
+      retryAt,
       leases,
       workers,
       now,
@@ -882,7 +876,13 @@ export class KvRuntime {
       `load actor '${wiring.id}'`,
       () => storage.getMany<unknown>([["meta"], ["state"]]),
     );
-    await this.#takeUpFailures(wiring.id, storage, lease);
+    // Its failures in a row and the strikes (the reload quarantines
+    // them), and the letters a crash left in its outbox.
+    await this.#failures.takenUp(wiring.id);
+    await this.#retry(
+      `copy the dead letters of actor '${wiring.id}'`,
+      () => moveOutbox(storage, this.#letters, [lease.check]),
+    );
     // Assigned once below; the subtask's callbacks need the binding first.
     // deno-lint-ignore prefer-const
     let live: Live;
@@ -891,7 +891,7 @@ export class KvRuntime {
       clock: this.#clock,
       persistWatermarks: this.#persist,
       errorPolicy: this.#errorPolicy,
-      quarantine: this.#quarantine,
+      quarantine: this.#failures.quarantine,
       stepSnapshots: true,
       startMs: this.#startedAt,
       send: (edge, channel, element) => {
@@ -951,41 +951,6 @@ export class KvRuntime {
     this.#live.set(wiring.id, live);
   }
 
-  /**
-   * What an actor taken up brings from its past: its failures in a row
-   * (the backoff goes on from there), the strikes of every worker (under
-   * `"fail"`, its records that failed once are quarantined), and the
-   * letters a crash left in its outbox.
-   */
-  async #takeUpFailures(
-    id: string,
-    storage: KvStorage,
-    lease: Lease,
-  ): Promise<void> {
-    const recorded = await this.#retry(
-      `read the failures of actor '${id}'`,
-      () => this.#kv.get<ActorFailure>(failureKey(this.#base, id)),
-    );
-    if (recorded.value !== null && !this.#failed.has(id)) {
-      const { name, message } = recorded.value.error;
-      this.#failed.set(id, {
-        failure: recorded.value,
-        error: Object.assign(new Error(message), { name }),
-      });
-    }
-    if (this.#errorPolicy === "fail") {
-      const ids = await this.#retry(
-        "read the strikes",
-        () => this.#strikes.ids(),
-      );
-      for (const letter of ids) this.#quarantine.add(letter);
-    }
-    await this.#retry(
-      `copy the dead letters of actor '${id}'`,
-      () => moveOutbox(storage, this.#letters, [lease.check]),
-    );
-  }
-
   #drop(live: Live, why: string): void {
     if (!this.#live.delete(live.wiring.id)) return;
     live.lease.lost();
@@ -997,57 +962,20 @@ export class KvRuntime {
 
   /**
    * Stops working on an actor that failed: its in-memory state (half a
-   * step) is dropped, its failures in a row are recorded in KV (so that
-   * whichever worker takes it up continues the backoff, and every process
-   * reports it as stuck), and its lease is given up; it is taken up again
-   * after the delay.
+   * step) is dropped, its failures in a row are recorded, and its lease is
+   * given up; it is taken up again after the delay.
    */
   async #fail(live: Live, error: unknown): Promise<void> {
     const id = live.wiring.id;
     this.#live.delete(id);
-    const failure = nextActorFailure(this.#failed.get(id)?.failure, error, {
-      now: this.#clock.now(),
-      firstDelayMs: this.#leaseMs,
-      worker: this.#worker,
-    });
-    this.#failed.set(id, {
-      failure,
-      error: error instanceof Error ? error : new Error(String(error)),
-    });
     void live.built.source?.close();
+    const failure = await this.#failures.failed(id, error);
     this.#log(
       `weir: worker ${this.#worker} stopped actor '${id}' (its in-memory state is dropped; failure ${failure.failures} in a row, tried again in ${failure.delayMs} ms): ${failure.error.message}`,
     );
-    // Best effort: without the record only other processes' reports and
-    // backoffs lack it; a lease left behind just expires.
-    await this.#retry(
-      `record the failures of actor '${id}'`,
-      () => this.#kv.set(failureKey(this.#base, id), failure),
-    ).catch(() => {});
+    // Best effort: a lease left behind just expires.
     await this.#retry("give a lease up", () => live.lease.release())
       .catch(() => {});
-  }
-
-  /**
-   * Records that a record failed under `"fail"`: from now on every worker
-   * that takes the actor up quarantines it. A strike that cannot be
-   * written only means the record fails once more.
-   */
-  async #strike(error: RecordFailedError): Promise<void> {
-    this.#quarantine.add(error.letter.id);
-    this.#restarts++;
-    try {
-      await this.#retry(
-        "record a strike",
-        () => this.#strikes.add(error.letter),
-      );
-    } catch (failure) {
-      this.#log(
-        `weir: worker ${this.#worker} could not record the strike of dead letter ${error.letter.id}: ${
-          failure instanceof Error ? failure.message : String(failure)
-        }`,
-      );
-    }
   }
 
   // ---- one step --------------------------------------------------------
@@ -1133,34 +1061,9 @@ export class KvRuntime {
     return true;
   }
 
-  /**
-   * A whole step went through: the actor runs again (the first such step
-   * after a retry says so in KV: it is no longer stuck), and once it has
-   * run for `BACKOFF_RESET_MS` since its retry, its failures in a row are
-   * over (Flink's reset-backoff threshold). Sooner, a step that passes
-   * (one that does not reach the failing work) would reset the backoff,
-   * and an actor failing every few steps would retry at the first delay
-   * forever.
-   */
+  /** A whole step went through (see `ActorFailures.succeeded`). */
   async #succeeded(live: Live): Promise<void> {
-    const id = live.wiring.id;
-    const failed = this.#failed.get(id);
-    if (failed === undefined) return;
-    const now = this.#clock.now();
-    const key = failureKey(this.#base, id);
-    if (now - failed.failure.retryAt >= BACKOFF_RESET_MS) {
-      this.#failed.delete(id);
-      await this.#retry(
-        `clear the failures of actor '${id}'`,
-        () => this.#kv.delete(key),
-      );
-    } else if (failed.failure.resumedAt === undefined) {
-      failed.failure = { ...failed.failure, resumedAt: now };
-      await this.#retry(
-        `record that actor '${id}' runs again`,
-        () => this.#kv.set(key, failed.failure),
-      );
-    }
+    await this.#failures.succeeded(live.wiring.id);
   }
 
   /** A source's step: takes part in a requested checkpoint, then polls. */
@@ -1339,9 +1242,7 @@ export class KvRuntime {
     work: Meta,
   ): Promise<void> {
     const { wiring, storage } = live;
-    const letters = (live.built.subtask ?? live.built.source!)
-      .takeDeadLetters();
-    const { next, ops: stepOps } = stepCommit(work, {
+    const { next, ops } = stepCommit(work, {
       subtask: machine === null ? null : {
         state: live.built.source?.snapshot() ??
           live.built.subtask!.snapshot(0, true),
@@ -1354,30 +1255,17 @@ export class KvRuntime {
     });
     live.out = wiring.outputs.map(() => []);
     live.acks = [];
-    // The step's letters go in its own commit (exactly once with it) when
-    // they fit; else to the log first (see _dead_letter_outbox.ts).
-    const { ops, inOutbox, first } = placeLetters(
-      stepOps,
-      letters,
-      storage.prefix,
-    );
-    if (first.length > 0) {
-      await this.#retry(
-        `write the dead letters of actor '${wiring.id}'`,
-        () => this.#letters.write(first),
-      );
-    }
-    await this.#retry(
-      `commit a step of actor '${wiring.id}'`,
-      () => storage.atomic(ops, { checks: [live.lease.check] }),
-    );
+    // With the letters the step set aside, exactly once with it.
+    await commitWithLetters({
+      actor: wiring.id,
+      storage,
+      ops,
+      letters: (live.built.subtask ?? live.built.source!).takeDeadLetters(),
+      recorder: this.#letters,
+      checks: [live.lease.check],
+      retry: (what, call) => this.#retry(what, call),
+    });
     live.meta = next;
-    if (inOutbox > 0) {
-      await this.#retry(
-        `copy the dead letters of actor '${wiring.id}'`,
-        () => moveOutbox(storage, this.#letters, [live.lease.check]),
-      );
-    }
     for (const output of wiring.outputs) {
       const consumer = this.#live.get(output.consumer);
       if (consumer !== undefined) consumer.dirty = true;
