@@ -7,11 +7,15 @@
  *   KV file, restores its latest checkpoint, and serves the HTTP app
  *   (ingest, jobs, metrics, dashboard) at the printed address. Without a
  *   job file it runs the demo job (`examples/live_clicks.ts`). The job
- *   file's `settings` export sets its parallelism, checkpoint interval and
- *   `watermarkRecovery`; `--parallelism`, `--checkpoint-interval-ms` and
- *   `--watermark-recovery` override them; what it runs with is printed at
- *   start. Ctrl-C waits for a checkpoint in progress, takes a final one and
- *   exits. `WEIR_TOKEN` protects ingest and admin endpoints. State is
+ *   file's `settings` export sets its parallelism, checkpoint interval,
+ *   `watermarkRecovery` and `errorPolicy`; `--parallelism`,
+ *   `--checkpoint-interval-ms`, `--watermark-recovery` and `--error-policy`
+ *   override them; what it runs with is printed at start. A record whose
+ *   processing throws is set aside in the job's dead-letter log
+ *   (`GET /jobs/<job>/dead-letters`), or under `--error-policy fail` the
+ *   job restarts from its latest checkpoint and quarantines the record if
+ *   it fails again. Ctrl-C waits for a checkpoint in progress, takes a
+ *   final one and exits. `WEIR_TOKEN` protects ingest and admin endpoints. State is
  *   matched operator by operator (by `uid()`, or by positional id); a
  *   checkpoint holding state of an operator the job no longer has is
  *   refused unless `--allow-non-restored-state` lets it be dropped.
@@ -194,14 +198,19 @@ async function openJob(
     jobFile: file ?? "examples/live_clicks.ts",
   });
   const clock = new SystemClock();
-  const storage = new KvStorage(kv, [...jobKeyPrefix(name), "checkpoints"]);
+  const prefix = jobKeyPrefix(name);
+  const storage = new KvStorage(kv, [...prefix, "checkpoints"]);
   const env = new StreamEnvironment({
     jobName: name,
     parallelism: settings.parallelism,
     clock,
     checkpointIntervalMs: settings.checkpointIntervalMs,
     watermarkRecovery: settings.watermarkRecovery,
+    errorPolicy: settings.errorPolicy,
     checkpointStorage: storage,
+    // Next to the checkpoints; the KV runtime keeps them there too.
+    deadLetterStorage: new KvStorage(kv, [...prefix, "dead-letters"]),
+    strikeStorage: new KvStorage(kv, [...prefix, "strikes"]),
   });
   const { context, streams } = createJobContext(env, kv);
   await define(context);
@@ -272,7 +281,9 @@ async function serve(
   );
   console.log(`weir: job '${name}': ${describeJobSettings(settings)}`);
   const checkpoint = await env.findCheckpoint(options.restore);
-  const runtime = env.createRuntime(checkpoint ?? undefined, {
+  // A LocalJob: restarts from the latest checkpoint when a record fails
+  // under errorPolicy "fail"; the handle follows the runtime it runs.
+  const runtime = env.createJob(checkpoint ?? undefined, {
     allowNonRestoredState: options.allowNonRestoredState,
   });
   const handle = new LocalJobHandle({
@@ -613,6 +624,7 @@ if (import.meta.main) {
         parallelism: { type: "string" },
         "checkpoint-interval-ms": { type: "string" },
         "watermark-recovery": { type: "string" },
+        "error-policy": { type: "string" },
         "allow-non-restored-state": { type: "boolean", default: false },
       },
     });

@@ -157,6 +157,8 @@ export {
 } from "./runtime/mod.ts";
 
 export {
+  type LocalJob,
+  type LocalJobOptions,
   type LocalRuntime,
   type LocalRuntimeOptions,
   type SubtaskStatus,
@@ -186,12 +188,14 @@ export {
 } from "./connectors/mod.ts";
 
 export {
+  type ActorFailure,
   type ActorStorage,
   AtomicConflictError,
   type CheckpointInfo,
   CheckpointStore,
   type CheckpointStoreOptions,
   type CompletedCheckpoint,
+  DeadLetterLog,
   type KvAtomicOptions,
   KvStorage,
   type ListOptions,

@@ -8,6 +8,7 @@ import { SourceSubtask } from "../runtime/source_subtask.ts";
 import type { StreamElement } from "../runtime/stream_element.ts";
 import { Subtask, type SubtaskEdge } from "../runtime/subtask.ts";
 import type { SnapshotOptions } from "../runtime/stream_operator.ts";
+import type { ErrorPolicy } from "../runtime/dead_letter.ts";
 
 /** One subtask of a vertex: a source (with its chain) or an operator chain. */
 export interface BuiltSubtask {
@@ -35,6 +36,10 @@ export interface SubtaskHooks {
   readonly persistWatermarks: boolean;
   /** Whether the runtime snapshots every step (see `OperatorContext.stepSnapshots`). */
   readonly stepSnapshots?: boolean;
+  /** What happens to a record whose processing throws; `"dead-letter"` by default. */
+  readonly errorPolicy?: ErrorPolicy;
+  /** Letter ids of records that failed once under `"fail"`: set aside if they fail again. */
+  readonly quarantine?: ReadonlySet<string>;
   /** When the job started (see `OperatorContext.startMs`); now by default. */
   readonly startMs?: number;
   /** Delivers an element to channel `channel` of output edge `edge`. */
@@ -79,11 +84,24 @@ export function buildSubtask(
     startMs: hooks.startMs,
   };
   const edges: SubtaskEdge[] = graph.edges.filter((e) => e.from === vertex.id)
-    .map((edge) => ({
-      partitioner: edge.partitioner(index),
-      numChannels: graph.vertices.find((v) => v.id === edge.to)!.parallelism,
-      sideOutputTag: edge.sideOutputTag,
-    }));
+    .map((edge) => {
+      const to = graph.vertices.find((v) => v.id === edge.to)!;
+      const head = to.operators?.[0];
+      return {
+        partitioner: edge.partitioner(index),
+        numChannels: to.parallelism,
+        sideOutputTag: edge.sideOutputTag,
+        // Dead letters of records whose key cannot be taken name it.
+        target: head?.uid ?? head?.id ?? to.id,
+      };
+    });
+  // The same policy, quarantine and operator names for every subtask, in
+  // either runtime: a letter's id depends on them.
+  const policy = {
+    errorPolicy: hooks.errorPolicy,
+    quarantine: hooks.quarantine,
+    descriptors: vertex.operators,
+  };
   const send = (edge: number, channel: number, element: StreamElement) =>
     hooks.send(edge, channel, element);
   const id = `${graph.jobName}/${vertex.id}/${index}`;
@@ -99,6 +117,7 @@ export function buildSubtask(
         snapshotParts: hooks.snapshotParts,
         onSnapshot: (checkpointId, snapshot) =>
           hooks.onSnapshot(checkpointId, snapshot),
+        ...policy,
       },
       context,
       send,
@@ -123,6 +142,7 @@ export function buildSubtask(
       snapshotParts: hooks.snapshotParts,
       onSnapshot: (checkpointId, snapshot) =>
         hooks.onSnapshot(checkpointId, snapshot),
+      ...policy,
     },
     context,
     send,

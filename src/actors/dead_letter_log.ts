@@ -24,6 +24,8 @@ export class DeadLetterLog {
   readonly #storage: ActorStorage;
 
   /**
+   * Opens the log kept in `storage` (nothing is read yet).
+   *
    * @param storage Where the letters live; nothing else may be kept there.
    */
   constructor(storage: ActorStorage) {
@@ -34,16 +36,29 @@ export class DeadLetterLog {
    * Writes letters, all or none; a letter already there is kept as it was.
    *
    * @param letters The letters to write.
+   * @returns The letters that were not in the log yet (each once, in the
+   * order given): what a runtime counts and reports as newly set aside.
    */
-  async append(letters: readonly DeadLetter[]): Promise<void> {
-    if (letters.length === 0) return;
+  async append(letters: readonly DeadLetter[]): Promise<DeadLetter[]> {
+    if (letters.length === 0) return [];
     const known = await this.#storage.getMany(letters.map((l) => [l.id]));
-    const ops = letters.flatMap((letter, i) =>
-      known[i] === undefined
-        ? [{ type: "put" as const, key: [letter.id], value: kept(letter) }]
-        : []
-    );
-    if (ops.length > 0) await this.#storage.atomic(ops);
+    // A letter given twice in one call (a restart re-produced it) is one.
+    const fresh = new Map<string, DeadLetter>();
+    letters.forEach((letter, i) => {
+      if (known[i] === undefined && !fresh.has(letter.id)) {
+        fresh.set(letter.id, letter);
+      }
+    });
+    if (fresh.size > 0) {
+      await this.#storage.atomic(
+        [...fresh.values()].map((letter) => ({
+          type: "put" as const,
+          key: [letter.id],
+          value: kept(letter),
+        })),
+      );
+    }
+    return [...fresh.values()];
   }
 
   /**

@@ -40,6 +40,7 @@ export * from "./job_keys.ts";
 // Completed checkpoints of a job, over its storage.
 export * from "./checkpoint_store.ts";
 export * from "./dead_letter_log.ts";
+export * from "./actor_failure.ts";
 export * from "./unreadable_checkpoints_error.ts";
 
 // Runtimes: the local runtime (./local/) and the KV runtime (./kv/).

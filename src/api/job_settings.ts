@@ -11,11 +11,17 @@ import {
   requirePositiveInteger,
   requireWatermarkRecovery,
 } from "../time/_validate.ts";
+import type { ErrorPolicy } from "../runtime/dead_letter.ts";
+import {
+  DEFAULT_ERROR_POLICY,
+  requireErrorPolicy,
+} from "../actors/_error_policy.ts";
 
 /**
  * How a job runs, set by its job file (`export const settings = {...}`)
  * and overridden, one by one, by the command line's flags
- * (`--parallelism`, `--checkpoint-interval-ms`, `--watermark-recovery`).
+ * (`--parallelism`, `--checkpoint-interval-ms`, `--watermark-recovery`,
+ * `--error-policy`).
  *
  * @example A job file that keeps event time across restores
  * ```ts ignore
@@ -42,6 +48,14 @@ export interface JobSettings {
    * @default {"replay"}
    */
   readonly watermarkRecovery?: "persist" | "replay";
+  /**
+   * What happens to a record whose processing throws: `"dead-letter"`
+   * sets it aside in the job's dead-letter log and goes on, `"fail"`
+   * restarts from the last checkpoint and quarantines the record if it
+   * fails again (see `StreamEnvironmentOptions`).
+   * @default {"dead-letter"}
+   */
+  readonly errorPolicy?: ErrorPolicy;
 }
 
 /** Where a setting came from. */
@@ -55,6 +69,8 @@ export interface ResolvedJobSettings {
   readonly checkpointIntervalMs: number;
   /** What happens to event time on a restore. */
   readonly watermarkRecovery: "persist" | "replay";
+  /** What happens to a record whose processing throws. */
+  readonly errorPolicy: ErrorPolicy;
   /** Where each came from. */
   readonly origins: Readonly<Record<keyof JobSettings, SettingOrigin>>;
 }
@@ -63,6 +79,7 @@ const DEFAULTS: Required<JobSettings> = {
   parallelism: 1,
   checkpointIntervalMs: 1_000,
   watermarkRecovery: "replay",
+  errorPolicy: DEFAULT_ERROR_POLICY,
 };
 
 /** Options of {@linkcode resolveJobSettings}. */
@@ -150,7 +167,17 @@ export function resolveJobSettings(
     pick("watermarkRecovery"),
     { action, param: param("watermarkRecovery") },
   );
-  return { parallelism, checkpointIntervalMs, watermarkRecovery, origins };
+  const errorPolicy = requireErrorPolicy(pick("errorPolicy"), {
+    action,
+    param: param("errorPolicy"),
+  });
+  return {
+    parallelism,
+    checkpointIntervalMs,
+    watermarkRecovery,
+    errorPolicy,
+    origins,
+  };
 }
 
 /**
@@ -159,7 +186,8 @@ export function resolveJobSettings(
  *
  * @param settings Resolved settings.
  * @returns E.g. `parallelism 2 (job file), checkpoints every 1000 ms
- * (default), watermarkRecovery "replay" (default)`.
+ * (default), watermarkRecovery "replay" (default), errorPolicy
+ * "dead-letter" (default)`.
  */
 export function describeJobSettings(settings: ResolvedJobSettings): string {
   const { origins } = settings;
@@ -170,5 +198,6 @@ export function describeJobSettings(settings: ResolvedJobSettings): string {
     `parallelism ${settings.parallelism} (${origins.parallelism})`,
     `${every} (${origins.checkpointIntervalMs})`,
     `watermarkRecovery "${settings.watermarkRecovery}" (${origins.watermarkRecovery})`,
+    `errorPolicy "${settings.errorPolicy}" (${origins.errorPolicy})`,
   ].join(", ");
 }

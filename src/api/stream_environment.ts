@@ -15,6 +15,13 @@ import { DEFAULT_MAX_PARALLELISM } from "../runtime/key_groups.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";
 import type { Source } from "../runtime/source.ts";
 import { LocalRuntime } from "../actors/local/local_runtime.ts";
+import { LocalJob } from "../actors/local/local_job.ts";
+import { MemoryStorage } from "../actors/local/memory_storage.ts";
+import type { ErrorPolicy } from "../runtime/dead_letter.ts";
+import {
+  DEFAULT_ERROR_POLICY,
+  requireErrorPolicy,
+} from "../actors/_error_policy.ts";
 import { KvRuntime, type KvRuntimeOptions } from "../actors/kv/kv_runtime.ts";
 import {
   CheckpointStore,
@@ -85,6 +92,39 @@ export interface StreamEnvironmentOptions {
    * @default {3}
    */
   retainedCheckpoints?: number;
+  /**
+   * What happens to a record whose processing throws (a key selector, a
+   * map, a window function, a sink that refuses it), on either runtime
+   * (DESIGN "Errors in user code and poison records"):
+   * - `"dead-letter"`: the record, the operator, the error and the input
+   *   position go to the dead-letter log (`deadLetterStorage`), a line is
+   *   logged, and the job goes on without the record.
+   * - `"fail"` (Flink's behaviour): the job restarts from its latest
+   *   checkpoint; if the same record fails again at the same input
+   *   position, it is quarantined (written to the dead-letter log as
+   *   `"quarantined"`) instead of replayed forever. The local runtime
+   *   restarts the whole job in the process (`execute()`, `createJob()`);
+   *   the KV runtime reloads the failing actor from its last committed
+   *   step, its unit of recovery.
+   * @default {"dead-letter"}
+   */
+  errorPolicy?: ErrorPolicy;
+  /**
+   * Where the dead-letter log is kept, e.g. `new KvStorage(kv, ["weir",
+   * jobName, "dead-letters"])`; without it, in memory (the KV runtime then
+   * keeps it in its database, under that key).
+   * @default {null}
+   */
+  deadLetterStorage?: ActorStorage | null;
+  /**
+   * Where the records that failed once under `"fail"` are remembered, e.g.
+   * `new KvStorage(kv, ["weir", jobName, "strikes"])`, so that after a
+   * process restart too they are quarantined if they fail again; without
+   * it, in memory (the KV runtime then keeps them in its database, under
+   * that key).
+   * @default {null}
+   */
+  strikeStorage?: ActorStorage | null;
 }
 
 /** Options of {@linkcode StreamEnvironment.execute}. */
@@ -131,6 +171,12 @@ export class StreamEnvironment {
   readonly #checkpointIntervalMs: number;
   readonly #watermarkRecovery: "persist" | "replay";
   readonly #checkpoints: CheckpointStore | null;
+  readonly #errorPolicy: ErrorPolicy;
+  // Given, or for the local runtime in memory: one log for every run.
+  readonly #deadLetterStorage: ActorStorage | null;
+  readonly #strikeStorage: ActorStorage | null;
+  readonly #localDeadLetters: ActorStorage;
+  readonly #localStrikes: ActorStorage;
 
   /**
    * Creates an environment with an empty job.
@@ -185,6 +231,14 @@ export class StreamEnvironment {
         retain: options.retainedCheckpoints ?? 3,
       })
       : null;
+    this.#errorPolicy = requireErrorPolicy(
+      options.errorPolicy ?? DEFAULT_ERROR_POLICY,
+      { action, param: "errorPolicy" },
+    );
+    this.#deadLetterStorage = options.deadLetterStorage ?? null;
+    this.#strikeStorage = options.strikeStorage ?? null;
+    this.#localDeadLetters = this.#deadLetterStorage ?? new MemoryStorage();
+    this.#localStrikes = this.#strikeStorage ?? new MemoryStorage();
   }
 
   /** The processing-time clock of the job. */
@@ -289,14 +343,48 @@ export class StreamEnvironment {
     options: Pick<ExecuteOptions, "allowNonRestoredState"> = {},
   ): LocalRuntime {
     return new LocalRuntime(this.getJobGraph(), {
+      ...this.#localOptions(),
       allowNonRestoredState: options.allowNonRestoredState,
+      restoreFrom,
+    });
+  }
+
+  /**
+   * Creates the job on the local runtime without running it: a
+   * {@linkcode LocalJob}, which restarts it from its latest checkpoint when
+   * a record fails under `errorPolicy: "fail"` (what `execute()` runs, and
+   * the dev server serves).
+   *
+   * @param restoreFrom The checkpoint to start from, e.g. from
+   * {@linkcode StreamEnvironment.findCheckpoint}.
+   * @param options Whether state of operators this job no longer has may
+   * be dropped.
+   * @returns The job; call `run()`.
+   * @throws {CheckpointMismatchError} If `restoreFrom` holds state of an
+   * operator this job lacks, without `allowNonRestoredState`.
+   */
+  createJob(
+    restoreFrom?: CompletedCheckpoint,
+    options: Pick<ExecuteOptions, "allowNonRestoredState"> = {},
+  ): LocalJob {
+    return new LocalJob(this.getJobGraph(), {
+      ...this.#localOptions(),
+      allowNonRestoredState: options.allowNonRestoredState,
+      restoreFrom,
+      strikeStorage: this.#localStrikes,
+    });
+  }
+
+  #localOptions() {
+    return {
       clock: this.#clock,
       mailboxCapacity: this.#mailboxCapacity,
       checkpointIntervalMs: this.#checkpointIntervalMs,
       watermarkRecovery: this.#watermarkRecovery,
       checkpointStore: this.#checkpoints ?? undefined,
-      restoreFrom,
-    });
+      errorPolicy: this.#errorPolicy,
+      deadLetterStorage: this.#localDeadLetters,
+    };
   }
 
   /**
@@ -304,7 +392,8 @@ export class StreamEnvironment {
    * the same job, with every subtask an actor whose steps are atomic
    * commits to `options.kv`. Start one per process (or Deploy instance);
    * they share the actors. The environment's clock, checkpoint interval,
-   * checkpoint storage and `watermarkRecovery` apply; `mailboxCapacity` is
+   * checkpoint storage, `watermarkRecovery`, `errorPolicy` and dead-letter
+   * and strike storages (by default in `options.kv`) apply; `mailboxCapacity` is
    * the local runtime's and is refused (the KV runtime's back-pressure
    * bound is `options.maxChannelLag`).
    *
@@ -329,6 +418,9 @@ export class StreamEnvironment {
       | "checkpointStore"
       | "restoreFrom"
       | "watermarkRecovery"
+      | "errorPolicy"
+      | "deadLetterStorage"
+      | "strikeStorage"
     >,
     restoreFrom?: CompletedCheckpoint,
   ): KvRuntime {
@@ -345,6 +437,9 @@ export class StreamEnvironment {
       watermarkRecovery: this.#watermarkRecovery,
       checkpointStore: this.#checkpoints ?? undefined,
       restoreFrom,
+      errorPolicy: this.#errorPolicy,
+      deadLetterStorage: this.#deadLetterStorage ?? undefined,
+      strikeStorage: this.#strikeStorage ?? undefined,
     });
   }
 
@@ -374,7 +469,9 @@ export class StreamEnvironment {
   /**
    * Runs the job until its bounded input is processed to the end, starting
    * from the latest complete checkpoint when `checkpointStorage` has one.
-   * New checkpoints are numbered above every id the store ever held.
+   * New checkpoints are numbered above every id the store ever held. Under
+   * `errorPolicy: "fail"`, a record that fails restarts the job from its
+   * latest checkpoint (see {@linkcode LocalJob}).
    *
    * @param options Which checkpoint to start from, and whether state of
    * operators this job no longer has may be dropped.
@@ -386,12 +483,11 @@ export class StreamEnvironment {
    * none is whole (see {@linkcode StreamEnvironment.findCheckpoint}).
    */
   async execute(options: ExecuteOptions = {}): Promise<LocalRuntime> {
-    const runtime = this.createRuntime(
+    const job = this.createJob(
       (await this.findCheckpoint(options.restore)) ?? undefined,
       options,
     );
-    await runtime.run();
-    return runtime;
+    return await job.run();
   }
 
   /**

@@ -1,12 +1,14 @@
 /**
  * The command line's flags for a job's settings (`--parallelism`,
- * `--checkpoint-interval-ms`, `--watermark-recovery`): read from the
+ * `--checkpoint-interval-ms`, `--watermark-recovery`, `--error-policy`):
+ * read from the
  * arguments, and given again to the worker processes a supervisor starts.
  *
  * @module
  */
 
 import type { JobSettings } from "../api/job_settings.ts";
+import { ERROR_POLICIES, type ErrorPolicy } from "../runtime/dead_letter.ts";
 
 /** The command-line flags that give `settings` again (for worker processes). */
 export function settingFlags(settings: JobSettings): string[] {
@@ -23,6 +25,9 @@ export function settingFlags(settings: JobSettings): string[] {
   if (settings.watermarkRecovery !== undefined) {
     flags.push("--watermark-recovery", settings.watermarkRecovery);
   }
+  if (settings.errorPolicy !== undefined) {
+    flags.push("--error-policy", settings.errorPolicy);
+  }
   return flags;
 }
 
@@ -31,6 +36,7 @@ export function parseSettingFlags(values: {
   parallelism?: string;
   "checkpoint-interval-ms"?: string;
   "watermark-recovery"?: string;
+  "error-policy"?: string;
 }): JobSettings {
   const number = (flag: string, value: string | undefined) => {
     if (value === undefined) return undefined;
@@ -50,6 +56,17 @@ export function parseSettingFlags(values: {
       `Cannot start as '--watermark-recovery' must be persist or replay: current value is ${recovery}`,
     );
   }
+  const policy = values["error-policy"];
+  if (
+    policy !== undefined &&
+    !(ERROR_POLICIES as readonly string[]).includes(policy)
+  ) {
+    throw new RangeError(
+      `Cannot start as '--error-policy' must be ${
+        ERROR_POLICIES.join(" or ")
+      }: current value is ${policy}`,
+    );
+  }
   return {
     parallelism: number("parallelism", values.parallelism),
     checkpointIntervalMs: number(
@@ -57,5 +74,6 @@ export function parseSettingFlags(values: {
       values["checkpoint-interval-ms"],
     ),
     watermarkRecovery: recovery,
+    errorPolicy: policy as ErrorPolicy | undefined,
   };
 }

@@ -15,6 +15,7 @@ import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
 import type { JobGraph, JobVertex } from "../runtime/job_graph.ts";
 import type { GaugeSample } from "./job_handle.ts";
 import type { JobHandle, WatermarkSample } from "./service.ts";
+import { stuckActors } from "./_stuck_actors.ts";
 
 /**
  * A job as the diagnosis reads it: a {@linkcode JobHandle} that may also
@@ -36,7 +37,8 @@ export type DiagnosisCause =
   | "back-pressure"
   | "generator-never-emits"
   | "window-never-fires"
-  | "state-growth";
+  | "state-growth"
+  | "stuck-actor";
 
 /** One cause found in a job's live state, with its evidence and fix. */
 export interface Diagnosis {
@@ -249,6 +251,7 @@ export function diagnose(
   detectBackPressure(scene, found);
   detectSilentGenerators(scene, found);
   detectWindowTrends(scene, found);
+  found.push(...stuckActors(statuses, now));
   return found;
 }
 

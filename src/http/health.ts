@@ -201,6 +201,10 @@ const RANK: Readonly<Record<HealthStatus, number>> = { ok: 0, warn: 1, bad: 2 };
  *   lateness: the out-of-orderness bound exceeds the window. Needs
  *   `JobVertex.windowSizeMs` (tumbling and sliding windows set it).
  * - `state-growth`: the same growth while the input watermark stood still.
+ * - `stuck-actor`: a KV-runtime actor stopped after failing, waiting for
+ *   its retry (`SubtaskStatus.stuck`): what it failed on (a record's
+ *   position and operator when a record failed), how many times in a row,
+ *   and when it is tried next.
  *
  * The trend causes need `gaugeHistory()` (as `LocalJobHandle` keeps); the
  * partition causes read `sourcePartitions()` when the handle has it.

@@ -12,14 +12,16 @@ Deno.test("resolveJobSettings() takes a flag over the job file's setting, and th
   assert.equal(resolved.parallelism, 4);
   assert.equal(resolved.checkpointIntervalMs, 1_000);
   assert.equal(resolved.watermarkRecovery, "replay");
+  assert.equal(resolved.errorPolicy, "dead-letter");
   assert.deepEqual(resolved.origins, {
     parallelism: "job file",
     checkpointIntervalMs: "default",
     watermarkRecovery: "command line",
+    errorPolicy: "default",
   });
   assert.equal(
     describeJobSettings(resolved),
-    'parallelism 4 (job file), checkpoints every 1000 ms (default), watermarkRecovery "replay" (command line)',
+    'parallelism 4 (job file), checkpoints every 1000 ms (default), watermarkRecovery "replay" (command line), errorPolicy "dead-letter" (default)',
   );
 });
 
@@ -29,7 +31,7 @@ Deno.test("resolveJobSettings() refuses a setting that does not exist, by name, 
     {
       name: "TypeError",
       message:
-        /Cannot run the job file 'job.ts' as 'settings.paralelism' must be one of parallelism, checkpointIntervalMs, watermarkRecovery: current value is 4/,
+        /Cannot run the job file 'job.ts' as 'settings.paralelism' must be one of parallelism, checkpointIntervalMs, watermarkRecovery, errorPolicy: current value is 4/,
     },
   );
   assert.throws(() => resolveJobSettings(3), {
@@ -55,4 +57,28 @@ Deno.test("resolveJobSettings() names the job file's setting or the flag that is
         /'settings.watermarkRecovery' must be "persist" or "replay": current value is "keep"/,
     },
   );
+});
+
+Deno.test("resolveJobSettings() takes errorPolicy from a flag over the job file, and refuses a bad one by name (issue 16)", () => {
+  const resolved = resolveJobSettings({ errorPolicy: "fail" });
+  assert.equal(resolved.errorPolicy, "fail");
+  assert.equal(resolved.origins.errorPolicy, "job file");
+  assert.match(
+    describeJobSettings(resolved),
+    /errorPolicy "fail" \(job file\)/,
+  );
+  const flagged = resolveJobSettings({ errorPolicy: "fail" }, {
+    flags: { errorPolicy: "dead-letter" },
+  });
+  assert.equal(flagged.errorPolicy, "dead-letter");
+  assert.equal(flagged.origins.errorPolicy, "command line");
+  assert.throws(() => resolveJobSettings({ errorPolicy: "skip" }), {
+    name: "RangeError",
+    message:
+      /'settings.errorPolicy' must be "fail" or "dead-letter": current value is "skip"/,
+  });
+  assert.throws(() => resolveJobSettings({ errorPolicy: 1 }), {
+    name: "TypeError",
+    message: /'settings.errorPolicy'/,
+  });
 });

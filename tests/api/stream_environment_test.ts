@@ -165,6 +165,18 @@ Deno.test("StreamEnvironment rejects bad options and parallelism, naming them", 
       message: /'parallelism'.*200/,
     },
   );
+  assert.throws(
+    () =>
+      new StreamEnvironment({
+        jobName: "j",
+        errorPolicy: "retry" as unknown as "fail",
+      }),
+    {
+      name: "RangeError",
+      message:
+        /'errorPolicy' must be "fail" or "dead-letter": current value is "retry"/,
+    },
+  );
   const env = new StreamEnvironment({ jobName: "j" });
   assert.throws(() => env.fromCollection([1]).setParallelism(129), {
     name: "RangeError",

@@ -13,6 +13,7 @@ Deno.test("settingFlags() gives back the flags parseSettingFlags() read, for a s
     parallelism: 3,
     checkpointIntervalMs: undefined,
     watermarkRecovery: "persist",
+    errorPolicy: undefined,
   });
   assert.deepEqual(settingFlags(read), [
     "--parallelism",
@@ -32,5 +33,16 @@ Deno.test("parseSettingFlags() refuses a bad value, naming the flag", () => {
   assert.throws(() => parseSettingFlags({ parallelism: "" }), {
     name: "RangeError",
     message: /'--parallelism'/,
+  });
+});
+
+Deno.test("--error-policy is read, given back to workers, and refused when it is not a policy (issue 16)", () => {
+  const read = parseSettingFlags({ "error-policy": "fail" });
+  assert.equal(read.errorPolicy, "fail");
+  assert.deepEqual(settingFlags(read), ["--error-policy", "fail"]);
+  assert.throws(() => parseSettingFlags({ "error-policy": "ignore" }), {
+    name: "RangeError",
+    message:
+      /'--error-policy' must be fail or dead-letter: current value is ignore/,
   });
 });

@@ -70,7 +70,7 @@ Deno.test("deno task dev refuses a job file setting that does not exist, and a b
   assert.equal(await typo.exit(), 1);
   assert.match(
     typo.lines.join("\n"),
-    /error: Cannot run the job file '.*typo.ts' as 'settings.paralelism' must be one of parallelism, checkpointIntervalMs, watermarkRecovery: current value is 2/,
+    /error: Cannot run the job file '.*typo.ts' as 'settings.paralelism' must be one of parallelism, checkpointIntervalMs, watermarkRecovery, errorPolicy: current value is 2/,
   );
   const flag = new Dev([file, "--watermark-recovery", "keep"]);
   assert.equal(await flag.exit(), 1);

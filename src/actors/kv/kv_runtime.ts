@@ -57,6 +57,18 @@ import {
   type CoordinatorState,
 } from "./checkpoint_coordinator.ts";
 import { requireWatermarkRecovery } from "../../time/_validate.ts";
+import {
+  type ErrorPolicy,
+  RecordFailedError,
+} from "../../runtime/dead_letter.ts";
+import { requireErrorPolicy } from "../_error_policy.ts";
+import { DeadLetterLog } from "../dead_letter_log.ts";
+import { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
+import { StrikeLog } from "../_strike_log.ts";
+import type { ActorStorage } from "../storage.ts";
+import type { ActorFailure } from "../actor_failure.ts";
+import { commitWithLetters, moveOutbox } from "./_dead_letter_outbox.ts";
+import { ActorFailures } from "./_actor_failures.ts";
 
 /** A subtask's status in the KV runtime, with its input channels. */
 export interface KvSubtaskStatus extends SubtaskStatus {
@@ -150,6 +162,29 @@ export interface KvRuntimeOptions {
    * @default {setTimeout}
    */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * What happens to a record whose processing throws: `"dead-letter"`
+   * writes it to the dead-letter log in the same atomic commit as the
+   * step that set it aside (then copies it to `deadLetterStorage`), and
+   * goes on; `"fail"` records a strike, drops the actor and reloads it
+   * from its last committed step after a backoff (this runtime's restart
+   * from the checkpoint: every step is one), and the record, failing
+   * again, is quarantined. Not part of the job's record: workers may
+   * differ in it, and a changed policy changes no state.
+   * @default {"dead-letter"}
+   */
+  readonly errorPolicy?: ErrorPolicy;
+  /**
+   * Where the dead-letter log is kept.
+   * @default {new KvStorage(kv, ["weir", job, "dead-letters"])}
+   */
+  readonly deadLetterStorage?: ActorStorage;
+  /**
+   * Where records that failed once under `"fail"` are remembered (read by
+   * every worker that takes an actor up).
+   * @default {new KvStorage(kv, ["weir", job, "strikes"])}
+   */
+  readonly strikeStorage?: ActorStorage;
 }
 
 interface Live {
@@ -186,9 +221,6 @@ const POLLS_PER_STEP = 16;
 // checkpoint snapshot and up to 64 deletions: this many operations at most.
 const ENTRIES_PER_OUTPUT = 3;
 const OTHER_OPS = 72;
-// Failures of one actor's step in a row (its code threw) before the worker
-// gives up and `run()` rejects with the error, as Flink's restart strategy.
-const MAX_CRASHES = 3;
 /** The pseudo-actor that coordinates checkpoints. */
 const COORDINATOR = "$checkpoints";
 
@@ -239,13 +271,13 @@ export class KvRuntime {
   readonly #wirings: ActorWiring[];
   readonly #live = new Map<string, Live>();
   readonly #readers = new Map<string, KvStorage>();
-  // Actors stopped after a persistent error: the error, and when this
-  // worker may try them again (the delay doubles, up to a minute).
-  readonly #crashes = new Map<string, number>();
-  readonly #failed = new Map<
-    string,
-    { error: Error; retryAt: number; delay: number }
-  >();
+  // Actors that failed (a persistent KV error, code that threw), and the
+  // records struck under "fail". A failure never ends the worker: the
+  // actor is tried again after a delay that doubles, up to a minute, and
+  // reported as stuck meanwhile.
+  readonly #failures: ActorFailures;
+  readonly #errorPolicy: ErrorPolicy;
+  readonly #letters: DeadLetterRecorder;
   readonly #coordinator: CheckpointCoordinator;
   readonly #restoreFrom: CompletedCheckpoint | undefined;
   readonly #allowNonRestoredState: boolean;
@@ -312,6 +344,33 @@ export class KvRuntime {
     this.#sleep = options.sleep ??
       ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.#base = [...jobKeyPrefix(graph.jobName), "kvrt"];
+    this.#errorPolicy = requireErrorPolicy(
+      options.errorPolicy ?? "dead-letter",
+      { action, param: "errorPolicy" },
+    );
+    const job = jobKeyPrefix(graph.jobName);
+    this.#letters = new DeadLetterRecorder({
+      job: graph.jobName,
+      log: new DeadLetterLog(
+        options.deadLetterStorage ??
+          new KvStorage(this.#kv, [...job, "dead-letters"]),
+      ),
+      clock: this.#clock,
+      print: (line) => this.#log(line),
+    });
+    this.#failures = new ActorFailures({
+      kv: this.#kv,
+      base: this.#base,
+      worker: this.#worker,
+      clock: this.#clock,
+      firstDelayMs: this.#leaseMs,
+      policy: this.#errorPolicy,
+      strikes: new StrikeLog(
+        options.strikeStorage ?? new KvStorage(this.#kv, [...job, "strikes"]),
+      ),
+      retry: (what, call) => this.#retry(what, call),
+      log: (line) => this.#log(line),
+    });
     this.#wirings = wireActors(graph);
     for (const wiring of this.#wirings) this.#checkStepFits(wiring, action);
     // Watermark alignment (FLIP-182) across processes: every worker reads
@@ -386,11 +445,52 @@ export class KvRuntime {
   }
 
   /**
-   * Actors this worker stopped after a persistent error (Deno KV kept
-   * failing), with the last error; each is tried again after a backoff.
+   * Actors this worker stopped after a failure (Deno KV kept failing, or
+   * their code threw), with the last error; each is tried again after a
+   * backoff.
    */
   get errors(): ReadonlyMap<string, Error> {
-    return new Map([...this.#failed].map(([id, f]) => [id, f.error]));
+    const live = (id: string) => this.#live.has(id);
+    return new Map(
+      this.#failures.stopped(live).map(([id, f]) => [id, f.error]),
+    );
+  }
+
+  /**
+   * Actors this worker stopped after a failure and not taken up again yet:
+   * what each is stuck on (the error; the record, when one failed under
+   * `"fail"`), its failures in a row, and when it is tried again. The
+   * delay doubles with each failure in a row, up to a minute; an actor
+   * that runs for a minute after a retry without failing starts again
+   * from the first delay. (`status()` reports every stuck actor of the
+   * job, whichever worker saw it fail.)
+   *
+   * @returns The failures, by actor id.
+   */
+  failures(): ReadonlyMap<string, ActorFailure> {
+    const live = (id: string) => this.#live.has(id);
+    return new Map(
+      this.#failures.stopped(live).map(([id, f]) => [id, f.failure]),
+    );
+  }
+
+  /** The job's dead-letter log: the records set aside by its error policy. */
+  get deadLetters(): DeadLetterLog {
+    return this.#letters.log;
+  }
+
+  /** Letters this worker wrote to the dead-letter log that were new there. */
+  get deadLetterCount(): number {
+    return this.#letters.count;
+  }
+
+  /**
+   * How many times this worker reloaded an actor from its last committed
+   * step because a record failed under `"fail"` (the restarts of this
+   * runtime: its unit of recovery is the actor).
+   */
+  get restarts(): number {
+    return this.#failures.restarts;
   }
 
   /**
@@ -544,17 +644,16 @@ export class KvRuntime {
       } catch (error) {
         if (error instanceof AtomicConflictError) {
           this.#drop(live, "a commit failed its lease check");
-        } else if (error instanceof PersistentKvError) {
-          this.#fail(live, error);
         } else {
-          // The subtask threw (user code, bad data) mid-step: what it holds
-          // in memory is half a step, so it is dropped and reloaded from
-          // the last commit; after MAX_CRASHES in a row the worker fails.
-          const id = live.wiring.id;
-          const crashes = (this.#crashes.get(id) ?? 0) + 1;
-          this.#crashes.set(id, crashes);
-          this.#fail(live, error as Error);
-          if (crashes >= MAX_CRASHES) throw error;
+          // Deno KV kept failing, or the subtask threw (a record under
+          // "fail", user code outside a record, a sink's commit) mid-step:
+          // what it holds in memory is half a step, so it is dropped and
+          // reloaded from the last commit after a backoff. A record that
+          // failed is struck first: the reload quarantines it.
+          if (error instanceof RecordFailedError) {
+            await this.#failures.struck(error);
+          }
+          await this.#fail(live, error);
         }
       }
     }
@@ -573,7 +672,7 @@ export class KvRuntime {
    */
   async status(): Promise<KvSubtaskStatus[]> {
     const now = this.#clock.now();
-    const [metas, leases] = await Promise.all([
+    const [metas, leases, failures] = await Promise.all([
       Promise.all(
         this.#wirings.map((w) =>
           this.#live.get(w.id)?.meta ??
@@ -581,6 +680,7 @@ export class KvRuntime {
         ),
       ),
       this.#leases(),
+      this.#failures.read(),
     ]);
     const metaOf = new Map(this.#wirings.map((w, i) => [w.id, metas[i]]));
     return this.#wirings.map((w, i) => {
@@ -588,6 +688,15 @@ export class KvRuntime {
       const status = live !== undefined
         ? this.#statusOf(live)
         : metas[i]?.status;
+      const lease = leases.get(w.id);
+      const worker = lease !== undefined && lease.expiresAt > now
+        ? lease.owner
+        : null;
+      // Stopped after failures, and not run again since by any worker.
+      const failure = failures.get(w.id);
+      const stuck = worker === null && failure?.resumedAt === undefined
+        ? failure
+        : undefined;
       return {
         id: w.id,
         operator: w.vertex,
@@ -611,12 +720,8 @@ export class KvRuntime {
         ),
         watermarkLagMs: now - (status?.outputWatermark ?? -Infinity),
         paused: live?.paused ?? false,
-        worker: (() => {
-          const lease = leases.get(w.id);
-          return lease !== undefined && lease.expiresAt > now
-            ? lease.owner
-            : null;
-        })(),
+        worker,
+        ...(stuck === undefined ? {} : { stuck }),
         gauges: live === undefined ? {} : Object.fromEntries(
           [...live.built.gauges].map(([name, read]) => [name, read()]),
         ),
@@ -679,13 +784,15 @@ export class KvRuntime {
     ) {
       if (entry.value.expiresAt > now) workers++;
     }
-    const leases = await this.#leases();
+    const [leases, retryAt] = await Promise.all([
+      this.#leases(),
+      // Any worker's failures: the backoff holds across workers.
+      this.#failures.retryAts(),
+    ]);
     const plan = planShare({
       actors: this.#wirings.map((w) => w.id),
       live: new Set(this.#live.keys()),
-      retryAt: new Map(
-        [...this.#failed].map(([id, failure]) => [id, failure.retryAt]),
-      ),
+      retryAt,
       leases,
       workers,
       now,
@@ -769,6 +876,13 @@ export class KvRuntime {
       `load actor '${wiring.id}'`,
       () => storage.getMany<unknown>([["meta"], ["state"]]),
     );
+    // Its failures in a row and the strikes (the reload quarantines
+    // them), and the letters a crash left in its outbox.
+    await this.#failures.takenUp(wiring.id);
+    await this.#retry(
+      `copy the dead letters of actor '${wiring.id}'`,
+      () => moveOutbox(storage, this.#letters, [lease.check]),
+    );
     // Assigned once below; the subtask's callbacks need the binding first.
     // deno-lint-ignore prefer-const
     let live: Live;
@@ -776,6 +890,8 @@ export class KvRuntime {
     const built = buildSubtask(this.#graph, vertex, wiring.index, {
       clock: this.#clock,
       persistWatermarks: this.#persist,
+      errorPolicy: this.#errorPolicy,
+      quarantine: this.#failures.quarantine,
       stepSnapshots: true,
       startMs: this.#startedAt,
       send: (edge, channel, element) => {
@@ -844,24 +960,22 @@ export class KvRuntime {
     );
   }
 
-  #fail(live: Live, error: Error): void {
+  /**
+   * Stops working on an actor that failed: its in-memory state (half a
+   * step) is dropped, its failures in a row are recorded, and its lease is
+   * given up; it is taken up again after the delay.
+   */
+  async #fail(live: Live, error: unknown): Promise<void> {
     const id = live.wiring.id;
     this.#live.delete(id);
-    const delay = Math.min(
-      60_000,
-      2 * (this.#failed.get(id)?.delay ?? this.#leaseMs / 2),
-    );
-    this.#failed.set(id, {
-      error,
-      retryAt: this.#clock.now() + delay,
-      delay,
-    });
     void live.built.source?.close();
-    void this.#retry("give a lease up", () => live.lease.release())
-      .catch(() => {});
+    const failure = await this.#failures.failed(id, error);
     this.#log(
-      `weir: worker ${this.#worker} stopped actor '${id}' (its in-memory state is dropped; tried again in ${delay} ms): ${error.message}`,
+      `weir: worker ${this.#worker} stopped actor '${id}' (its in-memory state is dropped; failure ${failure.failures} in a row, tried again in ${failure.delayMs} ms): ${failure.error.message}`,
     );
+    // Best effort: a lease left behind just expires.
+    await this.#retry("give a lease up", () => live.lease.release())
+      .catch(() => {});
   }
 
   // ---- one step --------------------------------------------------------
@@ -884,7 +998,7 @@ export class KvRuntime {
       await machine.settle();
       work.sinksDone = true;
       await this.#commit(live, null, work);
-      this.#succeeded(live);
+      await this.#succeeded(live);
       return true;
     }
     // Sinks commit the transactions of completed checkpoints (again after
@@ -943,14 +1057,13 @@ export class KvRuntime {
       live.notified = completed;
       await machine.notifyCheckpointComplete(completed);
     }
-    this.#succeeded(live);
+    await this.#succeeded(live);
     return true;
   }
 
-  /** A whole step went through: the actor's failures in a row are over. */
-  #succeeded(live: Live): void {
-    this.#crashes.delete(live.wiring.id);
-    this.#failed.delete(live.wiring.id);
+  /** A whole step went through (see `ActorFailures.succeeded`). */
+  async #succeeded(live: Live): Promise<void> {
+    await this.#failures.succeeded(live.wiring.id);
   }
 
   /** A source's step: takes part in a requested checkpoint, then polls. */
@@ -1142,10 +1255,16 @@ export class KvRuntime {
     });
     live.out = wiring.outputs.map(() => []);
     live.acks = [];
-    await this.#retry(
-      `commit a step of actor '${wiring.id}'`,
-      () => storage.atomic(ops, { checks: [live.lease.check] }),
-    );
+    // With the letters the step set aside, exactly once with it.
+    await commitWithLetters({
+      actor: wiring.id,
+      storage,
+      ops,
+      letters: (live.built.subtask ?? live.built.source!).takeDeadLetters(),
+      recorder: this.#letters,
+      checks: [live.lease.check],
+      retry: (what, call) => this.#retry(what, call),
+    });
     live.meta = next;
     for (const output of wiring.outputs) {
       const consumer = this.#live.get(output.consumer);

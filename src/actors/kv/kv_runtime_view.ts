@@ -7,6 +7,7 @@
  */
 
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { DeadLetterLog } from "../dead_letter_log.ts";
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
 import type { SubtaskStatus } from "../local/local_runtime.ts";
 import type { KvRuntime, KvSubtaskStatus } from "./kv_runtime.ts";
@@ -74,6 +75,16 @@ export class KvRuntimeView {
   /** Not measured in the KV runtime. */
   checkpointDurationMs(_id: number): number | undefined {
     return undefined;
+  }
+
+  /** The job's dead-letter log (see `KvRuntime.deadLetters`). */
+  get deadLetters(): DeadLetterLog {
+    return this.#runtime.deadLetters;
+  }
+
+  /** Letters this process wrote that were new to the log (see `KvRuntime.deadLetterCount`). */
+  get deadLetterCount(): number {
+    return this.#runtime.deadLetterCount;
   }
 
   /** The last checkpoint this process completed, if it coordinated one. */

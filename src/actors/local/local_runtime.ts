@@ -30,6 +30,13 @@ import type {
   SubtaskSnapshot,
 } from "../../runtime/subtask.ts";
 import { requireWatermarkRecovery } from "../../time/_validate.ts";
+import type { ErrorPolicy } from "../../runtime/dead_letter.ts";
+import { requireErrorPolicy } from "../_error_policy.ts";
+import { DeadLetterLog } from "../dead_letter_log.ts";
+import { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
+import type { ActorStorage } from "../storage.ts";
+import { MemoryStorage } from "./memory_storage.ts";
+import type { ActorFailure } from "../actor_failure.ts";
 
 /** Options of a {@linkcode LocalRuntime}. */
 export interface LocalRuntimeOptions {
@@ -89,6 +96,28 @@ export interface LocalRuntimeOptions {
    * @default {true when the clock has a `set` method}
    */
   simulate?: boolean;
+  /**
+   * What happens to a record whose processing throws (DESIGN "Errors in
+   * user code and poison records"): `"dead-letter"` sets it aside in the
+   * dead-letter log and goes on; `"fail"` throws a `RecordFailedError` out
+   * of the step (and `run()`), for a restart from the latest checkpoint
+   * with the record's letter in `quarantine` (`LocalJob` does that).
+   * @default {"dead-letter"}
+   */
+  errorPolicy?: ErrorPolicy;
+  /**
+   * Under `"fail"`: ids of letters whose records failed once already; such
+   * a record that fails again is set aside as `"quarantined"` instead.
+   * @default {an empty set}
+   */
+  quarantine?: ReadonlySet<string>;
+  /**
+   * Where the dead-letter log is kept, e.g. `new KvStorage(kv, ["weir",
+   * job, "dead-letters"])`; the letters of records set aside are written
+   * there before any checkpoint that skips those records is saved.
+   * @default {a new MemoryStorage}
+   */
+  deadLetterStorage?: ActorStorage;
 }
 
 /** What the runtime reports about one subtask. */
@@ -122,6 +151,12 @@ export interface SubtaskStatus {
    * the actor's lease, or `null` if none does now.
    */
   readonly worker?: string | null;
+  /**
+   * The KV runtime only: the actor is stopped after failing (its code
+   * threw, or Deno KV kept failing) and waits for its retry: what it
+   * failed on, how many times in a row, and when it is tried again.
+   */
+  readonly stuck?: ActorFailure;
 }
 
 interface Message {
@@ -208,6 +243,7 @@ export class LocalRuntime {
   readonly #durations = new Map<number, number>();
   // Resolves the wait of `run()` when an asynchronous operator has mail.
   #wake: (() => void) | null = null;
+  readonly #letters: DeadLetterRecorder;
 
   /**
    * Instantiates every subtask of the job.
@@ -230,6 +266,17 @@ export class LocalRuntime {
       options.watermarkRecovery ?? "replay",
       { action: "create LocalRuntime", param: "watermarkRecovery" },
     ) === "persist";
+    const errorPolicy = requireErrorPolicy(
+      options.errorPolicy ?? "dead-letter",
+      { action: "create LocalRuntime", param: "errorPolicy" },
+    );
+    const quarantine = options.quarantine ?? new Set<string>();
+    this.#letters = new DeadLetterRecorder({
+      job: graph.jobName,
+      log: new DeadLetterLog(options.deadLetterStorage ?? new MemoryStorage()),
+      clock: options.clock,
+      print: (line) => console.error(line),
+    });
     this.#checkpointInterval = options.checkpointIntervalMs ?? 0;
     this.#store = options.checkpointStore;
     this.#storeHighest = typeof this.#store?.highestId === "function"
@@ -249,6 +296,8 @@ export class LocalRuntime {
         const built = buildSubtask(graph, vertex, index, {
           clock: this.#clock,
           persistWatermarks: this.#persist,
+          errorPolicy,
+          quarantine,
           send: (edge, channel, element) => {
             const target = actor.targets[edge][channel];
             target.actor.mailbox.push({
@@ -384,6 +433,44 @@ export class LocalRuntime {
   }
 
   /**
+   * The highest checkpoint id given out (completed or not), so that a
+   * runtime restarted after this one numbers its checkpoints above it.
+   */
+  get lastCheckpointId(): number {
+    return this.#lastCheckpointId;
+  }
+
+  /**
+   * The job's dead-letter log: the records set aside by its error policy
+   * (readable back, e.g. for `GET /jobs/:job/dead-letters`).
+   */
+  get deadLetters(): DeadLetterLog {
+    return this.#letters.log;
+  }
+
+  /**
+   * How many letters this runtime wrote to the dead-letter log that were
+   * not there yet (a record processed again after a restore counts once).
+   */
+  get deadLetterCount(): number {
+    return this.#letters.count;
+  }
+
+  /**
+   * Writes the letters the subtasks set aside since the last call to the
+   * dead-letter log. `flushCheckpoints()` calls it before it saves a
+   * checkpoint, so a saved checkpoint never lacks the letters of records
+   * it skipped; the letters of a crashed run are set aside again, with the
+   * same ids, when the restored job processes those records again.
+   */
+  async flushDeadLetters(): Promise<void> {
+    const letters = this.#actors.flatMap((a) =>
+      (a.subtask ?? a.source!).takeDeadLetters()
+    );
+    await this.#letters.write(letters);
+  }
+
+  /**
    * Starts a checkpoint now: sources record their positions and send barrier
    * `id` downstream; each subtask snapshots once its inputs are aligned.
    * Checkpoints stop once any subtask has finished (bounded input ending).
@@ -429,12 +516,14 @@ export class LocalRuntime {
   }
 
   /**
-   * Saves the checkpoints completed since the last call, then tells every
-   * subtask, so two-phase sinks commit. `run()` calls it after each round;
+   * Writes the dead letters set aside so far, saves the checkpoints
+   * completed since the last call, then tells every subtask, so two-phase
+   * sinks commit. `run()` calls it after each round;
    * tests call it to make checkpoints durable at a chosen point.
    */
   async flushCheckpoints(): Promise<void> {
     await this.#readStoreHighest();
+    await this.flushDeadLetters();
     if (this.#recommit !== null) {
       const id = this.#recommit;
       this.#recommit = null;
@@ -606,6 +695,8 @@ export class LocalRuntime {
         await Promise.all(
           this.#actors.map((a) => (a.subtask ?? a.source!).settle()),
         );
+        // The sinks' last writes may have refused records too.
+        await this.flushDeadLetters();
         await this.close();
         return;
       }

@@ -5,3 +5,4 @@
  */
 
 export * from "./local_runtime.ts";
+export * from "./local_job.ts";

@@ -2,12 +2,14 @@
 // in-memory Deno KV per run (a restore starts in a fresh database, as a new
 // deployment would).
 
+import assert from "node:assert/strict";
 import {
   runtimeConformance,
   type RuntimeUnderTest,
 } from "../_runtime_conformance.ts";
 import { uidConformance } from "../_uid_conformance.ts";
 import { recoveryConformance } from "../_recovery_conformance.ts";
+import { errorPolicyConformance } from "../_error_policy_conformance.ts";
 
 const kvRuntime: RuntimeUnderTest = {
   name: "kv",
@@ -32,3 +34,24 @@ const kvRuntime: RuntimeUnderTest = {
 runtimeConformance(kvRuntime);
 uidConformance(kvRuntime);
 recoveryConformance(kvRuntime);
+errorPolicyConformance({
+  name: "kv",
+  async run(env, clock, kv) {
+    const runtime = env.createKvRuntime({ kv, leaseMs: 1_000 });
+    // Round by round rather than run(): an actor that keeps failing is
+    // retried forever (it never ends the worker), so a job that does not
+    // end must fail the test, not hang it.
+    for (let round = 0; round < 5_000 && !runtime.finished; round++) {
+      if (await runtime.tick()) continue;
+      clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
+    }
+    assert.ok(
+      runtime.finished,
+      `the job did not end: ${JSON.stringify([...runtime.failures()])}`,
+    );
+    return {
+      restarts: runtime.restarts,
+      letters: await runtime.deadLetters.list(),
+    };
+  },
+});

@@ -6,6 +6,7 @@ import {
 } from "../_runtime_conformance.ts";
 import { uidConformance } from "../_uid_conformance.ts";
 import { recoveryConformance } from "../_recovery_conformance.ts";
+import { errorPolicyConformance } from "../_error_policy_conformance.ts";
 import type { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
 import type { ManualClock } from "../../../src/time/clock.ts";
 
@@ -39,3 +40,12 @@ const local: RuntimeUnderTest = {
 runtimeConformance(local);
 uidConformance(local);
 recoveryConformance(local);
+errorPolicyConformance({
+  name: "local",
+  async run(env) {
+    // What execute() and the dev server run: restarts included.
+    const job = env.createJob();
+    await job.run();
+    return { restarts: job.restarts, letters: await job.deadLetters.list() };
+  },
+});

@@ -1,0 +1,141 @@
+// The KV runtime's dead letters, exactly once with the step that set them
+// aside: they are written in the step's own atomic commit, into the
+// actor's storage (an outbox, as in the transactional-outbox pattern),
+// then copied to the job's dead-letter log and deleted from the outbox. A
+// crash between the two leaves them in the outbox, and the worker that
+// takes the actor up copies them then; the log keeps each letter once, so
+// copying twice is harmless. Letters too many or too large for the step's
+// commit are written to the log before it instead: their ids are
+// deterministic, so a step that is redone writes the same ones.
+
+import type { DeadLetter } from "../../runtime/dead_letter.ts";
+import type { StorageKey, StorageOp } from "../storage.ts";
+import { LIMITS } from "../_commit_plan.ts";
+import { encodedKeySize } from "../_storage_keys.ts";
+import type { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
+import type { KvStorage } from "./kv_storage.ts";
+
+/** Where an actor's storage keeps the letters of its last steps. */
+const OUTBOX = "dl";
+// Letters one step commits at most: a poison flood is written ahead.
+const LETTERS_PER_STEP = 64;
+
+/** A step's operations with its letters in the outbox, or the letters to write first. */
+export interface PlacedLetters {
+  /** The step's operations, with the letters' outbox entries if they fit. */
+  readonly ops: readonly StorageOp[];
+  /** Letters in the outbox, to copy to the log once the step is committed. */
+  readonly inOutbox: number;
+  /** Letters that did not fit the step's commit: write them to the log first. */
+  readonly first: readonly DeadLetter[];
+}
+
+/**
+ * Puts a step's letters into its commit when the commit stays within Deno
+ * KV's limits of mutations and written-key bytes (large values are staged
+ * ahead by `KvStorage`, so bytes of values do not decide).
+ *
+ * @param ops The step's operations.
+ * @param letters The letters its subtask set aside.
+ * @param prefix The actor storage's key prefix.
+ */
+export function placeLetters(
+  ops: readonly StorageOp[],
+  letters: readonly DeadLetter[],
+  prefix: StorageKey,
+): PlacedLetters {
+  if (letters.length === 0) return { ops, inOutbox: 0, first: [] };
+  const puts: StorageOp[] = letters.map((letter) => ({
+    type: "put",
+    key: [OUTBOX, letter.id],
+    value: letter,
+  }));
+  const all = [...ops, ...puts];
+  let keyBytes = 0;
+  for (const op of all) {
+    if (op.type === "put") keyBytes += encodedKeySize([...prefix, ...op.key]);
+  }
+  // One mutation more for the marker of staged parts, if any.
+  const fits = letters.length <= LETTERS_PER_STEP &&
+    all.length + 1 <= LIMITS.mutations && keyBytes <= LIMITS.keyTotalBytes;
+  return fits
+    ? { ops: all, inOutbox: letters.length, first: [] }
+    : { ops, inOutbox: 0, first: letters };
+}
+
+/**
+ * Copies the letters in an actor's outbox to the job's log, then deletes
+ * them from the outbox (under the caller's lease check).
+ *
+ * @param storage The actor's storage.
+ * @param recorder Writes to the job's log, counts and reports.
+ * @param checks The lease check of the actor's writes.
+ * @returns How many letters were copied.
+ */
+export async function moveOutbox(
+  storage: KvStorage,
+  recorder: DeadLetterRecorder,
+  checks: readonly Deno.AtomicCheck[],
+): Promise<number> {
+  const entries = await storage.list<DeadLetter>([OUTBOX]);
+  if (entries.length === 0) return 0;
+  await recorder.write(entries.map(([, letter]) => letter));
+  const deletes: StorageOp[] = entries.map(([key]) => ({
+    type: "delete",
+    key,
+  }));
+  for (let i = 0; i < deletes.length; i += LETTERS_PER_STEP) {
+    await storage.atomic(deletes.slice(i, i + LETTERS_PER_STEP), { checks });
+  }
+  return entries.length;
+}
+
+/** What {@linkcode commitWithLetters} commits. */
+export interface StepWithLetters {
+  /** The actor, for messages. */
+  readonly actor: string;
+  /** Its storage. */
+  readonly storage: KvStorage;
+  /** The step's operations. */
+  readonly ops: readonly StorageOp[];
+  /** The letters its subtask set aside. */
+  readonly letters: readonly DeadLetter[];
+  /** Writes to the job's log. */
+  readonly recorder: DeadLetterRecorder;
+  /** The lease check of the actor's writes. */
+  readonly checks: readonly Deno.AtomicCheck[];
+  /** Retries transient KV errors. */
+  readonly retry: <T>(what: string, call: () => Promise<T>) => Promise<T>;
+}
+
+/**
+ * Commits a step with its letters (in its outbox, copied to the log once
+ * the step is committed), or writes them to the log first when they do not
+ * fit the step's commit.
+ *
+ * @param step The step's operations, its letters, and where they go.
+ */
+export async function commitWithLetters(step: StepWithLetters): Promise<void> {
+  const { actor, storage, letters, recorder, checks, retry } = step;
+  const { ops, inOutbox, first } = placeLetters(
+    step.ops,
+    letters,
+    storage.prefix,
+  );
+  if (first.length > 0) {
+    await retry(
+      `write the dead letters of actor '${actor}'`,
+      () => recorder.write(first),
+    );
+  }
+  await retry(
+    `commit a step of actor '${actor}'`,
+    () => storage.atomic(ops, { checks }),
+  );
+  if (inOutbox > 0) {
+    await retry(
+      `copy the dead letters of actor '${actor}'`,
+      () => moveOutbox(storage, recorder, checks),
+    );
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * {@linkcode LocalJob}: a job on the local runtime with Flink's restart
+ * strategy for a record that fails under the `"fail"` error policy.
+ *
+ * @module
+ */
+
+import type { JobGraph } from "../../runtime/job_graph.ts";
+import {
+  type DeadLetter,
+  RecordFailedError,
+} from "../../runtime/dead_letter.ts";
+import type { InputChannelStatus } from "../../runtime/subtask.ts";
+import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { DeadLetterLog } from "../dead_letter_log.ts";
+import type { ActorStorage } from "../storage.ts";
+import { StrikeLog } from "../_strike_log.ts";
+import { MemoryStorage } from "./memory_storage.ts";
+import {
+  LocalRuntime,
+  type LocalRuntimeOptions,
+  type SubtaskStatus,
+} from "./local_runtime.ts";
+
+/** Options of a {@linkcode LocalJob}: the runtime's, and where strikes go. */
+export interface LocalJobOptions
+  extends Omit<LocalRuntimeOptions, "quarantine"> {
+  /**
+   * Where the records that failed once under `"fail"` are remembered (e.g.
+   * `new KvStorage(kv, ["weir", job, "strikes"])`), so that after a
+   * process restart too such a record is quarantined if it fails again.
+   * @default {a new MemoryStorage}
+   */
+  strikeStorage?: ActorStorage;
+}
+
+/**
+ * Runs a job on {@linkcode LocalRuntime}s, one after the other: when a
+ * record fails under the `"fail"` error policy (a `RecordFailedError` out
+ * of the runtime), the job restarts in this process from its latest
+ * completed checkpoint (from the start without one), as Flink's restart
+ * strategy does, with the record's dead letter quarantined: if the same
+ * record fails again at the same input position, it is set aside in the
+ * dead-letter log as `"quarantined"` and the job goes on. The strike is
+ * written to `strikeStorage` before the restart, so a process restart
+ * quarantines the record too. Any other failure ends `run()` as it would
+ * end the runtime's.
+ *
+ * Under `"dead-letter"` no record fails a runtime: a `LocalJob` then runs
+ * exactly one. The job reads like a runtime to the HTTP service (status,
+ * channels, checkpoints), following the runtime that runs now.
+ *
+ * A restart redoes, from the checkpoint, what the failed runtime did after
+ * it: two-phase sinks (`KvTableSink`, `KvAppendSink`) commit it once;
+ * other sinks (a `CollectSink`) see it again.
+ *
+ * @example Running a job to its end, restarting if a record fails
+ * ```ts ignore
+ * const job = new LocalJob(graph, { clock, errorPolicy: "fail" });
+ * const runtime = await job.run();
+ * console.log(job.restarts, await job.deadLetters.list());
+ * ```
+ */
+export class LocalJob {
+  readonly #graph: JobGraph;
+  readonly #options: LocalJobOptions;
+  readonly #deadLetterStorage: ActorStorage;
+  readonly #strikes: StrikeLog;
+  readonly #quarantine = new Set<string>();
+  readonly #print: (line: string) => void = (line) => console.error(line);
+  #runtime: LocalRuntime;
+  #restarts = 0;
+  // Letters counted by the runtimes before this one.
+  #counted = 0;
+  #stopped = false;
+
+  /**
+   * Creates the job's first runtime (nothing runs until `run()`).
+   *
+   * @param graph The job's plan.
+   * @param options The runtime's options, and where strikes are kept.
+   * @throws {RangeError} If an option is out of range (see `LocalRuntime`).
+   */
+  constructor(graph: JobGraph, options: LocalJobOptions) {
+    this.#graph = graph;
+    // One log and one strike list for every runtime of the job.
+    this.#deadLetterStorage = options.deadLetterStorage ?? new MemoryStorage();
+    this.#options = {
+      ...options,
+      deadLetterStorage: this.#deadLetterStorage,
+    };
+    this.#strikes = new StrikeLog(
+      options.strikeStorage ?? new MemoryStorage(),
+    );
+    this.#runtime = this.#create(options.restoreFrom, options.lastCheckpointId);
+  }
+
+  #create(
+    restoreFrom: CompletedCheckpoint | undefined,
+    lastCheckpointId: number | undefined,
+  ): LocalRuntime {
+    const { strikeStorage: _, ...options } = this.#options;
+    return new LocalRuntime(this.#graph, {
+      ...options,
+      restoreFrom,
+      lastCheckpointId,
+      // The subtasks read the set as it is when a record fails.
+      quarantine: this.#quarantine,
+    });
+  }
+
+  /** The runtime that runs the job now (a new one after each restart). */
+  get runtime(): LocalRuntime {
+    return this.#runtime;
+  }
+
+  /** How many times the job restarted because a record failed. */
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  /** The job's dead-letter log (the same for every runtime of the job). */
+  get deadLetters(): DeadLetterLog {
+    return this.#runtime.deadLetters;
+  }
+
+  /** Letters this job's runtimes wrote that were new to the dead-letter log. */
+  get deadLetterCount(): number {
+    return this.#counted + this.#runtime.deadLetterCount;
+  }
+
+  /**
+   * Runs the job until it finishes or `stop()` is called, restarting it
+   * when a record fails under `"fail"` (see the class doc).
+   *
+   * @returns The runtime that ran it last, for its final status.
+   * @throws {RecordFailedError} If a quarantined record failed anyway.
+   * @throws {Error} Whatever else ended the runtime's `run()`.
+   */
+  async run(): Promise<LocalRuntime> {
+    for (const id of await this.#strikes.ids()) this.#quarantine.add(id);
+    for (;;) {
+      const runtime = this.#runtime;
+      try {
+        await runtime.run();
+        return runtime;
+      } catch (error) {
+        if (!(error instanceof RecordFailedError) || this.#stopped) throw error;
+        await this.#restart(runtime, error.letter, error);
+      }
+    }
+  }
+
+  async #restart(
+    failed: LocalRuntime,
+    letter: DeadLetter,
+    error: RecordFailedError,
+  ): Promise<void> {
+    // A record quarantined is set aside, never thrown: failing again would
+    // restart forever.
+    if (this.#quarantine.has(letter.id)) throw error;
+    this.#quarantine.add(letter.id);
+    await this.#strikes.add(letter);
+    // Letters of records before the failure (quarantined ones): the restored
+    // runtime sets them aside again only if it processes them again.
+    await failed.flushDeadLetters();
+    await failed.close();
+    this.#counted += failed.deadLetterCount;
+    const from = failed.latestCheckpoint ?? undefined;
+    this.#print(
+      `weir: job '${this.#graph.jobName}' restarts from ${
+        from === undefined ? "the start" : `checkpoint ${from.id}`
+      } as a record of ${letter.operator} subtask ${letter.subtask} at ${letter.position} failed (errorPolicy "fail"): ${letter.error.name}: ${letter.error.message}; if it fails again it is quarantined (dead-letter log: GET /jobs/${this.#graph.jobName}/dead-letters)`,
+    );
+    this.#restarts++;
+    this.#runtime = this.#create(from, failed.lastCheckpointId);
+    // Stopped while restarting: the new runtime does not start either.
+    if (this.#stopped) this.#runtime.stop();
+  }
+
+  /** Stops `run()` after the current step (of the runtime running now). */
+  stop(): void {
+    this.#stopped = true;
+    this.#runtime.stop();
+  }
+
+  /** See {@linkcode LocalRuntime.finalCheckpoint}. */
+  finalCheckpoint(): Promise<number | null> {
+    return this.#runtime.finalCheckpoint();
+  }
+
+  /** See {@linkcode LocalRuntime.close}. */
+  close(): Promise<void> {
+    return this.#runtime.close();
+  }
+
+  /** Whether the job has finished (see {@linkcode LocalRuntime.finished}). */
+  get finished(): boolean {
+    return this.#runtime.finished;
+  }
+
+  /** The checkpoint in progress, or `null`. */
+  get checkpointInProgress(): number | null {
+    return this.#runtime.checkpointInProgress;
+  }
+
+  /** The latest checkpoint completed (or restored), or `null`. */
+  get latestCheckpoint(): CompletedCheckpoint | null {
+    return this.#runtime.latestCheckpoint;
+  }
+
+  /** Every subtask's status (see {@linkcode LocalRuntime.status}). */
+  status(): SubtaskStatus[] {
+    return this.#runtime.status();
+  }
+
+  /** See {@linkcode LocalRuntime.triggerCheckpoint}. */
+  triggerCheckpoint(): number | null {
+    return this.#runtime.triggerCheckpoint();
+  }
+
+  /**
+   * How long a checkpoint took (see `LocalRuntime.checkpointDurationMs`).
+   *
+   * @param id The checkpoint id.
+   */
+  checkpointDurationMs(id: number): number | undefined {
+    return this.#runtime.checkpointDurationMs(id);
+  }
+
+  /**
+   * An actor's input channels (see `LocalRuntime.inputChannels`).
+   *
+   * @param actorId The actor id, `job/operator/subtask`.
+   */
+  inputChannels(actorId: string): InputChannelStatus[] {
+    return this.#runtime.inputChannels(actorId);
+  }
+
+  /**
+   * A source actor's partitions (see `LocalRuntime.sourcePartitions`).
+   *
+   * @param actorId The actor id, `job/operator/subtask`.
+   */
+  sourcePartitions(actorId: string): readonly string[] {
+    return this.#runtime.sourcePartitions(actorId);
+  }
+}

@@ -1,0 +1,180 @@
+// The local runtime and the error policy (issue 16, DESIGN "Errors in user
+// code and poison records"): dead letters are durable before a checkpoint
+// that skipped their records is saved; under "fail" a LocalJob restarts
+// from its latest checkpoint and quarantines the record if it fails again,
+// and the strike outlives the process; options are checked by name.
+
+import assert from "node:assert/strict";
+import { ManualClock } from "../../../src/time/clock.ts";
+import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
+import { ScriptedSource } from "../../../src/connectors/sources/scripted.ts";
+import { MemoryStorage } from "../../../src/actors/local/memory_storage.ts";
+import { DeadLetterLog } from "../../../src/actors/dead_letter_log.ts";
+import { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
+import { LocalJob } from "../../../src/actors/local/local_job.ts";
+import { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
+import type { CompletedCheckpoint } from "../../../src/actors/checkpoint_store.ts";
+import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
+import type { ErrorPolicy } from "../../../src/runtime/dead_letter.ts";
+import { ExternalTable, twoPhaseSink } from "../../_support/two_phase_sink.ts";
+import { drive } from "../../_support/sensor_job.ts";
+
+interface Storages {
+  checkpoints?: MemoryStorage;
+  deadLetters: MemoryStorage;
+  strikes: MemoryStorage;
+}
+
+/** Numbers 0-29, 20 ms apart, keyed by parity; 13 and 21 have no key. */
+function job(
+  clock: ManualClock,
+  policy: ErrorPolicy,
+  storages: Storages,
+  table: ExternalTable<number>,
+): StreamEnvironment {
+  const env = new StreamEnvironment({
+    jobName: "numbers",
+    parallelism: 2,
+    clock,
+    checkpointIntervalMs: 100,
+    errorPolicy: policy,
+    checkpointStorage: storages.checkpoints ?? null,
+    deadLetterStorage: storages.deadLetters,
+    strikeStorage: storages.strikes,
+  });
+  env.fromSource(
+    new ScriptedSource(
+      Array.from({ length: 30 }, (_, i) => ({
+        at: i * 20,
+        partition: i % 2,
+        value: i,
+      })),
+      { partitions: 2 },
+    ),
+    WatermarkStrategy.forMonotonousTimestamps<number>()
+      .withTimestampAssigner((n) => n),
+    "numbers",
+  ).keyBy((n) => (n === 13 || n === 21 ? null : n % 2) as number)
+    .process<number, undefined>({
+      processElement(n, _ctx, out) {
+        out(n);
+      },
+    }).sinkTo(twoPhaseSink(table));
+  return env;
+}
+
+const WITHOUT_POISON = Array.from({ length: 30 }, (_, i) => i)
+  .filter((i) => i !== 13 && i !== 21).map((i) => JSON.stringify(i)).sort();
+
+function quiet<T>(run: () => Promise<T>): Promise<T> {
+  const error = console.error;
+  console.error = () => {};
+  return run().finally(() => console.error = error);
+}
+
+Deno.test("LocalRuntime writes the letters of skipped records to the dead-letter log before it saves the checkpoint that skipped them (issue 16)", async () => {
+  const clock = new ManualClock(0);
+  const storages = {
+    deadLetters: new MemoryStorage(),
+    strikes: new MemoryStorage(),
+  };
+  const env = job(clock, "dead-letter", storages, new ExternalTable());
+  const log = new DeadLetterLog(storages.deadLetters);
+  // What the log held when each checkpoint was saved.
+  const seen: Array<[number, number]> = [];
+  const runtime = new LocalRuntime(env.getJobGraph(), {
+    clock,
+    checkpointIntervalMs: 100,
+    deadLetterStorage: storages.deadLetters,
+    checkpointStore: {
+      async save(checkpoint: CompletedCheckpoint) {
+        seen.push([checkpoint.id, await log.count()]);
+      },
+    },
+  });
+  await quiet(() => drive(runtime, clock));
+  // Record 13 is read at 260 ms, 21 at 420 ms: every checkpoint after
+  // them was saved with their letters already in the log.
+  assert.deepEqual(
+    seen.map(([id, letters]) => [id * 100, letters]),
+    [[100, 0], [200, 0], [300, 1], [400, 1], [500, 2]],
+  );
+  assert.equal(runtime.deadLetterCount, 2);
+  assert.deepEqual(
+    (await runtime.deadLetters.list()).map((l) => [l.value, l.reason]),
+    [[13, "dead-letter"], [21, "dead-letter"]],
+  );
+});
+
+Deno.test('A LocalJob under "fail" restarts from its latest checkpoint once per poison record, and quarantines each when it fails again: every other record once (issue 16)', async () => {
+  const clock = new ManualClock(0);
+  const storages = {
+    checkpoints: new MemoryStorage(),
+    deadLetters: new MemoryStorage(),
+    strikes: new MemoryStorage(),
+  };
+  const table = new ExternalTable<number>();
+  const lines: string[] = [];
+  const error = console.error;
+  console.error = (line: string) => void lines.push(line);
+  const env = job(clock, "fail", storages, table);
+  const running = env.createJob();
+  try {
+    await running.run();
+  } finally {
+    console.error = error;
+  }
+  assert.equal(running.restarts, 2);
+  assert.equal(running.finished, true);
+  assert.deepEqual(table.rows(), WITHOUT_POISON);
+  assert.deepEqual(
+    (await running.deadLetters.list()).map((l) => [l.value, l.reason]),
+    [[13, "quarantined"], [21, "quarantined"]],
+  );
+  assert.equal(running.deadLetterCount, 2, "each letter counted once");
+  const restarts = lines.filter((l) => l.includes("restarts from"));
+  assert.equal(restarts.length, 2, lines.join("\n"));
+  assert.match(
+    restarts[0],
+    /^weir: job 'numbers' restarts from checkpoint 2 as a record of process-1 key subtask 1 at .* failed \(errorPolicy "fail"\): TypeError: Cannot hash key/,
+  );
+});
+
+Deno.test("A strike outlives the process: a job started over quarantines the record at once, without a restart, and the log still holds it once (issue 16)", async () => {
+  const storages = {
+    deadLetters: new MemoryStorage(),
+    strikes: new MemoryStorage(),
+  };
+  const first = job(new ManualClock(0), "fail", storages, new ExternalTable());
+  const ran = first.createJob();
+  await quiet(() => ran.run());
+  assert.equal(ran.restarts, 2, "no checkpoints: from the start, twice");
+  // A new process: a new environment on the same storages, started over.
+  const table = new ExternalTable<number>();
+  const again = job(new ManualClock(0), "fail", storages, table).createJob();
+  await quiet(() => again.run());
+  assert.equal(again.restarts, 0);
+  assert.equal(again.deadLetterCount, 0, "nothing new in the log");
+  assert.deepEqual(table.rows(), WITHOUT_POISON);
+  assert.deepEqual(
+    (await again.deadLetters.list()).map((l) => [l.value, l.reason]),
+    [[13, "quarantined"], [21, "quarantined"]],
+  );
+});
+
+Deno.test("LocalRuntime, LocalJob and the KV runtime refuse an errorPolicy they do not know, naming it", async () => {
+  const graph = job(new ManualClock(0), "fail", {
+    deadLetters: new MemoryStorage(),
+    strikes: new MemoryStorage(),
+  }, new ExternalTable()).getJobGraph();
+  const bad = { clock: new ManualClock(0), errorPolicy: "skip" as ErrorPolicy };
+  const refused = {
+    name: "RangeError",
+    message:
+      /Cannot create (LocalRuntime|KvRuntime) as 'errorPolicy' must be "fail" or "dead-letter": current value is "skip"/,
+  };
+  assert.throws(() => new LocalRuntime(graph, bad), refused);
+  assert.throws(() => new LocalJob(graph, bad), refused);
+  using kv = await Deno.openKv(":memory:");
+  assert.throws(() => new KvRuntime(graph, { kv, ...bad }), refused);
+});
