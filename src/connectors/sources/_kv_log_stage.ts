@@ -16,11 +16,7 @@
 
 import type { Clock } from "../../time/clock.ts";
 import { AtomicConflictError } from "../../actors/kv/kv_storage.ts";
-import {
-  PersistentKvError,
-  type RetryOptions,
-  retryTransient,
-} from "../../actors/kv/retry.ts";
+import { PersistentKvError, retryTransient } from "../../actors/kv/retry.ts";
 import { applyWrites, type KvWrite, packCommits } from "../_kv_batches.ts";
 import type { LogKeys } from "./_kv_log_plan.ts";
 import type { KvLogRetryOptions } from "./kv_log_append.ts";
