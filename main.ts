@@ -73,7 +73,6 @@ import {
 import { createApp, LocalJobHandle } from "./src/http/mod.ts";
 import { KvRuntime } from "./src/actors/kv/kv_runtime.ts";
 import { KvRuntimeView } from "./src/actors/kv/kv_runtime_view.ts";
-import type { DeadLetterLog } from "./src/actors/dead_letter_log.ts";
 
 // On Deno Deploy: the KV runtime on the app's database, with Deno.cron as
 // the backstop that wakes an instance every minute (registered at the top
@@ -355,8 +354,7 @@ async function serveKvApp(
     store: job.store,
     clock: job.clock,
     // The view shows status; the dead letters are the runtime's (in KV).
-    deadLetters: () =>
-      (runtime as { readonly deadLetters?: DeadLetterLog }).deadLetters,
+    deadLetters: () => runtime.deadLetters,
   });
   handle.sample();
   const timer = setInterval(() => {

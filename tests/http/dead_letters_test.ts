@@ -53,7 +53,8 @@ function build(
     runtime,
     graph,
     clock,
-    deadLetters: options.log === undefined ? undefined : () => options.log,
+    // A handle may keep no log (a runtime of its own that has none).
+    deadLetters: () => options.log,
   });
   const app = new Hono().route(
     "/jobs",

@@ -61,7 +61,8 @@ function build(name = "clicks", deadLetters?: DeadLetterLog) {
     graph,
     clock,
     name,
-    deadLetters: deadLetters && (() => deadLetters),
+    // A handle may keep no log (a runtime of its own that has none).
+    deadLetters: () => deadLetters,
   });
   const app = new Hono().route(
     "/metrics",
