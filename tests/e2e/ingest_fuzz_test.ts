@@ -22,54 +22,92 @@ const JOB_FILE = "tests/e2e/jobs/fuzz_counts.ts";
 const T0 = Date.UTC(2026, 0, 1);
 const SAFE = Number.MAX_SAFE_INTEGER;
 
-const key = fc.oneof(
+// Keys ingest accepts (a missing one too: the job's keyBy then throws on
+// it), and keys no job can process.
+const goodKey = fc.oneof(
   { weight: 6, arbitrary: fc.constantFrom("a", "b", "c", "d", "1") },
   { weight: 2, arbitrary: fc.integer({ min: -5, max: 5 }) },
   { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
-  {
-    weight: 2,
-    arbitrary: fc.constantFrom<unknown>(
-      null,
-      {},
-      [],
-      { a: 1 },
-      [1, 2],
-      true,
-      "k".repeat(2_100),
-      "é".repeat(600),
-    ),
-  },
+  { weight: 1, arbitrary: fc.constant("k".repeat(1_000)) },
+);
+const badKey = fc.constantFrom<unknown>(
+  null,
+  {},
+  [],
+  { a: 1 },
+  [1, 2],
+  true,
+  "k".repeat(2_100),
+  "é".repeat(600),
+  "\0".repeat(1_024),
 );
 
-// Mostly inside a few minutes of event time (so windows fire), some
-// anywhere in the documented range, some outside it or not integers.
-const ts = fc.oneof(
-  { weight: 8, arbitrary: fc.integer({ min: T0, max: T0 + 300_000 }) },
+// Mostly within 2 s of where the run is in event time (the run moves it
+// 1 s a batch, so windows fire and most records are on time), some
+// anywhere in the documented range before them (late, or windows of their
+// own; the end of the range is the flush's); and timestamps outside it or
+// not integers.
+const goodTs = fc.oneof(
+  {
+    weight: 9,
+    arbitrary: fc.integer({ min: -2_000, max: 2_000 }).map((rel) => ({ rel })),
+  },
   {
     weight: 1,
-    arbitrary: fc.integer({ min: MIN_TIMESTAMP, max: MAX_TIMESTAMP - 20_000 }),
-  },
-  {
-    weight: 2,
-    arbitrary: fc.constantFrom<unknown>(
-      SAFE,
-      -SAFE,
-      SAFE - 1,
-      MAX_TIMESTAMP + 1,
-      MIN_TIMESTAMP - 1,
-      1.5,
-      "1767225600000",
-      null,
-    ),
+    arbitrary: fc.integer({ min: MIN_TIMESTAMP, max: T0 }),
   },
 );
+const badTs = fc.constantFrom<unknown>(
+  SAFE,
+  -SAFE,
+  SAFE - 1,
+  MAX_TIMESTAMP + 1,
+  MIN_TIMESTAMP - 1,
+  1.5,
+  "1767225600000",
+  null,
+);
 
-const record = fc.record(
-  { key, ts, boom: fc.boolean(), note: fc.string({ maxLength: 10 }) },
+const goodRecord = fc.record(
+  {
+    key: goodKey,
+    ts: goodTs,
+    boom: fc.constantFrom(undefined, undefined, undefined, true),
+    note: fc.string({ maxLength: 10 }),
+  },
   { requiredKeys: ["ts"] },
-).map((r) => (r.boom === false ? { ...r, boom: undefined } : r));
+);
+const badRecord = fc.oneof(
+  fc.tuple(goodRecord, badKey).map(([r, key]) => ({ ...r, key })),
+  fc.tuple(goodRecord, badTs).map(([r, ts]) => ({ ...r, ts })),
+);
 
-const batch = fc.array(record, { minLength: 1, maxLength: 25 });
+// A batch of good records, a quarter of them with one bad record in;
+// some sent with an Idempotency-Key, and sent again.
+const batch = fc.record({
+  good: fc.array(goodRecord, { minLength: 1, maxLength: 20 }),
+  bad: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(null) },
+    { weight: 1, arbitrary: badRecord },
+  ),
+  at: fc.nat(),
+  resend: fc.boolean(),
+  key: fc.option(fc.uuid(), { freq: 2 }),
+}).map(({ good, bad, at, resend, key }) => {
+  const records: unknown[] = [...good];
+  if (bad !== null) records.splice(at % (records.length + 1), 0, bad);
+  return { records, resend, key };
+});
+
+/** Puts a record's relative timestamp at `base`. */
+function at(base: number) {
+  return (record: unknown): unknown => {
+    const { ts } = record as { ts: unknown };
+    return typeof ts === "object" && ts !== null && "rel" in ts
+      ? { ...record as object, ts: base + (ts as { rel: number }).rel }
+      : record;
+  };
+}
 
 interface Summary {
   name: string;
@@ -98,14 +136,26 @@ function total(rows: Map<string, number>): number {
   return [...rows.values()].reduce((a, b) => a + b, 0);
 }
 
-async function post(port: number, records: unknown[]): Promise<number> {
+async function post(
+  port: number,
+  records: unknown[],
+  idempotencyKey: string | null = null,
+): Promise<{ status: number; appended: number; duplicate: boolean }> {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+  };
+  if (idempotencyKey !== null) headers["idempotency-key"] = idempotencyKey;
   const response = await fetch(`http://127.0.0.1:${port}/ingest/events`, {
     method: "POST",
-    headers: { "content-type": "application/json" },
+    headers,
     body: JSON.stringify(records),
   });
-  await response.body?.cancel();
-  return response.status;
+  const body = await response.json();
+  return {
+    status: response.status,
+    appended: body.appended ?? 0,
+    duplicate: body.duplicate === true,
+  };
 }
 
 async function serve(port: number, store: string): Promise<Dev> {
@@ -125,19 +175,33 @@ Deno.test({
     try {
       let accepted = 0;
       let refused = 0;
+      let batches = 0;
       await fc.assert(
-        fc.asyncProperty(batch, async (records) => {
-          const status = await post(port, records);
+        fc.asyncProperty(batch, async ({ records: drawn, resend, key }) => {
+          const base = T0 + 1_000 * batches++;
+          const records = drawn.map(at(base));
+          const first = await post(port, records, key);
           assert.ok(
-            status === 202 || status === 400,
-            `status ${status} for ${JSON.stringify(records).slice(0, 300)}`,
+            first.status === 202 || first.status === 400,
+            `status ${first.status} for ${
+              JSON.stringify(records).slice(0, 300)
+            }`,
           );
-          if (status === 202) accepted += records.length;
-          else refused++;
+          if (first.status === 202) {
+            assert.equal(first.appended, records.length);
+            accepted += first.appended;
+          } else refused++;
+          if (resend && key !== null && first.status === 202) {
+            const again = await post(port, records, key);
+            assert.deepEqual(
+              [again.status, again.appended, again.duplicate],
+              [202, 0, true],
+            );
+          }
         }),
-        { numRuns: 150, seed: 16 },
+        { numRuns: 300, seed: 16 },
       );
-      assert.ok(accepted > 500 && refused > 20, `${accepted} / ${refused}`);
+      assert.ok(accepted > 1_000 && refused > 20, `${accepted} / ${refused}`);
       // Records at the end of the documented range on many keys (so on
       // every partition) move event time past every window of the others;
       // their own window never fires.
@@ -145,7 +209,7 @@ Deno.test({
         key: `z${i}`,
         ts: MAX_TIMESTAMP,
       }));
-      assert.equal(await post(port, flush), 202);
+      assert.equal((await post(port, flush)).status, 202);
       const read = accepted + flush.length;
 
       const end = await waitFor(
@@ -160,7 +224,10 @@ Deno.test({
         },
         { unless: dev.child.status, timeoutMs: 60_000 },
       );
-      assert.ok(end.job.deadLetters > 0, "some records were dead-lettered");
+      assert.ok(
+        end.job.deadLetters > 0 && total(end.rows) > accepted / 2,
+        "some records were dead-lettered, most counted",
+      );
 
       // A restart after the end: Ctrl-C takes a final checkpoint, the next
       // run restores it; one more record (late or in an open window) shows
@@ -168,7 +235,10 @@ Deno.test({
       dev.child.kill("SIGTERM");
       assert.equal(await dev.exit(), 0);
       dev = await serve(port, store);
-      assert.equal(await post(port, [{ key: "z0", ts: MAX_TIMESTAMP }]), 202);
+      assert.equal(
+        (await post(port, [{ key: "z0", ts: MAX_TIMESTAMP }])).status,
+        202,
+      );
       const after = await waitFor("the restarted job to read it", async () => {
         const job = await summary(port);
         // Sources count from the restored checkpoint or from 0.
