@@ -20,20 +20,37 @@
  */
 export interface SinkWriter<T> {
   /**
-   * Writes (or stages) a batch of records with their timestamps. A write
-   * that throws must have taken none of the batch: the sink operator then
-   * writes the records one by one, and sets aside under the job's error
-   * policy those whose write throws (DESIGN: "Errors in user code and
-   * poison records").
+   * Writes (or stages) a batch of records with their timestamps.
+   *
+   * A write that throws is a failure of the sink, not of a record: the
+   * error propagates and the job fails (Flink's behaviour: it restarts from
+   * its last checkpoint), as the writer may have taken part of the batch.
+   * The way to refuse one record is {@linkcode SinkWriter.check}. A writer
+   * whose writes are all or nothing may say so with
+   * {@linkcode SinkWriter.atomicWrites}: its records are then found out one
+   * by one.
    */
   write(values: readonly T[], timestamps: readonly number[]): void;
+  /**
+   * `true` if a `write` that throws took none of its batch: nothing of it
+   * is staged, written or kept. The sink operator then writes the batch's
+   * records again one by one, and sets aside under the job's error policy
+   * those whose write throws (DESIGN: "Errors in user code and poison
+   * records"). Only for writers that keep the promise: one that stages
+   * records one at a time and throws midway would stage the records before
+   * the throw twice.
+   * @default {undefined} a write that throws fails the job
+   */
+  readonly atomicWrites?: true;
   /**
    * Checks one record when it arrives, before it is written (or held for
    * the next checkpoint): throws if the writer could never store it, for a
    * reason in the record itself (a key longer than Deno KV allows, a value
-   * too large). The record is then set aside under the job's error policy
-   * and never written, instead of failing a later snapshot or commit over
-   * and over. Must not change what the writer stores.
+   * too large, a key function that throws). The record is then set aside
+   * under the job's error policy and never written, instead of failing a
+   * later write, snapshot or commit over and over. This is how a writer
+   * refuses a record. Must not change what the writer stores; it runs once
+   * per record, so keep it cheap.
    */
   check?(value: T, timestamp: number): void;
   /**

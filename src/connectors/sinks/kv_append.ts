@@ -204,6 +204,8 @@ interface AppendWriterSnapshot {
 }
 
 class AppendWriter<T> implements SinkWriter<T> {
+  // A write only appends to arrays: it cannot throw midway.
+  readonly atomicWrites = true;
   readonly #kv: Deno.Kv;
   readonly #name: string;
   readonly #subtask: number;

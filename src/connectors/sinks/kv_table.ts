@@ -188,6 +188,8 @@ interface TableWriterSnapshot<T> {
 }
 
 class TableWriter<T> implements SinkWriter<T> {
+  // Every key of a batch is computed before the first row is staged.
+  readonly atomicWrites = true;
   readonly #kv: Deno.Kv;
   readonly #table: string;
   readonly #key: (value: T) => string | number;
@@ -211,7 +213,11 @@ class TableWriter<T> implements SinkWriter<T> {
   }
 
   write(values: readonly T[], _timestamps: readonly number[]): void {
-    for (const value of values) this.#staged.set(this.#rowKey(value), value);
+    // Keys first: a key function that throws stages nothing of the batch.
+    const keys = new Array<string | number>(values.length);
+    for (let i = 0; i < values.length; i++) keys[i] = this.#rowKey(values[i]);
+    const staged = this.#staged;
+    for (let i = 0; i < values.length; i++) staged.set(keys[i], values[i]);
   }
 
   // Everything #close would refuse, when the record arrives (issue 16): a

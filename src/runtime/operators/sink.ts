@@ -48,9 +48,11 @@ interface StepState<T> {
  *
  * Records the writer refuses go to the subtask's error policy
  * (`OperatorContext.reject`) and are never written: those its `check`
- * throws for when they arrive, and those whose write throws (a write that
- * throws is retried record by record to find them; with held records, at
- * the barrier).
+ * throws for when they arrive. A `write` that throws is the sink's failure
+ * and propagates (the job restarts), unless the writer declares
+ * `atomicWrites`: the batch is then written again record by record, and
+ * the records whose write throws go to the error policy (with held
+ * records, at the barrier).
  *
  * @typeParam T The record type.
  */
@@ -129,10 +131,12 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
     return withoutRejected(values, timestamps, rejected);
   }
 
-  // A write that throws took none of its batch (see SinkWriter.write): the
-  // records are written one by one, and those the writer refuses are set
-  // aside. `indexed`: the batch is the operator's input, so indices are
-  // input positions.
+  // A write that throws fails the sink, unless the writer promises that
+  // it took none of its batch (SinkWriter.atomicWrites): the records are
+  // then written one by one, and those the writer refuses are set aside.
+  // A writer that stages record by record would stage the records before
+  // the throw twice. `indexed`: the batch is the operator's input, so
+  // indices are input positions.
   #write(
     values: readonly T[],
     timestamps: readonly number[],
@@ -141,6 +145,7 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
     try {
       this.#sink.write(values, timestamps);
     } catch (error) {
+      if (this.#sink.atomicWrites !== true) throw error;
       if (values.length === 1) {
         this.#reject(values[0], timestamps[0], error, indexed ? 0 : undefined);
         return;

@@ -310,3 +310,11 @@ kvTest(
     );
   },
 );
+
+kvTest(
+  "KvAppendSink declares atomicWrites: its write only stages in memory and cannot throw midway (issue 16)",
+  (kv) => {
+    const writer = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
+    assert.equal(writer.atomicWrites, true);
+  },
+);

@@ -290,3 +290,22 @@ for (const stepSnapshots of [false, true]) {
     },
   );
 }
+
+kvTest(
+  "KvTableSink stages nothing of a batch with a record whose key cannot be a row key, and declares atomicWrites (issue 16)",
+  (kv) => {
+    const sink = new KvTableSink<{ k: unknown }>(kv, "t", {
+      key: (r) => r.k as string,
+    });
+    const writer = sink.createWriter(0, 1);
+    assert.equal(writer.atomicWrites, true);
+    assert.throws(
+      () => writer.write([{ k: "a" }, { k: null }], [1, 2]),
+      { name: "TypeError", message: /'key\(value\)'/ },
+    );
+    assert.deepEqual(
+      (writer.snapshotState!(1) as { transactions: unknown[] }).transactions,
+      [],
+    );
+  },
+);

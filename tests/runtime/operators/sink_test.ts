@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { SinkOperator } from "../../../src/runtime/operators/sink.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
-import { guardHarness } from "../../_support/guard_harness.ts";
+import { guardHarness, thrown } from "../../_support/guard_harness.ts";
 
 class CollectingSink {
   readonly written: string[] = [];
@@ -50,11 +50,12 @@ Deno.test("SinkOperator rejects a sink without write(), naming 'sink' (STYLE rul
 
 // --- issue 16: a record the sink refuses is set aside ----------------------
 
-Deno.test("SinkOperator sets aside a record whose write throws (retrying the batch record by record) and writes the others (issue 16)", () => {
+Deno.test("SinkOperator sets aside a record whose write throws, retrying the batch record by record, when the writer declares atomicWrites (issue 16)", () => {
   const written: string[] = [];
   const h = guardHarness({
     operators: () => [
       new SinkOperator<string>({
+        atomicWrites: true,
         write(values) {
           // All or nothing, as SinkWriter.write asks.
           if (values.includes("bad")) {
@@ -70,6 +71,28 @@ Deno.test("SinkOperator sets aside a record whose write throws (retrying the bat
   assert.deepEqual(h.letters().map((l) => [l.value, l.position]), [
     ["bad", "channel 0, record 1"],
   ]);
+});
+
+Deno.test("SinkOperator lets a write that throws fail the job when the writer does not declare atomicWrites, staging nothing twice (issue 16)", () => {
+  // A two-phase writer that stages record by record: the records before
+  // the throw are staged when it throws.
+  const staged: number[] = [];
+  const h = guardHarness({
+    operators: () => [
+      new SinkOperator<number>({
+        write(values) {
+          for (const v of values) {
+            if (v < 0) throw new RangeError("Cannot stage a negative number");
+            staged.push(v);
+          }
+        },
+      }),
+    ],
+  });
+  const error = thrown(() => h.push([1, 2, -3, 4], [1, 2, 3, 4]));
+  assert.ok(error instanceof RangeError);
+  assert.deepEqual(staged, [1, 2]);
+  assert.deepEqual(h.letters(), []);
 });
 
 Deno.test("SinkOperator sets aside a record its writer's check refuses, before it is written or held (issue 16)", () => {
