@@ -56,13 +56,13 @@ export interface DeadLetter {
 }
 
 /**
- * A record's processing threw under the `"fail"` error policy, and its dead
- * letter's id is not quarantined: the subtask stops at that record (it
- * throws this out of `Subtask.receive`, `SourceSubtask.poll` or whatever
- * step processed the record). The runtime restarts the job from its last
- * checkpoint and, from then on, quarantines `letter.id` (passes it in the
- * subtasks' `quarantine`), so the record that failed twice is set aside
- * instead of replayed forever (Flink's restart, with Kafka Streams'
+ * A record's processing threw under the `"fail"` error policy, and its
+ * strike is not quarantined: the subtask stops at that record (it throws
+ * this out of `Subtask.receive`, `SourceSubtask.poll` or whatever step
+ * processed the record). The runtime restarts the job from its last
+ * checkpoint and, from then on, quarantines {@linkcode strike} (passes it
+ * in the subtasks' `quarantine`), so the record that failed twice is set
+ * aside instead of replayed forever (Flink's restart, with Kafka Streams'
  * dead-letter idea for the second time).
  *
  * The subtask's state after this error is undefined (the failed record's
@@ -76,20 +76,36 @@ export class RecordFailedError extends Error {
    * quarantines it (`reason: "quarantined"`, set on a copy).
    */
   readonly letter: DeadLetter;
+  /**
+   * What to quarantine so that the record is set aside if it fails again:
+   * its content identity (the operator, the subtask, the timestamp and the
+   * value, hashed), not its position. After a restore the same record may
+   * come at another position (a source subtask interleaves its partitions
+   * by fetch timing, so a position downstream may name another record),
+   * and still has this strike. When it is quarantined, its dead letter
+   * keeps the `id` of where it came that time.
+   */
+  readonly strike: string;
 
   /**
    * Creates the error; its message names the operator, the subtask, the
    * position and what was thrown.
    *
    * @param letter The record that failed, as a dead letter.
+   * @param strike Its content identity (see {@linkcode strike}).
    * @param options `cause`: what the user's code threw.
    */
-  constructor(letter: DeadLetter, options?: { cause?: unknown }) {
+  constructor(
+    letter: DeadLetter,
+    strike: string,
+    options?: { cause?: unknown },
+  ) {
     super(
       `Cannot process the record at ${letter.position} of operator '${letter.operator}' subtask ${letter.subtask} as its processing threw ${letter.error.name}: ${letter.error.message}; the job restarts from its last checkpoint and sets the record aside if it fails again (dead letter ${letter.id})`,
       options,
     );
     this.name = "RecordFailedError";
     this.letter = letter;
+    this.strike = strike;
   }
 }

@@ -14,6 +14,7 @@ import { aggregateWindow } from "../../../src/windows/window_function.ts";
 import type { WindowOperatorSnapshot } from "../../../src/windows/window_operator.ts";
 import { guardHarness } from "../../_support/guard_harness.ts";
 import { ManualClock } from "../../../src/time/clock.ts";
+import { RecordFailedError } from "../../../src/runtime/dead_letter.ts";
 
 type R = { k: string; n: number };
 type Acc = { sum: number; count: number };
@@ -202,4 +203,33 @@ Deno.test("WindowStreamOperator sets aside a record whose trigger throws while i
   h.watermark(100);
   assert.deepEqual(h.out, ["a:3/2@23"], "merged, without the record");
   assert.deepEqual(windowState(h).slots, []);
+});
+
+Deno.test('WindowStreamOperator under "fail" throws RecordFailedError for a trigger that throws on a timer, and sets the window aside once quarantined (issue 16)', () => {
+  const base = EventTimeTrigger.create<R>();
+  const trigger = faulty(base, {
+    onEventTime() {
+      throw new Error("Cannot fire");
+    },
+  });
+  const setup = {
+    operators: () => [window(TumblingEventTimeWindows.of(10), trigger)],
+    errorPolicy: "fail" as const,
+  };
+  const h = guardHarness(setup);
+  h.push([{ k: "a", n: 1 }], [1]);
+  let error: unknown = null;
+  try {
+    h.watermark(30);
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error instanceof RecordFailedError);
+  const again = guardHarness({
+    ...setup,
+    quarantine: new Set([error.strike]),
+  });
+  again.push([{ k: "a", n: 1 }], [1]);
+  again.watermark(30);
+  assert.deepEqual(again.letters().map((l) => l.reason), ["quarantined"]);
 });
