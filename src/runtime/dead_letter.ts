@@ -28,6 +28,20 @@ export interface DeadLetter {
    * The dead letter's identity: the same record failing at the same operator
    * subtask and input position gets the same id, so a restore that
    * processes it again writes it once.
+   *
+   * A record an operator's input batch holds as it arrived (the head of a
+   * chain, or a source's partition offset) has an exact position, which is
+   * part of its id. One the chain made or moved (after a filter or a
+   * flatMap, a window's result, a timer) has a position for people only,
+   * and its id hashes the operator, the subtask, the timestamp and the
+   * value, so that a restore that cuts batches differently still gives it
+   * the same id. Known limit: two such records with the same value and
+   * timestamp at one operator subtask (identical readings after a filter,
+   * a window that fails twice on the same key) share one id, so the log,
+   * which keeps one letter per id, keeps one of them and `/metrics` counts
+   * one. Nothing is lost but the count: they were the same record in
+   * content. (Telling them apart by their order would not survive a
+   * restore: the upstream may interleave its inputs differently.)
    */
   readonly id: string;
   /** The operator whose code threw: its uid or, without one, its name. */

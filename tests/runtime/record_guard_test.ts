@@ -170,6 +170,19 @@ Deno.test("Subtask identifies a record a chained operator rejects after a filter
   assert.equal(other.letters()[0].id, letter.id);
 });
 
+Deno.test("Subtask gives two identical records rejected after a filter one id: the known limit of DeadLetter.id", () => {
+  const h = guardHarness({
+    operators: () => [new FilterOperator<unknown>((v) => v !== "x"), parse()],
+  });
+  h.push(["x", "bad", "bad"], [5, 5, 5]);
+  const letters = h.letters();
+  assert.deepEqual(letters.map((l) => l.position), [
+    "channel 0, batch from record 0, item 0",
+    "channel 0, batch from record 0, item 1",
+  ]);
+  assert.equal(letters[0].id, letters[1].id, "the log keeps one of them");
+});
+
 Deno.test("Subtask sets no record aside while it replays input to rebuild event time", () => {
   const h = guardHarness({ operators: () => [parse()], errorPolicy: "fail" });
   h.subtask.beginReplay();
