@@ -45,14 +45,30 @@ export interface SinkWriter<T> {
   /**
    * Checks one record when it arrives, before it is written (or held for
    * the next checkpoint): throws if the writer could never store it, for a
-   * reason in the record itself (a key longer than Deno KV allows, a value
-   * too large, a key function that throws). The record is then set aside
-   * under the job's error policy and never written, instead of failing a
-   * later write, snapshot or commit over and over. This is how a writer
-   * refuses a record. Must not change what the writer stores; it runs once
-   * per record, so keep it cheap.
+   * reason in the record itself (a key longer than Deno KV allows, a key
+   * function that throws). The record is then set aside under the job's
+   * error policy and never written, instead of failing a later write,
+   * snapshot or commit over and over. This is how a writer refuses a
+   * record. Must not change what the writer stores. It runs once per
+   * record, so keep it O(1): what costs an encoding of the record (its
+   * size) is better judged by {@linkcode SinkWriter.takeRefused}, once per
+   * transaction.
    */
   check?(value: T, timestamp: number): void;
+  /**
+   * Takes the records the writer refused when it closed a transaction
+   * (`snapshotState`, `finish`) since the last call: those it can judge
+   * only once it encodes them, such as a row too large for one Deno KV
+   * value. They are not in the transaction, which is otherwise whole. The
+   * sink operator takes them right after each `snapshotState` and `finish`
+   * and sets them aside under the job's error policy, as it does the
+   * records `check` refuses; a program that drives a writer itself must
+   * take them too, or they are left out without a word. Each is returned
+   * once.
+   */
+  takeRefused?(): Array<
+    { readonly value: T; readonly timestamp: number; readonly error: unknown }
+  >;
   /**
    * Called once after the last batch (end of input); a transactional sink
    * commits what is still staged. May return a promise the runtime awaits.

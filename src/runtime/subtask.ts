@@ -469,9 +469,6 @@ export class Subtask {
     }
     const checkpointId = this.#aligning!;
     this.#flushSideOutputs();
-    // A sink writing held records at the barrier may reject some.
-    this.#guard.cause = CAUSE.barrier;
-    this.#guard.causeValue = checkpointId;
     this.#onSnapshot?.(checkpointId, this.snapshot(checkpointId));
     this.#broadcast({ kind: "barrier", checkpointId });
     this.#aligning = null;
@@ -495,6 +492,12 @@ export class Subtask {
    * before processing more input.
    */
   snapshot(checkpointId: number, step = false): SubtaskSnapshot {
+    // A sink closing its transaction (writing held records, encoding its
+    // rows) may set records aside: they are positioned at the checkpoint.
+    if (!step) {
+      this.#guard.cause = CAUSE.barrier;
+      this.#guard.causeValue = checkpointId;
+    }
     const options = step
       ? { ...this.#snapshotOptions, step }
       : this.#snapshotOptions;

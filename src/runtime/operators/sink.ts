@@ -48,7 +48,9 @@ interface StepState<T> {
  *
  * Records the writer refuses go to the subtask's error policy
  * (`OperatorContext.reject`) and are never written: those its `check`
- * throws for when they arrive. A `write` that throws is the sink's failure
+ * throws for when they arrive, and those it hands back from `takeRefused`
+ * right after a `snapshotState` or `finish` (positioned at the checkpoint,
+ * or the end of input). A `write` that throws is the sink's failure
  * and propagates (the job restarts), unless the writer declares
  * `atomicWrites`: the batch is then written again record by record, and
  * the records whose write throws go to the error policy (with held
@@ -194,7 +196,7 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
       return;
     }
     this.#release();
-    return this.#sink.finish?.();
+    return this.#rejectRefused(this.#sink.finish?.());
   }
 
   /**
@@ -214,7 +216,28 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
     }
     this.#release();
     this.#writerState = this.#sink.snapshotState?.(checkpointId ?? 0) ?? null;
+    this.#rejectRefused();
     return this.#writerState;
+  }
+
+  /**
+   * Sets aside the records the writer left out of the transaction it just
+   * closed, and returns `done` (the writer's finish or commit, if any).
+   */
+  #rejectRefused<D>(done?: D): D | undefined {
+    const refused = this.#sink.takeRefused?.();
+    if (refused === undefined || refused.length === 0) return done;
+    try {
+      for (const { value, timestamp, error } of refused) {
+        this.#reject(value, timestamp, error);
+      }
+    } catch (error) {
+      // Under "fail" the job restarts: what the commit does no longer
+      // matters, but its failure must not go unhandled.
+      if (done instanceof Promise) done.catch(() => {});
+      throw error;
+    }
+    return done;
   }
 
   /** Hands a restored state back to the writer (and held-back records to the operator). */
@@ -250,7 +273,9 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
   notifyCheckpointComplete(checkpointId: number): void | Promise<void> {
     if (this.#finishing && checkpointId === Infinity) {
       this.#release();
-      return this.#sink.finish?.() ?? this.#sink.commit?.(Infinity);
+      return this.#rejectRefused(
+        this.#sink.finish?.() ?? this.#sink.commit?.(Infinity),
+      );
     }
     return this.#sink.commit?.(checkpointId);
   }
