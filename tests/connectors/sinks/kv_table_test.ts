@@ -3,6 +3,7 @@ import {
   KvTableSink,
   readTable,
 } from "../../../src/connectors/sinks/kv_table.ts";
+import { KvAppendSink } from "../../../src/connectors/sinks/kv_append.ts";
 import { countUnder, interceptCommits, kvTest } from "../_kv_support.ts";
 import { SinkOperator } from "../../../src/runtime/operators/sink.ts";
 import { guardHarness } from "../../_support/guard_harness.ts";
@@ -307,6 +308,33 @@ for (const stepSnapshots of [false, true]) {
     },
   );
 }
+
+kvTest(
+  "KvTableSink.check() reads the row key only: it never encodes the record, which costs O(1) per record (issue 16)",
+  (kv) => {
+    let reads = 0;
+    const record = {
+      id: "a",
+      get payload() {
+        reads++;
+        return [1, 2, 3];
+      },
+    };
+    const writer = new KvTableSink<typeof record>(kv, "t", { key: (r) => r.id })
+      .createWriter(0, 1);
+    writer.check!(record, 0);
+    assert.equal(reads, 0);
+    const append = new KvAppendSink<typeof record>(kv, "out").createWriter(
+      0,
+      1,
+    );
+    assert.equal(
+      append.check,
+      undefined,
+      "KvAppendSink encodes once, at close",
+    );
+  },
+);
 
 kvTest(
   "KvTableSink.check() passes a key short enough for any characters without measuring it, and measures a longer one exactly (issue 16)",

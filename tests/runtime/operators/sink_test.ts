@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { SinkOperator } from "../../../src/runtime/operators/sink.ts";
+import { RecordFailedError } from "../../../src/runtime/dead_letter.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
 import { guardHarness, thrown } from "../../_support/guard_harness.ts";
 
@@ -121,4 +122,73 @@ Deno.test("SinkOperator sets aside a record its writer's check refuses, before i
       "channel 0, record 1",
     ]);
   }
+});
+
+Deno.test("SinkOperator sets aside the records its writer refused when it closed a transaction, at the checkpoint and at the end of input (issue 16)", async () => {
+  const staged: string[] = [];
+  let refused: string[] = [];
+  const writer = {
+    write(values: readonly string[]) {
+      staged.push(...values);
+    },
+    // Judges records when it closes a transaction, as KvTableSink does.
+    snapshotState() {
+      refused = staged.filter((v) => v.length > 3);
+      staged.length = 0;
+      return null;
+    },
+    finish() {
+      this.snapshotState();
+      return Promise.resolve();
+    },
+    takeRefused() {
+      const taken = refused.map((value) => ({
+        value,
+        timestamp: 9,
+        error: new RangeError("Cannot store a long value"),
+      }));
+      refused = [];
+      return taken;
+    },
+  };
+  const h = guardHarness({ operators: () => [new SinkOperator(writer)] });
+  h.push(["a", "long!"], [1, 2]);
+  assert.deepEqual(h.letters(), []);
+  h.subtask.snapshot(1);
+  assert.deepEqual(h.letters().map((l) => [l.value, l.position]), [
+    ["long!", "checkpoint 1"],
+  ]);
+  h.push(["b", "long?"], [3, 4]);
+  h.subtask.receive(0, { kind: "end" });
+  await h.subtask.settle();
+  assert.deepEqual(h.letters().map((l) => [l.value, l.position]), [
+    ["long?", "end of input"],
+  ]);
+});
+
+Deno.test('SinkOperator under "fail" throws RecordFailedError for a record its writer refused at the end of input, leaving the final commit handled (issue 16)', async () => {
+  let failedCommit: Promise<void> | null = null;
+  const writer = {
+    write() {},
+    finish() {
+      failedCommit = Promise.reject(new Error("Cannot commit"));
+      return failedCommit;
+    },
+    takeRefused: () => [{
+      value: "long!",
+      timestamp: 1,
+      error: new RangeError("Cannot store a long value"),
+    }],
+  };
+  const h = guardHarness({
+    operators: () => [new SinkOperator(writer)],
+    errorPolicy: "fail",
+  });
+  const error = thrown(() => h.subtask.receive(0, { kind: "end" }));
+  assert.ok(error instanceof RecordFailedError);
+  assert.equal(error.letter.position, "end of input");
+  // A turn later it is rejected, but was handled: an unhandled rejection
+  // would fail this test.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  await assert.rejects(failedCommit!);
 });
