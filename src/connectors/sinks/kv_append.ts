@@ -328,13 +328,21 @@ class AppendWriter<T> implements SinkWriter<T> {
   /**
    * Packs the staged records into transaction `(checkpointId, subtask)`.
    * A record too large for one KV value even alone (packBatches gives it a
-   * batch of its own) is left out and handed to `takeRefused` (issue 16).
+   * batch of its own), or one superjson cannot encode (a getter that
+   * throws), is left out and handed to `takeRefused` (issue 16).
    */
   #close(checkpointId: number): void {
     if (this.#values.length === 0) return;
-    const values = this.#values;
-    const timestamps = this.#timestamps;
-    let batches = packBatches(values, timestamps, KV_LIMITS.valueBytes);
+    let values = this.#values;
+    let timestamps = this.#timestamps;
+    let batches: EncodedBatch[];
+    try {
+      batches = packBatches(values, timestamps, KV_LIMITS.valueBytes);
+    } catch {
+      // Only on this failure path: encode one by one to find the records.
+      [values, timestamps] = this.#encodable(values, timestamps);
+      batches = packBatches(values, timestamps, KV_LIMITS.valueBytes);
+    }
     let first = 0;
     let kept: EncodedBatch[] | null = null;
     for (let b = 0; b < batches.length; b++) {
@@ -373,6 +381,26 @@ class AppendWriter<T> implements SinkWriter<T> {
       });
       this.#pending.sort(byTransaction);
     }
+  }
+
+  // The records superjson can encode; the others go to takeRefused.
+  #encodable(values: T[], timestamps: number[]): [T[], number[]] {
+    const keptValues: T[] = [];
+    const keptTimestamps: number[] = [];
+    for (let i = 0; i < values.length; i++) {
+      try {
+        packBatches([values[i]], [timestamps[i]], KV_LIMITS.valueBytes);
+        keptValues.push(values[i]);
+        keptTimestamps.push(timestamps[i]);
+      } catch (error) {
+        this.#refused.push({
+          value: values[i],
+          timestamp: timestamps[i],
+          error,
+        });
+      }
+    }
+    return [keptValues, keptTimestamps];
   }
 
   async #commitUpTo(checkpointId: number): Promise<void> {

@@ -331,3 +331,23 @@ kvTest(
     assert.equal(writer.atomicWrites, true);
   },
 );
+
+kvTest(
+  "KvAppendSink leaves a record superjson cannot encode out of its transaction for takeRefused, and keeps the others (issue 16)",
+  async (kv) => {
+    const writer = new KvAppendSink<unknown>(kv, "out").createWriter(0, 1);
+    const poison = {
+      get x(): never {
+        throw new TypeError("Cannot read x");
+      },
+    };
+    writer.write(["a", poison, "b"], [1, 2, 3]);
+    writer.snapshotState!(1);
+    const [refused, ...more] = writer.takeRefused!();
+    assert.equal(more.length, 0);
+    assert.equal(refused.value, poison);
+    assert.equal((refused.error as Error).message, "Cannot read x");
+    await writer.commit!(1);
+    assert.deepEqual(await values(kv), ["a", "b"]);
+  },
+);

@@ -378,3 +378,25 @@ kvTest(
     );
   },
 );
+
+kvTest(
+  "KvTableSink leaves a row superjson cannot encode out of its transaction for takeRefused, and keeps the others (issue 16)",
+  async (kv) => {
+    const writer = new KvTableSink<{ k: string }>(kv, "t", {
+      key: (row) => row.k,
+    }).createWriter(0, 1);
+    const poison = {
+      k: "p",
+      get x(): never {
+        throw new TypeError("Cannot read x");
+      },
+    };
+    writer.write([{ k: "a" }, poison], [1, 2]);
+    writer.snapshotState!(1);
+    const [refused, ...more] = writer.takeRefused!();
+    assert.equal(more.length, 0);
+    assert.equal(refused.value, poison);
+    await writer.commit!(1);
+    assert.deepEqual([...(await readTable(kv, "t")).keys()], ["a"]);
+  },
+);
