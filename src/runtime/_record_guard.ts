@@ -1,11 +1,11 @@
 // The error policy at work inside one subtask (DESIGN: "Errors in user code
 // and poison records"): operators hand the records their user code threw on
 // to `reject`, which sets them aside as dead letters, or, under "fail",
-// throws `RecordFailedError` unless the letter's id is quarantined.
+// throws `RecordFailedError` unless the record's strike is quarantined.
 //
 // Nothing here runs on the happy path but the few stores that tell where
-// the input is (numbers and array references, no strings): positions, ids
-// and letters are built only when a record is rejected.
+// the input is (numbers and array references, no strings): positions, ids,
+// strikes and letters are built only when a record is rejected.
 
 import type { Clock } from "../time/mod.ts";
 import {
@@ -30,7 +30,7 @@ export interface GuardedOperator {
 export interface RecordGuardOptions {
   /** The job's error policy. */
   readonly policy: ErrorPolicy;
-  /** Ids set aside this time under `"fail"`. */
+  /** Strikes (`RecordFailedError.strike`) set aside this time under `"fail"`. */
   readonly quarantine: ReadonlySet<string>;
   /** Processing time: `DeadLetter.at`. */
   readonly clock: Clock;
@@ -61,6 +61,14 @@ export const CAUSE = {
  * position (`"channel 1, record 230"`), which is then part of the letter's
  * id; others get a position for people only, and their letters are
  * identified by their operator, subtask, timestamp and value.
+ *
+ * Quarantine under `"fail"` matches a record by its strike, never by its
+ * position: the operator, the subtask, the timestamp and the value. A
+ * position downstream counts the records of one channel, and names the
+ * same record after a restore only if the upstream emits in the same
+ * order, which a source subtask interleaving partitions by fetch timing
+ * does not; so the record that failed could come back at another
+ * position, miss the quarantine and fail again, for ever.
  */
 export class RecordGuard {
   readonly #policy: ErrorPolicy;
@@ -120,7 +128,7 @@ export class RecordGuard {
    * @param timestamp Its event timestamp (`NaN` if it has none).
    * @param error What was thrown.
    * @param at Its index in the operator's current batch, if it came in one.
-   * @throws {RecordFailedError} Under `"fail"`, for an id not quarantined.
+   * @throws {RecordFailedError} Under `"fail"`, for a strike not quarantined.
    */
   reject(
     operator: GuardedOperator,
@@ -139,14 +147,23 @@ export class RecordGuard {
     const exact = at !== undefined && aligned && this.cause === CAUSE.records &&
       this.input !== null;
     const position = exact ? this.#inputPosition(at) : this.#looseOrigin(at);
-    const id = letterId([
+    const parts = [
       operator.key,
       String(this.#subtask),
-      exact ? position : "",
+      "",
       String(timestamp),
       describe(value),
-    ]);
-    const quarantined = this.#policy === "fail" && this.#quarantine.has(id);
+    ];
+    // The content identity, independent of the position; a letter without
+    // an exact position has it as its id too.
+    const strike = letterId(parts);
+    let id = strike;
+    if (exact) {
+      parts[2] = position;
+      id = letterId(parts);
+    }
+    const quarantined = this.#policy === "fail" &&
+      this.#quarantine.has(strike);
     const letter: DeadLetter = {
       id,
       operator: operator.label,
@@ -159,7 +176,7 @@ export class RecordGuard {
       at: this.#clock.now(),
     };
     if (this.#policy === "fail" && !quarantined) {
-      throw new RecordFailedError(letter, { cause: error });
+      throw new RecordFailedError(letter, strike, { cause: error });
     }
     this.#letters.push(letter);
   }

@@ -28,6 +28,20 @@ export interface DeadLetter {
    * The dead letter's identity: the same record failing at the same operator
    * subtask and input position gets the same id, so a restore that
    * processes it again writes it once.
+   *
+   * A record an operator's input batch holds as it arrived (the head of a
+   * chain, or a source's partition offset) has an exact position, which is
+   * part of its id. One the chain made or moved (after a filter or a
+   * flatMap, a window's result, a timer) has a position for people only,
+   * and its id hashes the operator, the subtask, the timestamp and the
+   * value, so that a restore that cuts batches differently still gives it
+   * the same id. Known limit: two such records with the same value and
+   * timestamp at one operator subtask (identical readings after a filter,
+   * a window that fails twice on the same key) share one id, so the log,
+   * which keeps one letter per id, keeps one of them and `/metrics` counts
+   * one. Nothing is lost but the count: they were the same record in
+   * content. (Telling them apart by their order would not survive a
+   * restore: the upstream may interleave its inputs differently.)
    */
   readonly id: string;
   /** The operator whose code threw: its uid or, without one, its name. */
@@ -56,13 +70,13 @@ export interface DeadLetter {
 }
 
 /**
- * A record's processing threw under the `"fail"` error policy, and its dead
- * letter's id is not quarantined: the subtask stops at that record (it
- * throws this out of `Subtask.receive`, `SourceSubtask.poll` or whatever
- * step processed the record). The runtime restarts the job from its last
- * checkpoint and, from then on, quarantines `letter.id` (passes it in the
- * subtasks' `quarantine`), so the record that failed twice is set aside
- * instead of replayed forever (Flink's restart, with Kafka Streams'
+ * A record's processing threw under the `"fail"` error policy, and its
+ * strike is not quarantined: the subtask stops at that record (it throws
+ * this out of `Subtask.receive`, `SourceSubtask.poll` or whatever step
+ * processed the record). The runtime restarts the job from its last
+ * checkpoint and, from then on, quarantines {@linkcode strike} (passes it
+ * in the subtasks' `quarantine`), so the record that failed twice is set
+ * aside instead of replayed forever (Flink's restart, with Kafka Streams'
  * dead-letter idea for the second time).
  *
  * The subtask's state after this error is undefined (the failed record's
@@ -76,20 +90,36 @@ export class RecordFailedError extends Error {
    * quarantines it (`reason: "quarantined"`, set on a copy).
    */
   readonly letter: DeadLetter;
+  /**
+   * What to quarantine so that the record is set aside if it fails again:
+   * its content identity (the operator, the subtask, the timestamp and the
+   * value, hashed), not its position. After a restore the same record may
+   * come at another position (a source subtask interleaves its partitions
+   * by fetch timing, so a position downstream may name another record),
+   * and still has this strike. When it is quarantined, its dead letter
+   * keeps the `id` of where it came that time.
+   */
+  readonly strike: string;
 
   /**
    * Creates the error; its message names the operator, the subtask, the
    * position and what was thrown.
    *
    * @param letter The record that failed, as a dead letter.
+   * @param strike Its content identity (see {@linkcode strike}).
    * @param options `cause`: what the user's code threw.
    */
-  constructor(letter: DeadLetter, options?: { cause?: unknown }) {
+  constructor(
+    letter: DeadLetter,
+    strike: string,
+    options?: { cause?: unknown },
+  ) {
     super(
       `Cannot process the record at ${letter.position} of operator '${letter.operator}' subtask ${letter.subtask} as its processing threw ${letter.error.name}: ${letter.error.message}; the job restarts from its last checkpoint and sets the record aside if it fails again (dead letter ${letter.id})`,
       options,
     );
     this.name = "RecordFailedError";
     this.letter = letter;
+    this.strike = strike;
   }
 }

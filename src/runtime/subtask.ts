@@ -97,9 +97,10 @@ export interface SubtaskOptions {
    */
   readonly errorPolicy?: ErrorPolicy;
   /**
-   * Under `"fail"`: ids of dead letters that failed once, before the
-   * restore that built this subtask; the records are set aside
-   * (`"quarantined"`) this time instead of failing again.
+   * Under `"fail"`: the strikes (`RecordFailedError.strike`) of records
+   * that failed once, before the restore that built this subtask; the
+   * records are set aside (`"quarantined"`) this time instead of failing
+   * again, wherever they come in the input.
    * @default {new Set()}
    */
   readonly quarantine?: ReadonlySet<string>;
@@ -189,7 +190,7 @@ export interface SubtaskMetrics {
  * a dead letter (see {@linkcode Subtask.takeDeadLetters}) whose position is
  * `"channel <c>, record <n>"`, `n` counting the records received on
  * channel `c` (kept in snapshots); under `"fail"` the step throws
- * `RecordFailedError` unless the letter's id is quarantined.
+ * `RecordFailedError` unless the record's strike is quarantined.
  *
  * Not thread safe; the runtime calls one method at a time.
  */
@@ -468,9 +469,6 @@ export class Subtask {
     }
     const checkpointId = this.#aligning!;
     this.#flushSideOutputs();
-    // A sink writing held records at the barrier may reject some.
-    this.#guard.cause = CAUSE.barrier;
-    this.#guard.causeValue = checkpointId;
     this.#onSnapshot?.(checkpointId, this.snapshot(checkpointId));
     this.#broadcast({ kind: "barrier", checkpointId });
     this.#aligning = null;
@@ -494,6 +492,12 @@ export class Subtask {
    * before processing more input.
    */
   snapshot(checkpointId: number, step = false): SubtaskSnapshot {
+    // A sink closing its transaction (writing held records, encoding its
+    // rows) may set records aside: they are positioned at the checkpoint.
+    if (!step) {
+      this.#guard.cause = CAUSE.barrier;
+      this.#guard.causeValue = checkpointId;
+    }
     const options = step
       ? { ...this.#snapshotOptions, step }
       : this.#snapshotOptions;

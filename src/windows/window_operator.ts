@@ -32,9 +32,16 @@ export interface WindowOutput<OUT> {
   emitWatermark(watermark: number): void;
   /**
    * A record of `processBatch` (its index in the batch) whose key selector,
-   * window assignment or window function (`add`: an aggregate, a reduce)
-   * threw: it is in no window, and the batch goes on. Absent: the error
-   * propagates.
+   * window assignment, trigger (`onElement`; `onMerge` or `clear` while
+   * its windows merge) or window function (`add`: an aggregate, a reduce;
+   * `merge`) threw, and the batch goes on. The record has no effect on the
+   * window it threw for: a window it created is gone, and an existing one
+   * keeps its contents, trigger state and timers. Its earlier windows (a
+   * sliding record's first ones) keep it, and windows it merged stay
+   * merged. One limit: an `add` that changed the accumulator it was given
+   * before it threw keeps that change, as the operator does not copy
+   * accumulators per record; return a new accumulator, or throw before
+   * changing it. Absent: the error propagates.
    */
   rejectRecord?(
     value: unknown,
@@ -45,8 +52,13 @@ export interface WindowOutput<OUT> {
   /**
    * A window whose function threw when it fired: the window counts as
    * fired (a purge or cleanup still happens). `emitted` results were
-   * collected before the throw; the receiver drops them. Absent: the error
-   * propagates.
+   * collected before the throw; the receiver drops them. Also a window
+   * whose trigger threw on one of its timers (`onEventTime`,
+   * `onProcessingTime`) or at its cleanup (`clear`), with `emitted` 0: its
+   * trigger state is then unknown, so the window is dropped as at its
+   * cleanup (contents, trigger state and timers) and its trigger is not
+   * called again; a trigger that throws on every timer costs one dead
+   * letter per window, never a crash loop. Absent: the error propagates.
    */
   rejectFire?(
     key: unknown,
@@ -348,22 +360,9 @@ export class WindowOperator<T, K, ACC, OUT> {
         continue;
       }
       skipped = false;
-      // The function runs before a new slot exists: if it throws, the
-      // record leaves no empty window behind (issue 16).
       const found = this.#find(key, window);
-      const contents = this.#fn.add(
-        found?.contents ?? this.#fn.create(),
-        value,
-      );
-      const slot = found ?? this.#slot(key, window);
-      slot.contents = contents;
-      slot.changed = true;
-      const result = this.#trigger.onElement(
-        value,
-        timestamp,
-        slot.window,
-        this.#context.on(slot),
-      );
+      const slot = found ?? this.#create(key, window);
+      const result = this.#addElement(value, timestamp, slot, found === slot);
       this.#apply(result, slot);
       if (!slot.cleanupRegistered) this.#registerCleanupTimer(slot);
     }
@@ -472,14 +471,69 @@ export class WindowOperator<T, K, ACC, OUT> {
     this.#numLateRecordsDropped = snapshot.numLateRecordsDropped;
   }
 
+  /**
+   * Adds a record to one of its windows: the trigger's `onElement`, then
+   * the function's `add`. The trigger sees only its own state, never the
+   * contents, so asking it first changes nothing it decides, and lets a
+   * record whose trigger or `add` throws be taken back whole (issue 16): a
+   * new slot goes, an existing one gets its trigger state and the timers
+   * of this call back, and its contents are replaced only once `add`
+   * returned (an `add` that changed its accumulator before it threw keeps
+   * that change; see `WindowOutput.rejectRecord`).
+   */
+  #addElement(
+    value: T,
+    timestamp: number,
+    slot: Slot<K, ACC>,
+    existed: boolean,
+  ): TriggerResult {
+    const context = this.#context;
+    const triggerState = slot.triggerState;
+    const knownEventTimer = slot.knownEventTimer;
+    const knownProcessingTimer = slot.knownProcessingTimer;
+    // A new slot's timers all go with it; only an old one's are logged.
+    context.recording = existed;
+    try {
+      const result = this.#trigger.onElement(
+        value,
+        timestamp,
+        slot.window,
+        context.on(slot),
+      );
+      slot.contents = this.#fn.add(slot.contents ?? this.#fn.create(), value);
+      slot.changed = true;
+      return result;
+    } catch (error) {
+      if (!existed) {
+        this.#remove(slot);
+      } else {
+        context.undo(slot);
+        slot.triggerState = triggerState;
+        slot.knownEventTimer = knownEventTimer;
+        slot.knownProcessingTimer = knownProcessingTimer;
+      }
+      throw error;
+    } finally {
+      context.recording = false;
+      context.forget();
+    }
+  }
+
   readonly #onEventTime = (id: number, time: number): void => {
     const slot = this.#byId.get(id);
     if (slot === undefined) return;
     if (slot.knownEventTimer === time) slot.knownEventTimer = NaN;
-    this.#apply(
-      this.#trigger.onEventTime(time, slot.window, this.#context.on(slot)),
-      slot,
-    );
+    let result: TriggerResult;
+    try {
+      result = this.#trigger.onEventTime(
+        time,
+        slot.window,
+        this.#context.on(slot),
+      );
+    } catch (error) {
+      return this.#dropFailed(slot, error);
+    }
+    this.#apply(result, slot);
     if (
       this.#eventTime &&
       time === cleanupTime(slot.window, this.#lateness, true)
@@ -492,10 +546,17 @@ export class WindowOperator<T, K, ACC, OUT> {
     const slot = this.#byId.get(id);
     if (slot === undefined) return;
     if (slot.knownProcessingTimer === time) slot.knownProcessingTimer = NaN;
-    this.#apply(
-      this.#trigger.onProcessingTime(time, slot.window, this.#context.on(slot)),
-      slot,
-    );
+    let result: TriggerResult;
+    try {
+      result = this.#trigger.onProcessingTime(
+        time,
+        slot.window,
+        this.#context.on(slot),
+      );
+    } catch (error) {
+      return this.#dropFailed(slot, error);
+    }
+    this.#apply(result, slot);
     if (
       !this.#eventTime &&
       time === cleanupTime(slot.window, this.#lateness, false)
@@ -503,6 +564,20 @@ export class WindowOperator<T, K, ACC, OUT> {
       this.#clearAll(slot);
     }
   };
+
+  /**
+   * A window whose trigger threw on a timer or at its cleanup: its state
+   * (contents, trigger state, timers) is unknown to be sound, so it is
+   * dropped as at its cleanup, without calling the trigger again, and set
+   * aside as `{ key, window }` (issue 16). Without `rejectFire`, the error
+   * propagates and the window stays.
+   */
+  #dropFailed(slot: Slot<K, ACC>, error: unknown): void {
+    const reject = this.#output.rejectFire;
+    if (reject === undefined) throw error;
+    this.#remove(slot);
+    reject(slot.key, slot.window, error, 0);
+  }
 
   #apply(result: TriggerResult, slot: Slot<K, ACC>): void {
     if (result === "continue") return;
@@ -548,7 +623,11 @@ export class WindowOperator<T, K, ACC, OUT> {
   }
 
   #clearAll(slot: Slot<K, ACC>): void {
-    this.#trigger.clear(slot.window, this.#context.on(slot));
+    try {
+      this.#trigger.clear(slot.window, this.#context.on(slot));
+    } catch (error) {
+      return this.#dropFailed(slot, error);
+    }
     this.#remove(slot);
   }
 
@@ -580,9 +659,8 @@ export class WindowOperator<T, K, ACC, OUT> {
     this.#recentInner.fill(undefined);
   }
 
-  #slot(key: K, window: TimeWindow): Slot<K, ACC> {
-    const slot = this.#find(key, window);
-    if (slot !== undefined) return slot;
+  // A new slot for a window #find did not find.
+  #create(key: K, window: TimeWindow): Slot<K, ACC> {
     const created: Slot<K, ACC> = {
       id: this.#nextId++,
       key,
@@ -706,12 +784,29 @@ export class WindowOperator<T, K, ACC, OUT> {
       part: -1,
       changed: true,
     };
-    this.#trigger.onMerge(cover, this.#context.onMerge(target, states));
+    // A trigger that throws here fails the record that caused the merge,
+    // but only once the merge is whole, with the merged window's cleanup
+    // timer registered: no window is lost or left without a timer.
+    const trigger = this.#trigger;
+    let failure: { error: unknown } | null = null;
+    try {
+      trigger.onMerge(cover, this.#context.onMerge(target, states));
+    } catch (error) {
+      failure = { error };
+    }
     for (const slot of merged) {
-      this.#trigger.clear(slot.window, this.#context.on(slot));
+      try {
+        trigger.clear(slot.window, this.#context.on(slot));
+      } catch (error) {
+        failure ??= { error };
+      }
       this.#remove(slot);
     }
     this.#insert(target);
+    if (failure !== null) {
+      this.#registerCleanupTimer(target);
+      throw failure.error;
+    }
   }
 
   /**
@@ -728,7 +823,14 @@ export class WindowOperator<T, K, ACC, OUT> {
     cover: TimeWindow,
   ): void {
     const states = slot.triggerState === undefined ? [] : [slot.triggerState];
-    this.#trigger.clear(slot.window, this.#context.on(slot));
+    // As in #merge: a trigger that throws fails the record once the
+    // window has grown and has its cleanup timer.
+    let failure: { error: unknown } | null = null;
+    try {
+      this.#trigger.clear(slot.window, this.#context.on(slot));
+    } catch (error) {
+      failure = { error };
+    }
     this.#timers.deleteAllTimers(slot.id);
     windows.delete(slot.window.start);
     slot.window = cover;
@@ -738,9 +840,23 @@ export class WindowOperator<T, K, ACC, OUT> {
     slot.knownProcessingTimer = NaN;
     slot.changed = true;
     windows.set(cover.start, slot);
-    this.#trigger.onMerge(cover, this.#context.onMerge(slot, states));
+    try {
+      this.#trigger.onMerge(cover, this.#context.onMerge(slot, states));
+    } catch (error) {
+      failure ??= { error };
+    }
+    if (failure !== null) {
+      this.#registerCleanupTimer(slot);
+      throw failure.error;
+    }
   }
 }
+
+// What SlotContext's undo log records.
+const LOG_ADDED_EVENT = 0;
+const LOG_DELETED_EVENT = 1;
+const LOG_ADDED_PROCESSING = 2;
+const LOG_DELETED_PROCESSING = 3;
 
 /**
  * The trigger context, re-pointed at one slot per call so the per-record
@@ -751,6 +867,14 @@ class SlotContext<K, ACC> implements OnMergeContext {
   readonly #clock: Clock;
   #slot: Slot<K, ACC> | null = null;
   mergedStates: readonly number[] = [];
+  /**
+   * Whether timer changes are logged, so that `undo` can take them back
+   * (an existing window's `onElement`). Only changes that reach the timer
+   * service are logged, after one lookup: the repeats are skipped before.
+   */
+  recording = false;
+  // Pairs of (change, timestamp): see the LOG_* constants.
+  readonly #log: number[] = [];
 
   constructor(timers: TimerService, clock: Clock) {
     this.#timers = timers;
@@ -779,20 +903,32 @@ class SlotContext<K, ACC> implements OnMergeContext {
   registerEventTimeTimer(timestamp: number): void {
     const slot = this.#slot!;
     if (slot.knownEventTimer === timestamp) return;
-    this.#timers.registerEventTimeTimer(slot.id, timestamp);
+    const timers = this.#timers;
+    if (this.recording && !timers.hasEventTimeTimer(slot.id, timestamp)) {
+      this.#log.push(LOG_ADDED_EVENT, timestamp);
+    }
+    timers.registerEventTimeTimer(slot.id, timestamp);
     slot.knownEventTimer = timestamp;
   }
 
   deleteEventTimeTimer(timestamp: number): void {
     const slot = this.#slot!;
     if (slot.knownEventTimer === timestamp) slot.knownEventTimer = NaN;
-    this.#timers.deleteEventTimeTimer(slot.id, timestamp);
+    const timers = this.#timers;
+    if (this.recording && timers.hasEventTimeTimer(slot.id, timestamp)) {
+      this.#log.push(LOG_DELETED_EVENT, timestamp);
+    }
+    timers.deleteEventTimeTimer(slot.id, timestamp);
   }
 
   registerProcessingTimeTimer(timestamp: number): void {
     const slot = this.#slot!;
     if (slot.knownProcessingTimer === timestamp) return;
-    this.#timers.registerProcessingTimeTimer(slot.id, timestamp);
+    const timers = this.#timers;
+    if (this.recording && !timers.hasProcessingTimeTimer(slot.id, timestamp)) {
+      this.#log.push(LOG_ADDED_PROCESSING, timestamp);
+    }
+    timers.registerProcessingTimeTimer(slot.id, timestamp);
     slot.knownProcessingTimer = timestamp;
   }
 
@@ -801,7 +937,38 @@ class SlotContext<K, ACC> implements OnMergeContext {
     if (slot.knownProcessingTimer === timestamp) {
       slot.knownProcessingTimer = NaN;
     }
-    this.#timers.deleteProcessingTimeTimer(slot.id, timestamp);
+    const timers = this.#timers;
+    if (this.recording && timers.hasProcessingTimeTimer(slot.id, timestamp)) {
+      this.#log.push(LOG_DELETED_PROCESSING, timestamp);
+    }
+    timers.deleteProcessingTimeTimer(slot.id, timestamp);
+  }
+
+  /** Takes back the logged timer changes of `slot`, newest first. */
+  undo(slot: Slot<K, ACC>): void {
+    const log = this.#log;
+    const timers = this.#timers;
+    for (let i = log.length - 2; i >= 0; i -= 2) {
+      const timestamp = log[i + 1];
+      switch (log[i]) {
+        case LOG_ADDED_EVENT:
+          timers.deleteEventTimeTimer(slot.id, timestamp);
+          break;
+        case LOG_DELETED_EVENT:
+          timers.registerEventTimeTimer(slot.id, timestamp);
+          break;
+        case LOG_ADDED_PROCESSING:
+          timers.deleteProcessingTimeTimer(slot.id, timestamp);
+          break;
+        default:
+          timers.registerProcessingTimeTimer(slot.id, timestamp);
+      }
+    }
+  }
+
+  /** Empties the log. */
+  forget(): void {
+    if (this.#log.length > 0) this.#log.length = 0;
   }
 
   getState(): number | undefined {

@@ -71,7 +71,7 @@ Deno.test("Subtask names dead letters by uid, and two operators of one name get 
   assert.notEqual(a.id, b.id);
 });
 
-Deno.test('Subtask under "fail" throws RecordFailedError with the letter and the cause, and sets the record aside as "quarantined" once its id is in the quarantine (issue 16)', () => {
+Deno.test('Subtask under "fail" throws RecordFailedError with the letter and the cause, and sets the record aside as "quarantined" once its strike is in the quarantine (issue 16)', () => {
   const first = guardHarness({
     operators: () => [parse()],
     errorPolicy: "fail",
@@ -92,7 +92,7 @@ Deno.test('Subtask under "fail" throws RecordFailedError with the letter and the
   const again = guardHarness({
     operators: () => [parse()],
     errorPolicy: "fail",
-    quarantine: new Set([error.letter.id]),
+    quarantine: new Set([error.strike]),
     descriptors,
   });
   again.push(["a"], [1]);
@@ -104,6 +104,35 @@ Deno.test('Subtask under "fail" throws RecordFailedError with the letter and the
   // Another bad record at another position still fails.
   assert.ok(
     thrown(() => again.push(["bad"], [5])) instanceof RecordFailedError,
+  );
+});
+
+Deno.test('Subtask under "fail" quarantines a record by its strike, wherever it comes after the restore, and its letter keeps the id of where it came (issue 16)', () => {
+  const setup = {
+    operators: () => [parse()],
+    errorPolicy: "fail" as const,
+    descriptors,
+  };
+  const first = guardHarness(setup);
+  const error = thrown(() => first.push(["a", "b", "bad"], [1, 2, 3]));
+  assert.ok(error instanceof RecordFailedError);
+  assert.match(error.strike, /^[0-9a-f]{16}$/);
+  assert.equal(error.letter.position, "channel 0, record 2");
+  // After the restore an upstream source interleaves its partitions in
+  // another order: the record comes first on the channel.
+  const again = guardHarness({
+    ...setup,
+    quarantine: new Set([error.strike]),
+  });
+  again.push(["bad", "a", "b"], [3, 1, 2]);
+  assert.deepEqual(again.out, ["A@1", "B@2"]);
+  const [letter] = again.letters();
+  assert.equal(letter.reason, "quarantined");
+  assert.equal(letter.position, "channel 0, record 0");
+  assert.notEqual(letter.id, error.letter.id, "the id of where it came");
+  // The same value at another timestamp is another record: it fails.
+  assert.ok(
+    thrown(() => again.push(["bad"], [4])) instanceof RecordFailedError,
   );
 });
 
@@ -139,6 +168,19 @@ Deno.test("Subtask identifies a record a chained operator rejects after a filter
   other.push(["x"], [1]);
   other.push(["bad"], [2]);
   assert.equal(other.letters()[0].id, letter.id);
+});
+
+Deno.test("Subtask gives two identical records rejected after a filter one id: the known limit of DeadLetter.id", () => {
+  const h = guardHarness({
+    operators: () => [new FilterOperator<unknown>((v) => v !== "x"), parse()],
+  });
+  h.push(["x", "bad", "bad"], [5, 5, 5]);
+  const letters = h.letters();
+  assert.deepEqual(letters.map((l) => l.position), [
+    "channel 0, batch from record 0, item 0",
+    "channel 0, batch from record 0, item 1",
+  ]);
+  assert.equal(letters[0].id, letters[1].id, "the log keeps one of them");
 });
 
 Deno.test("Subtask sets no record aside while it replays input to rebuild event time", () => {

@@ -101,7 +101,7 @@ Deno.test('SourceSubtask under "fail" throws RecordFailedError from poll, and se
   const first = source("fail");
   const error = thrown(() => first.run(60));
   assert.ok(error instanceof RecordFailedError);
-  const again = source("fail", new Set([error.letter.id]));
+  const again = source("fail", new Set([error.strike]));
   again.run(60);
   assert.deepEqual(again.out, ["v0", "v1", "v2", "v3", "v5"]);
   const [letter] = again.subtask.takeDeadLetters();

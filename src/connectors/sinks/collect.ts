@@ -70,6 +70,8 @@ export class CollectSink<T> implements Sink<T> {
    */
   createWriter(subtaskIndex: number, _parallelism: number): SinkWriter<T> {
     return {
+      // Its write only appends to arrays: it cannot throw midway.
+      atomicWrites: true,
       write: (values, timestamps) => {
         for (let i = 0; i < values.length; i++) {
           this.values.push(values[i]);

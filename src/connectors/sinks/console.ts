@@ -30,6 +30,13 @@ export interface ConsoleSinkOptions<T> {
  * Nothing is buffered: `write` is called once per record, so a slow `write`
  * slows the job down.
  *
+ * A batch is formatted whole before its first line is printed: a `format`
+ * that throws prints nothing of it, and the writer declares
+ * `atomicWrites`, so the job's error policy sets aside just the record
+ * whose `format` throws. Output is at least once, as for any sink without
+ * transactions: lines printed after the last checkpoint print again after
+ * a restore, and so may the lines before a `write` that throws midway.
+ *
  * @typeParam T The record type.
  *
  * @example Capturing the lines of two subtasks
@@ -83,10 +90,15 @@ export class ConsoleSink<T> implements Sink<T> {
         ? (value: T) => `${subtaskIndex + 1}> ${show(value)}`
         : show);
     return {
+      atomicWrites: true,
       write(values, timestamps) {
+        // Every line is formatted before the first is printed, so a format
+        // that throws prints nothing of the batch (see atomicWrites).
+        const lines = new Array<string>(values.length);
         for (let i = 0; i < values.length; i++) {
-          write(format(values[i], timestamps[i], subtaskIndex));
+          lines[i] = format(values[i], timestamps[i], subtaskIndex);
         }
+        for (const line of lines) write(line);
       },
     };
   }

@@ -65,10 +65,12 @@ export interface AppendedRecord<T> {
  * run committed and appends its own transactions after them, as a
  * Kafka transactional producer would (its output after that checkpoint
  * appears twice; give the output a new name, or clear it, to start over
- * clean). One record must encode to at most 64 KiB: `check` refuses a
- * larger one when it arrives (the job's error policy sets it aside; the
- * cost is one more encoding of each record), and `snapshotState` checks
- * again what was written without `check`.
+ * clean). One record must encode to at most 64 KiB, Deno KV's value
+ * limit. Records are encoded once, when `snapshotState` (or `finish`)
+ * packs them: one too large is left out of its transaction and handed to
+ * `takeRefused`, from where the job's error policy sets it aside (DESIGN:
+ * "Errors in user code and poison records"). There is no per-record
+ * `check`: it would cost a second encoding of every record.
  *
  * @typeParam T The record type.
  *
@@ -204,6 +206,8 @@ interface AppendWriterSnapshot {
 }
 
 class AppendWriter<T> implements SinkWriter<T> {
+  // A write only appends to arrays: it cannot throw midway.
+  readonly atomicWrites = true;
   readonly #kv: Deno.Kv;
   readonly #name: string;
   readonly #subtask: number;
@@ -211,6 +215,7 @@ class AppendWriter<T> implements SinkWriter<T> {
   #timestamps: number[] = [];
   // Sorted by checkpoint id, then subtask.
   #pending: Transaction[] = [];
+  #refused: Array<{ value: T; timestamp: number; error: unknown }> = [];
   // Commits run one after the other, in call order.
   #commits: Promise<void> = Promise.resolve();
 
@@ -227,16 +232,11 @@ class AppendWriter<T> implements SinkWriter<T> {
     }
   }
 
-  // A record that cannot fit one KV value even alone, refused when it
-  // arrives rather than at every snapshot of its transaction (issue 16).
-  check(value: T, timestamp: number): void {
-    const [batch] = packBatches([value], [timestamp], KV_LIMITS.valueBytes);
-    const bytes = batchValueBytes(batch);
-    if (bytes > KV_LIMITS.valueBytes) {
-      throw new RangeError(
-        `Cannot write to KvAppendSink '${this.#name}' as each record must encode to at most ${KV_LIMITS.valueBytes} bytes (Deno KV's 64 KiB value limit): current value is ${bytes} bytes`,
-      );
-    }
+  takeRefused(): Array<{ value: T; timestamp: number; error: unknown }> {
+    const refused = this.#refused;
+    if (refused.length === 0) return [];
+    this.#refused = [];
+    return refused;
   }
 
   snapshotState(checkpointId: number): AppendWriterSnapshot {
@@ -316,6 +316,7 @@ class AppendWriter<T> implements SinkWriter<T> {
     });
     this.#values = [];
     this.#timestamps = [];
+    this.#refused = [];
     this.#pending = pending.sort(byTransaction);
   }
 
@@ -324,23 +325,47 @@ class AppendWriter<T> implements SinkWriter<T> {
     return this.commit(Infinity);
   }
 
-  /** Packs the staged records into transaction `(checkpointId, subtask)`. */
+  /**
+   * Packs the staged records into transaction `(checkpointId, subtask)`.
+   * A record too large for one KV value even alone (packBatches gives it a
+   * batch of its own), or one superjson cannot encode (a getter that
+   * throws), is left out and handed to `takeRefused` (issue 16).
+   */
   #close(checkpointId: number): void {
     if (this.#values.length === 0) return;
-    const batches = packBatches(
-      this.#values,
-      this.#timestamps,
-      KV_LIMITS.valueBytes,
-    );
-    for (const batch of batches) {
-      if (batchValueBytes(batch) > KV_LIMITS.valueBytes) {
-        throw new RangeError(
-          `Cannot snapshot KvAppendSink '${this.#name}' as each record must encode to at most ${KV_LIMITS.valueBytes} bytes (Deno KV's 64 KiB value limit): current value is ${
-            batchValueBytes(batch)
-          } bytes`,
-        );
-      }
+    let values = this.#values;
+    let timestamps = this.#timestamps;
+    let batches: EncodedBatch[];
+    try {
+      batches = packBatches(values, timestamps, KV_LIMITS.valueBytes);
+    } catch {
+      // Only on this failure path: encode one by one to find the records.
+      [values, timestamps] = this.#encodable(values, timestamps);
+      batches = packBatches(values, timestamps, KV_LIMITS.valueBytes);
     }
+    let first = 0;
+    let kept: EncodedBatch[] | null = null;
+    for (let b = 0; b < batches.length; b++) {
+      const batch = batches[b];
+      const bytes = batchValueBytes(batch);
+      if (bytes > KV_LIMITS.valueBytes) {
+        kept ??= batches.slice(0, b);
+        this.#refused.push({
+          value: values[first],
+          timestamp: timestamps[first],
+          error: new RangeError(
+            `Cannot snapshot KvAppendSink '${this.#name}' as each record must encode to at most ${KV_LIMITS.valueBytes} bytes (Deno KV's 64 KiB value limit): current value is ${bytes} bytes`,
+          ),
+        });
+      } else {
+        kept?.push(batch);
+      }
+      first += batch.count;
+    }
+    if (kept !== null) batches = kept;
+    this.#values = [];
+    this.#timestamps = [];
+    if (batches.length === 0) return;
     const existing = this.#pending.find((tx) =>
       tx.checkpointId === checkpointId && tx.subtask === this.#subtask
     );
@@ -356,8 +381,26 @@ class AppendWriter<T> implements SinkWriter<T> {
       });
       this.#pending.sort(byTransaction);
     }
-    this.#values = [];
-    this.#timestamps = [];
+  }
+
+  // The records superjson can encode; the others go to takeRefused.
+  #encodable(values: T[], timestamps: number[]): [T[], number[]] {
+    const keptValues: T[] = [];
+    const keptTimestamps: number[] = [];
+    for (let i = 0; i < values.length; i++) {
+      try {
+        packBatches([values[i]], [timestamps[i]], KV_LIMITS.valueBytes);
+        keptValues.push(values[i]);
+        keptTimestamps.push(timestamps[i]);
+      } catch (error) {
+        this.#refused.push({
+          value: values[i],
+          timestamp: timestamps[i],
+          error,
+        });
+      }
+    }
+    return [keptValues, keptTimestamps];
   }
 
   async #commitUpTo(checkpointId: number): Promise<void> {

@@ -49,11 +49,24 @@ const decoder = new TextDecoder();
  * Visibility: a transaction larger than one commit becomes visible commit
  * by commit, and a restore to an earlier checkpoint shows older values of
  * its rows until the job catches up: readers see each row's latest
- * committed value, not a snapshot of the table. Rows are superjson text in
- * UTF-8; one row must encode to at most 64 KiB and its key to at most the
- * rest of Deno KV's 2048-byte key limit: `check` refuses a record that
- * breaks a limit when it arrives (the job's error policy sets it aside),
- * and `snapshotState` checks again what was written without `check`.
+ * committed value, not a snapshot of the table.
+ *
+ * Limits: a row key must encode to at most the rest of Deno KV's
+ * 2048-byte key limit after the table's prefix, and a row (superjson text
+ * in UTF-8) to at most 64 KiB, Deno KV's value limit. `check` refuses a
+ * record whose key breaks its limit when it arrives (the job's error
+ * policy sets it aside); it costs O(1) and allocates nothing for a key
+ * short enough to fit whatever its characters (a third of what the prefix
+ * leaves: 674 characters for a table named `"counts"`), and measures
+ * longer keys. Values are
+ * measured once per row and transaction, where they are encoded anyway:
+ * `snapshotState` (or `finish`) leaves a row too large out of its
+ * transaction, so that key keeps the row it had in KV, and hands its
+ * record to `takeRefused`, from where the job's error policy sets it
+ * aside (DESIGN: "Errors in user code and poison records"). A record
+ * written without `check` whose key breaks its limit goes the same way.
+ * Rows are not split across several values: one row is one KV entry,
+ * read whole or not at all.
  *
  * @typeParam T The record type.
  *
@@ -172,6 +185,19 @@ interface Row<T> {
   readonly bytes: Uint8Array;
 }
 
+/** The last record staged for a row key, and its timestamp. */
+interface Staged<T> {
+  value: T;
+  timestamp: number;
+}
+
+/** A record a writer left out of a transaction (see `takeRefused`). */
+interface Refused<T> {
+  readonly value: T;
+  readonly timestamp: number;
+  readonly error: unknown;
+}
+
 /** A transaction closed by a snapshot and not yet committed. */
 interface Transaction<T> {
   readonly checkpointId: number;
@@ -188,15 +214,20 @@ interface TableWriterSnapshot<T> {
 }
 
 class TableWriter<T> implements SinkWriter<T> {
+  // Every key of a batch is computed before the first row is staged.
+  readonly atomicWrites = true;
   readonly #kv: Deno.Kv;
   readonly #table: string;
   readonly #key: (value: T) => string | number;
-  #staged = new Map<string | number, T>();
-  // What check() encoded, per row key: #close reuses it for the same
-  // record instead of encoding it again.
-  #checked = new Map<string | number, Row<T>>();
+  // The longest string key that fits whatever its characters: a UTF-16
+  // unit takes at most 3 bytes in Deno KV's key encoding (an escaped NUL
+  // 2, a surrogate pair 4 for 2 units), plus 2 for the part's tag and end.
+  readonly #safeKeyLength: number;
+  // The last record per row key since the last snapshot, updated in place.
+  #staged = new Map<string | number, Staged<T>>();
   // Sorted by checkpoint id.
   #pending: Transaction<T>[] = [];
+  #refused: Refused<T>[] = [];
   // Commits run one after the other, in call order.
   #commits: Promise<void> = Promise.resolve();
 
@@ -208,17 +239,41 @@ class TableWriter<T> implements SinkWriter<T> {
     this.#kv = kv;
     this.#table = table;
     this.#key = key;
+    this.#safeKeyLength = Math.floor(
+      (MAX_KEY_BYTES - keyCost(tablePrefix(table)) - 2) / 3,
+    );
   }
 
-  write(values: readonly T[], _timestamps: readonly number[]): void {
-    for (const value of values) this.#staged.set(this.#rowKey(value), value);
+  write(values: readonly T[], timestamps: readonly number[]): void {
+    // Keys first: a key function that throws stages nothing of the batch.
+    const keys = new Array<string | number>(values.length);
+    for (let i = 0; i < values.length; i++) keys[i] = this.#rowKey(values[i]);
+    const staged = this.#staged;
+    for (let i = 0; i < values.length; i++) {
+      const entry = staged.get(keys[i]);
+      if (entry === undefined) {
+        staged.set(keys[i], { value: values[i], timestamp: timestamps[i] });
+      } else {
+        entry.value = values[i];
+        entry.timestamp = timestamps[i];
+      }
+    }
   }
 
-  // Everything #close would refuse, when the record arrives (issue 16): a
-  // row key of the wrong type, too long for Deno KV, or a row too large.
+  // A row key #close would refuse, when the record arrives (issue 16): of
+  // the wrong type, or too long for Deno KV. O(1) without allocating for a
+  // key up to #safeKeyLength; the row's size is judged at #close.
   check(value: T, _timestamp: number): void {
     const key = this.#rowKey(value);
-    this.#checked.set(key, this.#encode(key, value, "write to KvTableSink"));
+    if (typeof key === "number" || key.length <= this.#safeKeyLength) return;
+    this.#checkKeySize(key, "write to KvTableSink");
+  }
+
+  takeRefused(): Refused<T>[] {
+    const refused = this.#refused;
+    if (refused.length === 0) return [];
+    this.#refused = [];
+    return refused;
   }
 
   #rowKey(value: T): string | number {
@@ -293,7 +348,7 @@ class TableWriter<T> implements SinkWriter<T> {
       return { checkpointId: tx.checkpointId, rows };
     });
     this.#staged = new Map();
-    this.#checked = new Map();
+    this.#refused = [];
     this.#pending = pending.sort((a, b) => a.checkpointId - b.checkpointId);
   }
 
@@ -302,7 +357,12 @@ class TableWriter<T> implements SinkWriter<T> {
     return this.commit(Infinity);
   }
 
-  /** Moves the staged rows into transaction `checkpointId`. */
+  /**
+   * Moves the staged rows into transaction `checkpointId`, encoding each
+   * once. A row Deno KV cannot store (too large, or a key written without
+   * `check` that is too long) is left out, and its record handed to
+   * `takeRefused`: the key keeps the row it had.
+   */
   #close(checkpointId: number): void {
     if (this.#staged.size === 0) return;
     const action = "snapshot KvTableSink";
@@ -312,16 +372,14 @@ class TableWriter<T> implements SinkWriter<T> {
       this.#pending.push(tx);
       this.#pending.sort((a, b) => a.checkpointId - b.checkpointId);
     }
-    const checked = this.#checked;
-    for (const [key, value] of this.#staged) {
-      const row = checked.get(key);
-      tx.rows.set(
-        key,
-        row?.value === value ? row : this.#encode(key, value, action),
-      );
+    for (const [key, { value, timestamp }] of this.#staged) {
+      try {
+        tx.rows.set(key, this.#encode(key, value, action));
+      } catch (error) {
+        this.#refused.push({ value, timestamp, error });
+      }
     }
     this.#staged = new Map();
-    this.#checked = new Map();
   }
 
   async #commitUpTo(checkpointId: number): Promise<void> {
@@ -341,6 +399,19 @@ class TableWriter<T> implements SinkWriter<T> {
     this.#pending = this.#pending.filter((tx) => !due.includes(tx));
   }
 
+  // The exact size of a long string key with the table's prefix.
+  #checkKeySize(key: string, action: string): void {
+    const fullKey: Key = [...tablePrefix(this.#table), key];
+    const cost = keyCost(fullKey);
+    if (cost <= MAX_KEY_BYTES) return;
+    const shown = describeValue(key);
+    throw new RangeError(
+      `Cannot ${action} '${this.#table}' as the key of row ${
+        shown.length > 80 ? `${shown.slice(0, 80)}…` : shown
+      } must encode to at most ${MAX_KEY_BYTES} bytes with its table prefix (Deno KV's key limit): current value is ${cost} bytes`,
+    );
+  }
+
   #encode(key: unknown, value: T, action: string): Row<T> {
     if (
       (typeof key !== "string" && typeof key !== "number") ||
@@ -352,16 +423,8 @@ class TableWriter<T> implements SinkWriter<T> {
         }`,
       );
     }
-    const fullKey: Key = [...tablePrefix(this.#table), key];
-    if (keyCost(fullKey) > MAX_KEY_BYTES) {
-      const shown = describeValue(key);
-      throw new RangeError(
-        `Cannot ${action} '${this.#table}' as the key of row ${
-          shown.length > 80 ? `${shown.slice(0, 80)}…` : shown
-        } must encode to at most ${MAX_KEY_BYTES} bytes with its table prefix (Deno KV's key limit): current value is ${
-          keyCost(fullKey)
-        } bytes`,
-      );
+    if (typeof key === "string" && key.length > this.#safeKeyLength) {
+      this.#checkKeySize(key, action);
     }
     const bytes = encoder.encode(superjson.stringify(value));
     if (bytes.length > KV_LIMITS.valueBytes) {

@@ -63,7 +63,8 @@ export interface AsyncWaitOptions<IN, OUT> {
   timeoutMs?: number;
   /**
    * Gives the results of a call that timed out; without it a timeout is a
-   * failed call (retried, then set aside by the job's error policy).
+   * failed call (retried, then set aside by the job's error policy). If it
+   * throws, its record goes to the job's error policy at once.
    * @default {undefined}
    */
   onTimeout?: (value: IN) => OUT | OUT[] | void;
@@ -89,9 +90,10 @@ interface InFlight<IN, OUT> {
   pending: number;
   results: OUT[];
   done: boolean;
-  // Set when the call failed for good (retries spent): the record goes to
-  // the error policy when its completion is processed.
-  failure: Error | null;
+  // Set when the call failed for good (retries spent) or `onTimeout`
+  // threw: the record goes to the error policy when its completion is
+  // processed.
+  failure: { error: unknown } | null;
   deadline: number;
   retryAt: number;
 }
@@ -122,7 +124,8 @@ export interface AsyncWaitSnapshot<IN> {
  * again `retries` times (Flink's retry strategy); then its record goes to
  * the subtask's error policy (`OperatorContext.reject`) when its completion
  * is processed, and completes with no result: the order and the held
- * watermarks go on. Under `"fail"` the subtask throws there, and the job
+ * watermarks go on. A record whose `onTimeout` throws goes the same way at
+ * once, with what `onTimeout` threw. Under `"fail"` the subtask throws there, and the job
  * restarts (Flink's behaviour). A record whose key selector throws is set
  * aside at once.
  *
@@ -235,7 +238,7 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
       // "fail" this throws) and completes with no result, so the order
       // and the held watermarks go on.
       if (entry.failure !== null) {
-        this.#reject(entry.value, entry.timestamp, entry.failure);
+        this.#reject(entry.value, entry.timestamp, entry.failure.error);
       }
       this.#queue!.complete(id, entry.key, entry.results);
     }
@@ -378,12 +381,16 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
       this.#context!.requestMail?.();
       return;
     }
-    entry.failure = new Error(
-      `Cannot complete the asynchronous call for the record at ${entry.timestamp} after ${
-        entry.attempt + 1
-      } attempt(s): ${error instanceof Error ? error.message : String(error)}`,
-      { cause: error },
-    );
+    entry.failure = {
+      error: new Error(
+        `Cannot complete the asynchronous call for the record at ${entry.timestamp} after ${
+          entry.attempt + 1
+        } attempt(s): ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        { cause: error },
+      ),
+    };
     entry.results = [];
     this.#complete(entry);
   }
@@ -398,7 +405,15 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
       return;
     }
     entry.generation++; // a late result is ignored (reference §7.1 rule 10)
-    entry.results = toResults(onTimeout(entry.value));
+    try {
+      entry.results = toResults(onTimeout(entry.value));
+    } catch (error) {
+      // User code threw for this record: it goes to the error policy as a
+      // failed call does, with what was thrown (issue 16). Not retried:
+      // the call itself did not fail.
+      entry.failure = { error };
+      entry.results = [];
+    }
     this.#complete(entry);
   }
 

@@ -48,9 +48,13 @@ interface StepState<T> {
  *
  * Records the writer refuses go to the subtask's error policy
  * (`OperatorContext.reject`) and are never written: those its `check`
- * throws for when they arrive, and those whose write throws (a write that
- * throws is retried record by record to find them; with held records, at
- * the barrier).
+ * throws for when they arrive, and those it hands back from `takeRefused`
+ * right after a `snapshotState` or `finish` (positioned at the checkpoint,
+ * or the end of input). A `write` that throws is the sink's failure
+ * and propagates (the job restarts), unless the writer declares
+ * `atomicWrites`: the batch is then written again record by record, and
+ * the records whose write throws go to the error policy (with held
+ * records, at the barrier).
  *
  * @typeParam T The record type.
  */
@@ -129,10 +133,12 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
     return withoutRejected(values, timestamps, rejected);
   }
 
-  // A write that throws took none of its batch (see SinkWriter.write): the
-  // records are written one by one, and those the writer refuses are set
-  // aside. `indexed`: the batch is the operator's input, so indices are
-  // input positions.
+  // A write that throws fails the sink, unless the writer promises that
+  // it took none of its batch (SinkWriter.atomicWrites): the records are
+  // then written one by one, and those the writer refuses are set aside.
+  // A writer that stages record by record would stage the records before
+  // the throw twice. `indexed`: the batch is the operator's input, so
+  // indices are input positions.
   #write(
     values: readonly T[],
     timestamps: readonly number[],
@@ -141,6 +147,7 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
     try {
       this.#sink.write(values, timestamps);
     } catch (error) {
+      if (this.#sink.atomicWrites !== true) throw error;
       if (values.length === 1) {
         this.#reject(values[0], timestamps[0], error, indexed ? 0 : undefined);
         return;
@@ -189,7 +196,7 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
       return;
     }
     this.#release();
-    return this.#sink.finish?.();
+    return this.#rejectRefused(this.#sink.finish?.());
   }
 
   /**
@@ -209,7 +216,28 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
     }
     this.#release();
     this.#writerState = this.#sink.snapshotState?.(checkpointId ?? 0) ?? null;
+    this.#rejectRefused();
     return this.#writerState;
+  }
+
+  /**
+   * Sets aside the records the writer left out of the transaction it just
+   * closed, and returns `done` (the writer's finish or commit, if any).
+   */
+  #rejectRefused<D>(done?: D): D | undefined {
+    const refused = this.#sink.takeRefused?.();
+    if (refused === undefined || refused.length === 0) return done;
+    try {
+      for (const { value, timestamp, error } of refused) {
+        this.#reject(value, timestamp, error);
+      }
+    } catch (error) {
+      // Under "fail" the job restarts: what the commit does no longer
+      // matters, but its failure must not go unhandled.
+      if (done instanceof Promise) done.catch(() => {});
+      throw error;
+    }
+    return done;
   }
 
   /** Hands a restored state back to the writer (and held-back records to the operator). */
@@ -245,7 +273,9 @@ export class SinkOperator<T> implements StreamOperator<T, never> {
   notifyCheckpointComplete(checkpointId: number): void | Promise<void> {
     if (this.#finishing && checkpointId === Infinity) {
       this.#release();
-      return this.#sink.finish?.() ?? this.#sink.commit?.(Infinity);
+      return this.#rejectRefused(
+        this.#sink.finish?.() ?? this.#sink.commit?.(Infinity),
+      );
     }
     return this.#sink.commit?.(checkpointId);
   }

@@ -54,12 +54,19 @@ const partitionOf = (key: unknown): number => keyGroupOf(key, SNAPSHOT_GROUPS);
  * - `open` registers the gauges `numLateRecordsDropped` and `numWindows`.
  * - Snapshots hand their windows out in groups by key group (see
  *   {@linkcode SnapshotOptions.parts}): checkpoints are incremental.
- * - A record whose key selector, window assignment or `add` (aggregate,
- *   reduce) throws, and a window whose function throws when it fires (as
- *   `{ key, window: { start, end } }`, with the results it gave before the
- *   throw dropped), go to the subtask's error policy
- *   (`OperatorContext.reject`). A record that throws in the second of its
- *   sliding windows stays in the first; a session it merged stays merged.
+ * - A record whose key selector, window assignment, trigger (`onElement`,
+ *   or a merge's `onMerge` and `clear`) or `add` (aggregate, reduce)
+ *   throws goes to the subtask's error policy (`OperatorContext.reject`)
+ *   and has no effect on the window it threw for (see
+ *   `WindowOutput.rejectRecord`, and its one limit: an `add` that changes
+ *   its accumulator before it throws). A record that throws in the second
+ *   of its sliding windows stays in the first; a session it merged stays
+ *   merged.
+ * - A window whose function throws when it fires goes to the error policy
+ *   as `{ key, window: { start, end } }` at its `maxTimestamp()`, with the
+ *   results it gave before the throw dropped; it counts as fired. A window
+ *   whose trigger throws on a timer or at its cleanup goes the same way
+ *   and is dropped as at its cleanup (see `WindowOutput.rejectFire`).
  *
  * The window operator is built in the constructor (so bad options fail at
  * once) with a clock that reads the context's clock once opened. Cost: that
@@ -105,8 +112,9 @@ export class WindowStreamOperator<T, K, ACC, OUT>
       rejectRecord: (value, timestamp, error, index) => {
         this.#reject(value, timestamp, error, index);
       },
-      // A window function that throws at fire time: its partial results go,
-      // the window is set aside as { key, window } (issue 16).
+      // A window function that throws at fire time (its partial results
+      // go), or a trigger that throws on a timer or at cleanup: the window
+      // is set aside as { key, window } (issue 16).
       rejectFire: (key, window, error, emitted) => {
         this.#values.length -= emitted;
         this.#timestamps.length -= emitted;

@@ -36,3 +36,7 @@ Deno.test("CollectSink keeps -Infinity timestamps and object values as they are"
   assert.equal(sink.records[0].timestamp, -Infinity);
   assert.equal(sink.name, "collect");
 });
+
+Deno.test("CollectSink declares atomicWrites: its write only appends, so a record's failure can be found record by record (issue 16)", () => {
+  assert.equal(new CollectSink<string>().createWriter(0, 1).atomicWrites, true);
+});

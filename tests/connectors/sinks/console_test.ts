@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { ConsoleSink } from "../../../src/connectors/sinks/console.ts";
+import { SinkOperator } from "../../../src/runtime/operators/sink.ts";
+import { guardHarness } from "../../_support/guard_harness.ts";
 
 function capture<T>(
   format?: (value: T, timestamp: number, subtask: number) => string,
@@ -58,4 +60,19 @@ Deno.test("ConsoleSink rejects a format or write that is not a function", () => 
       }),
     { name: "TypeError", message: /ConsoleSink.*'format'/ },
   );
+});
+
+Deno.test("ConsoleSink prints nothing of a batch whose format throws, so the subtask sets aside that record alone and prints the others once (issue 16)", () => {
+  const { sink, lines } = capture<string>((value) => {
+    if (value === "bad") throw new TypeError("Cannot format 'bad'");
+    return value;
+  });
+  const writer = sink.createWriter(0, 1);
+  assert.equal(writer.atomicWrites, true);
+  assert.throws(() => writer.write(["a", "bad"], [1, 2]), TypeError);
+  assert.deepEqual(lines, []);
+  const h = guardHarness({ operators: () => [new SinkOperator(writer)] });
+  h.push(["a", "bad", "c"], [1, 2, 3]);
+  assert.deepEqual(lines, ["a", "c"]);
+  assert.deepEqual(h.letters().map((l) => l.value), ["bad"]);
 });

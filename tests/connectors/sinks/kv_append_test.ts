@@ -246,7 +246,7 @@ kvTest(
 );
 
 kvTest(
-  "KvAppendSink refuses another output's state, bad ids and records over 64 KiB",
+  "KvAppendSink refuses another output's state and bad ids, and leaves a record over 64 KiB out of its transaction for takeRefused",
   (kv) => {
     const writer = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
     const other = new KvAppendSink<string>(kv, "other").createWriter(0, 1)
@@ -274,11 +274,22 @@ kvTest(
       name: "RangeError",
       message: /'checkpointId'/,
     });
-    writer.write(["x".repeat(70_000)], [0]);
-    assert.throws(() => writer.snapshotState!(1), {
-      name: "RangeError",
-      message: /64 KiB/,
-    });
+    writer.write(["a", "x".repeat(70_000), "b"], [1, 2, 3]);
+    const state = writer.snapshotState!(1) as {
+      transactions: { batches: { count: number }[] }[];
+    };
+    assert.deepEqual(state.transactions[0].batches.map((b) => b.count), [
+      1,
+      1,
+    ]);
+    const [refused, ...more] = writer.takeRefused!();
+    assert.equal(more.length, 0);
+    assert.equal(refused.value.length, 70_000);
+    assert.equal(refused.timestamp, 2);
+    assert.throws(() => {
+      throw refused.error;
+    }, { name: "RangeError", message: /KvAppendSink 'out'.*64 KiB/ });
+    assert.deepEqual(writer.takeRefused!(), [], "taken once");
     assert.throws(() => new KvAppendSink(kv, ""), {
       name: "RangeError",
       message: /'name'/,
@@ -290,23 +301,53 @@ kvTest(
   },
 );
 
-// --- issue 16: a record KV cannot store is refused when it arrives ---------
+// --- issue 16: a record KV cannot store is set aside at its checkpoint -----
 
 kvTest(
-  "KvAppendSink refuses a record larger than Deno KV's 64 KiB value limit when it arrives: the subtask sets it aside and commits the others (issue 16)",
+  "KvAppendSink leaves a record larger than Deno KV's 64 KiB value limit out of its checkpoint's transaction: the subtask sets it aside and commits the others (issue 16)",
   async (kv) => {
     const writer = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
     const h = guardHarness({ operators: () => [new SinkOperator(writer)] });
     h.push(["a", "y".repeat(70_000), "c"], [1, 2, 3]);
+    assert.deepEqual(h.letters(), [], "encoded once, at the checkpoint");
+    h.subtask.snapshot(1);
     const [letter, ...more] = h.letters();
     assert.equal(more.length, 0);
-    assert.equal(letter.position, "channel 0, record 1");
+    assert.equal(letter.timestamp, 2);
     assert.match(letter.error.message, /KvAppendSink 'out'.*64 KiB/);
-    h.subtask.snapshot(1);
+    assert.equal(letter.position, "checkpoint 1");
     await h.subtask.notifyCheckpointComplete(1);
     assert.deepEqual(
       (await readAppendLog<string>(kv, "out")).map((r) => r.value),
       ["a", "c"],
     );
+  },
+);
+
+kvTest(
+  "KvAppendSink declares atomicWrites: its write only stages in memory and cannot throw midway (issue 16)",
+  (kv) => {
+    const writer = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
+    assert.equal(writer.atomicWrites, true);
+  },
+);
+
+kvTest(
+  "KvAppendSink leaves a record superjson cannot encode out of its transaction for takeRefused, and keeps the others (issue 16)",
+  async (kv) => {
+    const writer = new KvAppendSink<unknown>(kv, "out").createWriter(0, 1);
+    const poison = {
+      get x(): never {
+        throw new TypeError("Cannot read x");
+      },
+    };
+    writer.write(["a", poison, "b"], [1, 2, 3]);
+    writer.snapshotState!(1);
+    const [refused, ...more] = writer.takeRefused!();
+    assert.equal(more.length, 0);
+    assert.equal(refused.value, poison);
+    assert.equal((refused.error as Error).message, "Cannot read x");
+    await writer.commit!(1);
+    assert.deepEqual(await values(kv), ["a", "b"]);
   },
 );

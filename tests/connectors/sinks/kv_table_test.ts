@@ -3,6 +3,7 @@ import {
   KvTableSink,
   readTable,
 } from "../../../src/connectors/sinks/kv_table.ts";
+import { KvAppendSink } from "../../../src/connectors/sinks/kv_append.ts";
 import { countUnder, interceptCommits, kvTest } from "../_kv_support.ts";
 import { SinkOperator } from "../../../src/runtime/operators/sink.ts";
 import { guardHarness } from "../../_support/guard_harness.ts";
@@ -190,7 +191,7 @@ kvTest(
 );
 
 kvTest(
-  "KvTableSink refuses another table's state, bad keys and rows over 64 KiB",
+  "KvTableSink refuses another table's state and bad keys, and leaves a row over 64 KiB out of its transaction for takeRefused",
   (kv) => {
     const writer = countSink(kv).createWriter(0, 1);
     writer.write(rows(["a", 1]), [0]);
@@ -218,11 +219,18 @@ kvTest(
     });
     const big = new KvTableSink<string>(kv, "t", { key: () => "k" })
       .createWriter(0, 1);
-    big.write(["x".repeat(70_000)], [0]);
-    assert.throws(() => big.snapshotState!(1), {
-      name: "RangeError",
-      message: /64 KiB/,
-    });
+    big.write(["x".repeat(70_000)], [7]);
+    const state = big.snapshotState!(1) as { transactions: unknown[] };
+    assert.deepEqual(state.transactions, [
+      { checkpointId: 1, rows: [] },
+    ]);
+    const [refused, ...more] = big.takeRefused!();
+    assert.equal(more.length, 0);
+    assert.equal(refused.timestamp, 7);
+    assert.throws(() => {
+      throw refused.error;
+    }, { name: "RangeError", message: /KvTableSink 't' as row "k".*64 KiB/ });
+    assert.deepEqual(big.takeRefused!(), [], "taken once");
     assert.throws(() => big.snapshotState!(-1), {
       name: "RangeError",
       message: /'checkpointId'/,
@@ -251,11 +259,11 @@ kvTest("KvTableSink validates its arguments at the door", (kv) => {
   });
 });
 
-// --- issue 16: a row KV cannot store is refused when it arrives ------------
+// --- issue 16: a row KV cannot store is set aside -------------------------
 
 for (const stepSnapshots of [false, true]) {
   kvTest(
-    `KvTableSink refuses a row whose key exceeds Deno KV's 2048-byte key limit, or whose value exceeds 64 KiB, when it arrives: the subtask sets it aside and commits the others (issue 16${
+    `KvTableSink refuses a row key over Deno KV's 2048-byte key limit when it arrives, and a row over 64 KiB at its checkpoint, which keeps the key's committed row: the subtask sets both aside and commits the others (issue 16${
       stepSnapshots ? ", step snapshots" : ""
     })`,
     async (kv) => {
@@ -267,26 +275,128 @@ for (const stepSnapshots of [false, true]) {
         operators: () => [new SinkOperator(writer)],
         stepSnapshots,
       });
+      h.push([{ k: "b", v: "small" }], [0]);
+      h.subtask.snapshot(1);
+      await h.subtask.notifyCheckpointComplete(1);
       const long = "x".repeat(2_100);
       h.push([{ k: "a" }, { k: long }, { k: "b", v: "y".repeat(70_000) }, {
         k: "c",
       }], [1, 2, 3, 4]);
-      const letters = h.letters();
-      assert.deepEqual(letters.map((l) => [l.position, l.error.name]), [
-        ["channel 0, record 1", "RangeError"],
-        ["channel 0, record 2", "RangeError"],
+      const [early, ...none] = h.letters();
+      assert.equal(none.length, 0);
+      assert.deepEqual([early.position, early.error.name], [
+        "channel 0, record 2",
+        "RangeError",
       ]);
       assert.match(
-        letters[0].error.message,
+        early.error.message,
         /KvTableSink 't' as the key of row "x{10,}….* at most 2048 bytes.*current value is 21\d\d bytes/,
       );
-      assert.match(letters[1].error.message, /64 KiB/);
-      h.subtask.snapshot(1);
-      await h.subtask.notifyCheckpointComplete(1);
-      assert.deepEqual([...(await readTable(kv, "t")).keys()].sort(), [
-        "a",
-        "c",
+      h.subtask.snapshot(2);
+      const [late, ...more] = h.letters();
+      assert.equal(more.length, 0);
+      assert.deepEqual([late.position, late.timestamp, late.error.name], [
+        "checkpoint 2",
+        3,
+        "RangeError",
       ]);
+      assert.match(late.error.message, /row "b" must .*64 KiB/);
+      await h.subtask.notifyCheckpointComplete(2);
+      const table = await readTable<{ k: string; v?: string }>(kv, "t");
+      assert.deepEqual([...table.keys()].sort(), ["a", "b", "c"]);
+      assert.equal(table.get("b")!.v, "small", "b keeps its committed row");
     },
   );
 }
+
+kvTest(
+  "KvTableSink.check() reads the row key only: it never encodes the record, which costs O(1) per record (issue 16)",
+  (kv) => {
+    let reads = 0;
+    const record = {
+      id: "a",
+      get payload() {
+        reads++;
+        return [1, 2, 3];
+      },
+    };
+    const writer = new KvTableSink<typeof record>(kv, "t", { key: (r) => r.id })
+      .createWriter(0, 1);
+    writer.check!(record, 0);
+    assert.equal(reads, 0);
+    const append = new KvAppendSink<typeof record>(kv, "out").createWriter(
+      0,
+      1,
+    );
+    assert.equal(
+      append.check,
+      undefined,
+      "KvAppendSink encodes once, at close",
+    );
+  },
+);
+
+kvTest(
+  "KvTableSink.check() passes a key short enough for any characters without measuring it, and measures a longer one exactly (issue 16)",
+  (kv) => {
+    // ["weir", "table", "t"] and the key's tag and end leave 2048 - 17 - 2
+    // bytes: 676 characters of up to 3 bytes each, 2029 of one byte.
+    const writer = new KvTableSink<string | number>(kv, "t", { key: (k) => k })
+      .createWriter(0, 1);
+    for (
+      const key of ["€".repeat(676), "x".repeat(2_029), "\0".repeat(1_014)]
+    ) {
+      writer.check!(key, 0);
+    }
+    for (
+      const key of ["€".repeat(677), "x".repeat(2_030), "\0".repeat(1_015)]
+    ) {
+      assert.throws(() => writer.check!(key, 0), {
+        name: "RangeError",
+        message: /at most 2048 bytes/,
+      });
+    }
+    writer.check!(42, 0);
+  },
+);
+
+kvTest(
+  "KvTableSink stages nothing of a batch with a record whose key cannot be a row key, and declares atomicWrites (issue 16)",
+  (kv) => {
+    const sink = new KvTableSink<{ k: unknown }>(kv, "t", {
+      key: (r) => r.k as string,
+    });
+    const writer = sink.createWriter(0, 1);
+    assert.equal(writer.atomicWrites, true);
+    assert.throws(
+      () => writer.write([{ k: "a" }, { k: null }], [1, 2]),
+      { name: "TypeError", message: /'key\(value\)'/ },
+    );
+    assert.deepEqual(
+      (writer.snapshotState!(1) as { transactions: unknown[] }).transactions,
+      [],
+    );
+  },
+);
+
+kvTest(
+  "KvTableSink leaves a row superjson cannot encode out of its transaction for takeRefused, and keeps the others (issue 16)",
+  async (kv) => {
+    const writer = new KvTableSink<{ k: string }>(kv, "t", {
+      key: (row) => row.k,
+    }).createWriter(0, 1);
+    const poison = {
+      k: "p",
+      get x(): never {
+        throw new TypeError("Cannot read x");
+      },
+    };
+    writer.write([{ k: "a" }, poison], [1, 2]);
+    writer.snapshotState!(1);
+    const [refused, ...more] = writer.takeRefused!();
+    assert.equal(more.length, 0);
+    assert.equal(refused.value, poison);
+    await writer.commit!(1);
+    assert.deepEqual([...(await readTable(kv, "t")).keys()], ["a"]);
+  },
+);

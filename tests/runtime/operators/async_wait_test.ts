@@ -283,3 +283,32 @@ Deno.test("AsyncWaitOperator sets aside a record whose key selector throws in ke
   assert.deepEqual(h.letters().map((l) => l.position), ["channel 0, record 1"]);
   assert.equal(h.subtask.inFlight, 1);
 });
+
+Deno.test("AsyncWaitOperator sets aside a record whose onTimeout throws, with what it threw, and emits the others in order (issue 16)", () => {
+  const h = guardHarness({
+    operators: () => [
+      new AsyncWaitOperator<string, string>(() => new Promise(() => {}), {
+        mode: "ordered",
+        timeoutMs: 50,
+        onTimeout(v) {
+          if (v === "bad") throw new RangeError(`Cannot default '${v}'`);
+          return `${v}?`;
+        },
+      }),
+    ],
+    clock: new ManualClock(0),
+  });
+  h.push(["a", "bad", "b"], [1, 2, 3]);
+  h.watermark(10);
+  h.clock.set(50);
+  h.subtask.onProcessingTime(50);
+  assert.deepEqual(h.out, ["a?@1", "b?@3"]);
+  const [letter, ...rest] = h.letters();
+  assert.equal(rest.length, 0);
+  assert.deepEqual([letter.value, letter.timestamp, letter.error], [
+    "bad",
+    2,
+    { name: "RangeError", message: "Cannot default 'bad'" },
+  ]);
+  assert.equal(h.subtask.inFlight, 0);
+});

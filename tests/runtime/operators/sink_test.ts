@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { SinkOperator } from "../../../src/runtime/operators/sink.ts";
+import { RecordFailedError } from "../../../src/runtime/dead_letter.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
-import { guardHarness } from "../../_support/guard_harness.ts";
+import { guardHarness, thrown } from "../../_support/guard_harness.ts";
 
 class CollectingSink {
   readonly written: string[] = [];
@@ -50,11 +51,12 @@ Deno.test("SinkOperator rejects a sink without write(), naming 'sink' (STYLE rul
 
 // --- issue 16: a record the sink refuses is set aside ----------------------
 
-Deno.test("SinkOperator sets aside a record whose write throws (retrying the batch record by record) and writes the others (issue 16)", () => {
+Deno.test("SinkOperator sets aside a record whose write throws, retrying the batch record by record, when the writer declares atomicWrites (issue 16)", () => {
   const written: string[] = [];
   const h = guardHarness({
     operators: () => [
       new SinkOperator<string>({
+        atomicWrites: true,
         write(values) {
           // All or nothing, as SinkWriter.write asks.
           if (values.includes("bad")) {
@@ -70,6 +72,28 @@ Deno.test("SinkOperator sets aside a record whose write throws (retrying the bat
   assert.deepEqual(h.letters().map((l) => [l.value, l.position]), [
     ["bad", "channel 0, record 1"],
   ]);
+});
+
+Deno.test("SinkOperator lets a write that throws fail the job when the writer does not declare atomicWrites, staging nothing twice (issue 16)", () => {
+  // A two-phase writer that stages record by record: the records before
+  // the throw are staged when it throws.
+  const staged: number[] = [];
+  const h = guardHarness({
+    operators: () => [
+      new SinkOperator<number>({
+        write(values) {
+          for (const v of values) {
+            if (v < 0) throw new RangeError("Cannot stage a negative number");
+            staged.push(v);
+          }
+        },
+      }),
+    ],
+  });
+  const error = thrown(() => h.push([1, 2, -3, 4], [1, 2, 3, 4]));
+  assert.ok(error instanceof RangeError);
+  assert.deepEqual(staged, [1, 2]);
+  assert.deepEqual(h.letters(), []);
 });
 
 Deno.test("SinkOperator sets aside a record its writer's check refuses, before it is written or held (issue 16)", () => {
@@ -98,4 +122,73 @@ Deno.test("SinkOperator sets aside a record its writer's check refuses, before i
       "channel 0, record 1",
     ]);
   }
+});
+
+Deno.test("SinkOperator sets aside the records its writer refused when it closed a transaction, at the checkpoint and at the end of input (issue 16)", async () => {
+  const staged: string[] = [];
+  let refused: string[] = [];
+  const writer = {
+    write(values: readonly string[]) {
+      staged.push(...values);
+    },
+    // Judges records when it closes a transaction, as KvTableSink does.
+    snapshotState() {
+      refused = staged.filter((v) => v.length > 3);
+      staged.length = 0;
+      return null;
+    },
+    finish() {
+      this.snapshotState();
+      return Promise.resolve();
+    },
+    takeRefused() {
+      const taken = refused.map((value) => ({
+        value,
+        timestamp: 9,
+        error: new RangeError("Cannot store a long value"),
+      }));
+      refused = [];
+      return taken;
+    },
+  };
+  const h = guardHarness({ operators: () => [new SinkOperator(writer)] });
+  h.push(["a", "long!"], [1, 2]);
+  assert.deepEqual(h.letters(), []);
+  h.subtask.snapshot(1);
+  assert.deepEqual(h.letters().map((l) => [l.value, l.position]), [
+    ["long!", "checkpoint 1"],
+  ]);
+  h.push(["b", "long?"], [3, 4]);
+  h.subtask.receive(0, { kind: "end" });
+  await h.subtask.settle();
+  assert.deepEqual(h.letters().map((l) => [l.value, l.position]), [
+    ["long?", "end of input"],
+  ]);
+});
+
+Deno.test('SinkOperator under "fail" throws RecordFailedError for a record its writer refused at the end of input, leaving the final commit handled (issue 16)', async () => {
+  let failedCommit: Promise<void> | null = null;
+  const writer = {
+    write() {},
+    finish() {
+      failedCommit = Promise.reject(new Error("Cannot commit"));
+      return failedCommit;
+    },
+    takeRefused: () => [{
+      value: "long!",
+      timestamp: 1,
+      error: new RangeError("Cannot store a long value"),
+    }],
+  };
+  const h = guardHarness({
+    operators: () => [new SinkOperator(writer)],
+    errorPolicy: "fail",
+  });
+  const error = thrown(() => h.subtask.receive(0, { kind: "end" }));
+  assert.ok(error instanceof RecordFailedError);
+  assert.equal(error.letter.position, "end of input");
+  // A turn later it is rejected, but was handled: an unhandled rejection
+  // would fail this test.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  await assert.rejects(failedCommit!);
 });
