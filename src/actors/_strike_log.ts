@@ -4,13 +4,18 @@
 // next to the dead-letter log, so that a process restart (not only an
 // in-process one) quarantines the record too.
 
-import type { DeadLetter } from "../runtime/dead_letter.ts";
+import type { RecordFailedError } from "../runtime/dead_letter.ts";
 import type { ActorStorage } from "./storage.ts";
 
 /** What is kept of a strike: enough to say which record it was. */
 export interface Strike {
-  /** The letter's id: the same record at the same input position. */
+  /**
+   * The record's strike (`RecordFailedError.strike`): the same record at
+   * the same operator subtask, wherever it comes in the input.
+   */
   readonly id: string;
+  /** The letter's id where it failed. */
+  readonly letter: string;
   /** The operator whose code threw. */
   readonly operator: string;
   /** Its subtask. */
@@ -32,27 +37,29 @@ export class StrikeLog {
     this.#storage = storage;
   }
 
-  /** The ids of the letters that failed once: the quarantine of a restart. */
+  /** The strikes of the records that failed once: the quarantine of a restart. */
   async ids(): Promise<Set<string>> {
     const keys = await this.#storage.list([], { keysOnly: true });
     return new Set(keys.map(([key]) => String(key[0])));
   }
 
   /**
-   * Records that a letter's record failed (idempotent: the same id is one
-   * strike).
+   * Records that a record failed (idempotent: the same strike is kept
+   * once).
    *
-   * @param letter The letter of the failed record.
+   * @param failure What the record's failure threw.
    */
-  async add(letter: DeadLetter): Promise<void> {
+  async add(failure: RecordFailedError): Promise<void> {
+    const { letter } = failure;
     const strike: Strike = {
-      id: letter.id,
+      id: failure.strike,
+      letter: letter.id,
       operator: letter.operator,
       subtask: letter.subtask,
       position: letter.position,
       error: { name: letter.error.name, message: letter.error.message },
       at: letter.at,
     };
-    await this.#storage.put([letter.id], strike);
+    await this.#storage.put([failure.strike], strike);
   }
 }

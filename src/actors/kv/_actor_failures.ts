@@ -108,12 +108,12 @@ export class ActorFailures {
    * written only means the record fails once more.
    */
   async struck(error: RecordFailedError): Promise<void> {
-    this.quarantine.add(error.letter.id);
+    this.quarantine.add(error.strike);
     this.#restarts++;
     try {
       await this.#options.retry(
         "record a strike",
-        () => this.#options.strikes.add(error.letter),
+        () => this.#options.strikes.add(error),
       );
     } catch (failure) {
       this.#options.log(

@@ -158,9 +158,9 @@ export class LocalJob {
   ): Promise<void> {
     // A record quarantined is set aside, never thrown: failing again would
     // restart forever.
-    if (this.#quarantine.has(letter.id)) throw error;
-    this.#quarantine.add(letter.id);
-    await this.#strikes.add(letter);
+    if (this.#quarantine.has(error.strike)) throw error;
+    this.#quarantine.add(error.strike);
+    await this.#strikes.add(error);
     // Letters of records before the failure (quarantined ones): the restored
     // runtime sets them aside again only if it processes them again.
     await failed.flushDeadLetters();
