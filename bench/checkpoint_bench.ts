@@ -128,15 +128,12 @@ class HeldOpenSource<T> implements Source<T> {
   }
 }
 
-/** A sink that keeps nothing. */
-function discard<T>(): Sink<T> {
-  return {
-    name: "discard",
-    createWriter() {
-      return { write() {} };
-    },
-  };
-}
+const discard: Sink<unknown> = {
+  name: "discard",
+  createWriter() {
+    return { write() {} };
+  },
+};
 
 /**
  * Keeps the newest `cap` records of each window: a record for a key changes
@@ -181,7 +178,7 @@ function stateJob(
     .keyBy((r) => r.key)
     .window(TumblingEventTimeWindows.of(STATE_WINDOW_MS))
     .aggregate(newestRecords(Math.ceil(records / STATE_KEYS)))
-    .sinkTo(discard());
+    .sinkTo(discard);
   return env;
 }
 

@@ -67,7 +67,7 @@ export interface SinkWriter<T> {
    * once.
    */
   takeRefused?(): Array<
-    { readonly value: T; readonly timestamp: number; readonly error: unknown }
+    { readonly value: unknown; readonly timestamp: number; readonly error: unknown }
   >;
   /**
    * Called once after the last batch (end of input); a transactional sink
