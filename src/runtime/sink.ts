@@ -67,7 +67,11 @@ export interface SinkWriter<T> {
    * once.
    */
   takeRefused?(): Array<
-    { readonly value: unknown; readonly timestamp: number; readonly error: unknown }
+    {
+      readonly value: unknown;
+      readonly timestamp: number;
+      readonly error: unknown;
+    }
   >;
   /**
    * Called once after the last batch (end of input); a transactional sink

@@ -284,7 +284,7 @@ kvTest(
     ]);
     const [refused, ...more] = writer.takeRefused!();
     assert.equal(more.length, 0);
-    assert.equal(refused.value.length, 70_000);
+    assert.equal((refused.value as string).length, 70_000);
     assert.equal(refused.timestamp, 2);
     assert.throws(() => {
       throw refused.error;
