@@ -1,0 +1,293 @@
+// The live (key, window) slots of one window operator: what a slot holds,
+// the two-level index that finds a record's slots, the ids timers refer to,
+// and the groups an incremental checkpoint hands out.
+
+import { type GroupedItem, SnapshotGroups } from "./_snapshot_groups.ts";
+import { cleanupTime } from "./lateness.ts";
+import { TimeWindow } from "./time_window.ts";
+import type { TimerService } from "./timer_service.ts";
+import type { WindowSlotSnapshot } from "./window_operator_snapshot.ts";
+
+/** One live (key, window) and what it holds. */
+export interface Slot<K, ACC> extends GroupedItem {
+  readonly id: number;
+  readonly key: K;
+  // Replaced when a session grows in place (see WindowSlots.grow).
+  window: TimeWindow;
+  contents: ACC | undefined;
+  triggerState: number | undefined;
+  // The cleanup time is fixed per window, so its timer is registered once
+  // instead of on every record (Flink re-registers and deduplicates).
+  cleanupRegistered: boolean;
+  // The event-time timer the trigger last registered and that is known to be
+  // pending: triggers re-register the same timer on every record, and this
+  // skips the timer service's lookup for the repeats. NaN when unknown.
+  knownEventTimer: number;
+  // The same for the trigger's processing-time timer.
+  knownProcessingTimer: number;
+}
+
+/** How a {@linkcode WindowSlots} indexes and cleans up its slots. */
+export interface WindowSlotsOptions<K> {
+  /** Whether the assigner merges (the index is then key -> start). */
+  merging: boolean;
+  /** Whether the windows are in event time (for their cleanup time). */
+  eventTime: boolean;
+  /** Allowed lateness in milliseconds (for the cleanup time). */
+  allowedLatenessMs: number;
+  /** The group of a key for incremental checkpoints; one group if absent. */
+  partitionOf?: (key: K) => number;
+}
+
+// How many window starts' inner maps #find remembers (a sliding window's
+// record has size/slide windows; more than this only costs the Map lookup).
+const RECENT = 8;
+
+// The outer index key of a non-merging window: its start, which tells
+// fixed-size windows apart, except at the start of the safe range. Sliding
+// windows that would begin before it are clipped to start there (see
+// TimeWindow) and differ only in their end; they are keyed by the end, as
+// a string, which no start can equal. Only records within one window size
+// of Number.MIN_SAFE_INTEGER build such a key.
+function startKey(window: TimeWindow): number | string {
+  const start = window.start;
+  return start === Number.MIN_SAFE_INTEGER ? `end ${window.end}` : start;
+}
+
+/**
+ * The slots of one operator. Removing a slot deletes its timers, so a
+ * timer never outlives its window. Cost: a lookup is two Map gets, and a
+ * non-merging one usually one (the inner maps of recent starts are found by
+ * comparing numbers).
+ */
+export class WindowSlots<K, ACC> {
+  readonly #merging: boolean;
+  readonly #eventTime: boolean;
+  readonly #lateness: number;
+  readonly #timers: TimerService;
+  // Two-level index of the live slots. The window start identifies a window
+  // of one key: fixed-size windows differ in start, and merged sessions never
+  // overlap. Merging assigners index key -> start (they need the windows of a
+  // key); the others start -> key, since few windows are live at a time and
+  // the inner maps are then keyed by small keys, which hash fast.
+  #index = new Map<unknown, Map<unknown, Slot<K, ACC>>>();
+  #byId = new Map<number, Slot<K, ACC>>();
+  readonly #recentStarts = new Float64Array(RECENT).fill(NaN);
+  readonly #recentInner = new Array<Map<unknown, Slot<K, ACC>> | undefined>(
+    RECENT,
+  ).fill(undefined);
+  #recentNext = 0;
+  // A record with more windows than RECENT would evict each start before
+  // its next use (the starts come round in the same order): no caching then.
+  #skipRecent = false;
+  readonly #groups: SnapshotGroups<Slot<K, ACC>, WindowSlotSnapshot<K, ACC>>;
+  #nextId = 0;
+
+  constructor(timers: TimerService, options: WindowSlotsOptions<K>) {
+    this.#timers = timers;
+    this.#merging = options.merging;
+    this.#eventTime = options.eventTime;
+    this.#lateness = options.allowedLatenessMs;
+    const partitionOf = options.partitionOf;
+    this.#groups = new SnapshotGroups(
+      partitionOf === undefined ? () => 0 : (slot) => partitionOf(slot.key),
+      slotSnapshot,
+    );
+  }
+
+  /** The number of live slots. */
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  /** The next id to hand out. */
+  get nextId(): number {
+    return this.#nextId;
+  }
+
+  /** The slot a timer of `id` belongs to, if it is still live. */
+  get(id: number): Slot<K, ACC> | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** Prepares the lookups of a record with `count` windows. */
+  beginRecord(count: number): void {
+    this.#skipRecent = count > RECENT;
+  }
+
+  /** The slot of `key` whose window starts where `window` does. */
+  find(key: K, window: TimeWindow): Slot<K, ACC> | undefined {
+    if (this.#merging) return this.#index.get(key)?.get(window.start);
+    const start = startKey(window);
+    // The inner maps of the last few window starts, looked up by comparing
+    // numbers: a record's windows are nearly always among them, and hashing
+    // an epoch-millisecond start (not a small integer) costs more.
+    if (this.#skipRecent || typeof start === "string") {
+      return this.#index.get(start)?.get(key);
+    }
+    const starts = this.#recentStarts;
+    for (let i = 0; i < RECENT; i++) {
+      if (starts[i] === start) return this.#recentInner[i]!.get(key);
+    }
+    const inner = this.#index.get(start);
+    if (inner === undefined) return undefined;
+    const at = this.#recentNext;
+    this.#recentNext = (at + 1) % RECENT;
+    starts[at] = start;
+    this.#recentInner[at] = inner;
+    return inner.get(key);
+  }
+
+  /** A new, empty slot for a window {@linkcode find} did not find. */
+  create(key: K, window: TimeWindow): Slot<K, ACC> {
+    const created = this.allocate(key, window, undefined);
+    this.insert(created);
+    return created;
+  }
+
+  /** A new slot with the next id, not yet inserted (a merge's target). */
+  allocate(
+    key: K,
+    window: TimeWindow,
+    contents: ACC | undefined,
+  ): Slot<K, ACC> {
+    return newSlot(this.#nextId++, key, window, contents);
+  }
+
+  /** Indexes `slot`. */
+  insert(slot: Slot<K, ACC>): void {
+    const merging = this.#merging;
+    const outer = merging ? slot.key : startKey(slot.window);
+    let inner = this.#index.get(outer);
+    if (inner === undefined) {
+      inner = new Map();
+      this.#index.set(outer, inner);
+      if (!merging) this.#forgetRecent();
+    }
+    inner.set(merging ? slot.window.start : slot.key, slot);
+    this.#byId.set(slot.id, slot);
+  }
+
+  /** Drops `slot` and its timers. */
+  remove(slot: Slot<K, ACC>): void {
+    this.#timers.deleteAllTimers(slot.id);
+    this.#byId.delete(slot.id);
+    this.#groups.removed(slot);
+    const merging = this.#merging;
+    const outer = merging ? slot.key : startKey(slot.window);
+    const inner = this.#index.get(outer);
+    if (inner === undefined) return;
+    inner.delete(merging ? slot.window.start : slot.key);
+    if (inner.size === 0) {
+      this.#index.delete(outer);
+      if (!merging) this.#forgetRecent();
+    }
+  }
+
+  /** Drops the slot of exactly `window` of `key`, if there is one. */
+  retire(key: K, window: TimeWindow): void {
+    const slot = this.find(key, window);
+    if (slot !== undefined && slot.window.equals(window)) this.remove(slot);
+  }
+
+  /** The windows of `key` by start (merging assigners only). */
+  windowsOf(key: K): ReadonlyMap<unknown, Slot<K, ACC>> | undefined {
+    return this.#index.get(key);
+  }
+
+  /**
+   * Grows a merging slot's window to `cover` in place: it keeps its id and
+   * contents, and loses its timers and trigger state, as a window merged
+   * away would.
+   */
+  grow(slot: Slot<K, ACC>, cover: TimeWindow): void {
+    this.#timers.deleteAllTimers(slot.id);
+    const windows = this.#index.get(slot.key)!;
+    windows.delete(slot.window.start);
+    slot.window = cover;
+    slot.triggerState = undefined;
+    slot.cleanupRegistered = false;
+    slot.knownEventTimer = NaN;
+    slot.knownProcessingTimer = NaN;
+    slot.changed = true;
+    windows.set(cover.start, slot);
+  }
+
+  /** Registers the timer that drops `slot` at its window's cleanup time. */
+  registerCleanupTimer(slot: Slot<K, ACC>): void {
+    slot.cleanupRegistered = true;
+    const eventTime = this.#eventTime;
+    const time = cleanupTime(slot.window, this.#lateness, eventTime);
+    if (time === Infinity) return;
+    if (eventTime) this.#timers.registerEventTimeTimer(slot.id, time);
+    else this.#timers.registerProcessingTimeTimer(slot.id, time);
+  }
+
+  /** The live slots as plain data, in groups (see SnapshotGroups). */
+  groups(): WindowSlotSnapshot<K, ACC>[][] {
+    return this.#groups.groups(this.#byId.values());
+  }
+
+  /** Replaces every slot with those of a snapshot (timers not included). */
+  restore(
+    entries: readonly WindowSlotSnapshot<K, ACC>[],
+    nextId: number,
+  ): void {
+    this.#index = new Map();
+    this.#forgetRecent();
+    this.#byId = new Map();
+    this.#groups.clear();
+    for (const entry of entries) {
+      const slot = newSlot<K, ACC>(
+        entry.id,
+        entry.key,
+        new TimeWindow(entry.start, entry.end),
+        entry.contents,
+      );
+      slot.triggerState = entry.triggerState;
+      // A restored window's cleanup timer is among the restored timers.
+      slot.cleanupRegistered = true;
+      this.insert(slot);
+    }
+    this.#nextId = nextId;
+  }
+
+  // An inner map appeared or went away: forget the recent ones.
+  #forgetRecent(): void {
+    this.#recentStarts.fill(NaN);
+    this.#recentInner.fill(undefined);
+  }
+}
+
+// A slot with no trigger state or timers, changed since any snapshot.
+function newSlot<K, ACC>(
+  id: number,
+  key: K,
+  window: TimeWindow,
+  contents: ACC | undefined,
+): Slot<K, ACC> {
+  return {
+    id,
+    key,
+    window,
+    contents,
+    triggerState: undefined,
+    cleanupRegistered: false,
+    knownEventTimer: NaN,
+    knownProcessingTimer: NaN,
+    part: -1,
+    changed: true,
+  };
+}
+
+function slotSnapshot<K, ACC>(slot: Slot<K, ACC>): WindowSlotSnapshot<K, ACC> {
+  const entry: WindowSlotSnapshot<K, ACC> = {
+    id: slot.id,
+    key: slot.key,
+    start: slot.window.start,
+    end: slot.window.end,
+  };
+  if (slot.contents !== undefined) entry.contents = slot.contents;
+  if (slot.triggerState !== undefined) entry.triggerState = slot.triggerState;
+  return entry;
+}
