@@ -8,17 +8,14 @@
 import type { Clock } from "../time/mod.ts";
 import { requireNonNegativeInteger } from "../time/_validate.ts";
 import { SlotContext } from "./_slot_context.ts";
+import { WindowFiring } from "./_window_firing.ts";
 import { WindowMerger } from "./_window_merging.ts";
 import { type Slot, WindowSlots } from "./_window_slots.ts";
-import { cleanupTime, isElementLate, isWindowLate } from "./lateness.ts";
+import { isElementLate, isWindowLate } from "./lateness.ts";
 import type { OutputTag } from "./output_tag.ts";
-import type { TimeWindow } from "./time_window.ts";
 import { TimerService } from "./timer_service.ts";
 import type { Trigger, TriggerResult } from "./trigger.ts";
-import type {
-  ProcessWindowContext,
-  WindowFunction,
-} from "./window_function.ts";
+import type { WindowFunction } from "./window_function.ts";
 import type {
   WindowAssigner,
   WindowAssignerContext,
@@ -27,57 +24,13 @@ import type {
   WindowOperatorSnapshot,
   WindowSlotSnapshot,
 } from "./window_operator_snapshot.ts";
+import type { WindowOutput } from "./window_output.ts";
 
 export type {
   WindowOperatorSnapshot,
   WindowSlotSnapshot,
 } from "./window_operator_snapshot.ts";
-
-/** Where a window operator sends what it produces. */
-export interface WindowOutput<OUT> {
-  /** A window result, with the window's `maxTimestamp()` as its timestamp. */
-  collect(value: OUT, timestamp: number): void;
-  /** A late record (original timestamp) or a process function's side output. */
-  sideOutput(tag: OutputTag<unknown>, value: unknown, timestamp: number): void;
-  /** The watermark, after everything it caused was emitted. */
-  emitWatermark(watermark: number): void;
-  /**
-   * A record of `processBatch` (its index in the batch) whose key selector,
-   * window assignment, trigger (`onElement`; `onMerge` or `clear` while
-   * its windows merge) or window function (`add`: an aggregate, a reduce;
-   * `merge`) threw, and the batch goes on. The record has no effect on the
-   * window it threw for: a window it created is gone, and an existing one
-   * keeps its contents, trigger state and timers. Its earlier windows (a
-   * sliding record's first ones) keep it, and windows it merged stay
-   * merged. One limit: an `add` that changed the accumulator it was given
-   * before it threw keeps that change, as the operator does not copy
-   * accumulators per record; return a new accumulator, or throw before
-   * changing it. Absent: the error propagates.
-   */
-  rejectRecord?(
-    value: unknown,
-    timestamp: number,
-    error: unknown,
-    index: number,
-  ): void;
-  /**
-   * A window whose function threw when it fired: the window counts as
-   * fired (a purge or cleanup still happens). `emitted` results were
-   * collected before the throw; the receiver drops them. Also a window
-   * whose trigger threw on one of its timers (`onEventTime`,
-   * `onProcessingTime`) or at its cleanup (`clear`), with `emitted` 0: its
-   * trigger state is then unknown, so the window is dropped as at its
-   * cleanup (contents, trigger state and timers) and its trigger is not
-   * called again; a trigger that throws on every timer costs one dead
-   * letter per window, never a crash loop. Absent: the error propagates.
-   */
-  rejectFire?(
-    key: unknown,
-    window: TimeWindow,
-    error: unknown,
-    emitted: number,
-  ): void;
-}
+export type { WindowOutput } from "./window_output.ts";
 
 /** Options of a {@linkcode WindowOperator}. */
 export interface WindowOperatorOptions<T, K, ACC, OUT> {
@@ -165,6 +118,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   readonly #context: SlotContext<K, ACC>;
   readonly #slots: WindowSlots<K, ACC>;
   readonly #merger: WindowMerger<T, K, ACC>;
+  readonly #firing: WindowFiring<T, K, ACC, OUT>;
   #numLateRecordsDropped = 0;
 
   /**
@@ -208,15 +162,19 @@ export class WindowOperator<T, K, ACC, OUT> {
       partitionOf: options.partitionOf,
     });
     this.#context = new SlotContext(this.#timers, options.clock);
-    this.#merger = new WindowMerger({
+    const parts = {
       slots: this.#slots,
       timers: this.#timers,
       trigger: this.#trigger,
       context: this.#context,
       windowFunction: this.#fn,
+      output,
+      clock,
       eventTime: this.#eventTime,
       allowedLatenessMs: this.#lateness,
-    });
+    };
+    this.#merger = new WindowMerger(parts);
+    this.#firing = new WindowFiring(parts);
   }
 
   /** The current watermark; `-Infinity` before the first. */
@@ -309,7 +267,7 @@ export class WindowOperator<T, K, ACC, OUT> {
       const found = slots.find(key, window);
       const slot = found ?? slots.create(key, window);
       const result = this.#addElement(value, timestamp, slot, found === slot);
-      this.#apply(result, slot);
+      this.#firing.apply(result, slot);
       if (!slot.cleanupRegistered) slots.registerCleanupTimer(slot);
     }
     if (
@@ -336,7 +294,7 @@ export class WindowOperator<T, K, ACC, OUT> {
    */
   processWatermark(watermark: number): void {
     if (!(watermark > this.#timers.currentWatermark)) return;
-    this.#timers.advanceWatermark(watermark, this.#onEventTime);
+    this.#timers.advanceWatermark(watermark, this.#firing.onEventTime);
     this.#output.emitWatermark(watermark);
   }
 
@@ -347,7 +305,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   onProcessingTime(): void {
     this.#timers.advanceProcessingTime(
       this.#clock.now(),
-      this.#onProcessingTime,
+      this.#firing.onProcessingTime,
     );
   }
 
@@ -434,108 +392,5 @@ export class WindowOperator<T, K, ACC, OUT> {
     } finally {
       context.stopRecording();
     }
-  }
-
-  readonly #onEventTime = (id: number, time: number): void => {
-    const slot = this.#slots.get(id);
-    if (slot === undefined) return;
-    if (slot.knownEventTimer === time) slot.knownEventTimer = NaN;
-    let result: TriggerResult;
-    try {
-      result = this.#trigger.onEventTime(
-        time,
-        slot.window,
-        this.#context.on(slot),
-      );
-    } catch (error) {
-      return this.#dropFailed(slot, error);
-    }
-    this.#apply(result, slot);
-    if (
-      this.#eventTime &&
-      time === cleanupTime(slot.window, this.#lateness, true)
-    ) {
-      this.#clearAll(slot);
-    }
-  };
-
-  readonly #onProcessingTime = (id: number, time: number): void => {
-    const slot = this.#slots.get(id);
-    if (slot === undefined) return;
-    if (slot.knownProcessingTimer === time) slot.knownProcessingTimer = NaN;
-    let result: TriggerResult;
-    try {
-      result = this.#trigger.onProcessingTime(
-        time,
-        slot.window,
-        this.#context.on(slot),
-      );
-    } catch (error) {
-      return this.#dropFailed(slot, error);
-    }
-    this.#apply(result, slot);
-    if (
-      !this.#eventTime &&
-      time === cleanupTime(slot.window, this.#lateness, false)
-    ) {
-      this.#clearAll(slot);
-    }
-  };
-
-  /**
-   * A window whose trigger threw on a timer or at its cleanup: its state
-   * (contents, trigger state, timers) is unknown to be sound, so it is
-   * dropped as at its cleanup, without calling the trigger again, and set
-   * aside as `{ key, window }` (issue 16). Without `rejectFire`, the error
-   * propagates and the window stays.
-   */
-  #dropFailed(slot: Slot<K, ACC>, error: unknown): void {
-    const reject = this.#output.rejectFire;
-    if (reject === undefined) throw error;
-    this.#slots.remove(slot);
-    reject(slot.key, slot.window, error, 0);
-  }
-
-  #apply(result: TriggerResult, slot: Slot<K, ACC>): void {
-    if (result === "continue") return;
-    if (result === "fire" || result === "fire_and_purge") this.#emit(slot);
-    if (result === "purge" || result === "fire_and_purge") {
-      slot.contents = undefined;
-      slot.changed = true;
-    }
-  }
-
-  #emit(slot: Slot<K, ACC>): void {
-    if (slot.contents === undefined) return;
-    const timestamp = slot.window.maxTimestamp();
-    const output = this.#output;
-    const context: ProcessWindowContext = {
-      window: slot.window,
-      currentWatermark: this.#timers.currentWatermark,
-      currentProcessingTime: this.#clock.now(),
-      output(tag, value) {
-        output.sideOutput(tag as OutputTag<unknown>, value, timestamp);
-      },
-    };
-    let emitted = 0;
-    try {
-      this.#fn.emit(slot.key, context, slot.contents, function collect(value) {
-        output.collect(value, timestamp);
-        emitted++;
-      });
-    } catch (error) {
-      // One try per fired window, not per record (issue 16).
-      if (output.rejectFire === undefined) throw error;
-      output.rejectFire(slot.key, slot.window, error, emitted);
-    }
-  }
-
-  #clearAll(slot: Slot<K, ACC>): void {
-    try {
-      this.#trigger.clear(slot.window, this.#context.on(slot));
-    } catch (error) {
-      return this.#dropFailed(slot, error);
-    }
-    this.#slots.remove(slot);
   }
 }
