@@ -64,50 +64,12 @@ export class WindowFiring<T, K, ACC, OUT> {
 
   /** The timer service's callback for a due event-time timer. */
   readonly onEventTime = (id: number, time: number): void => {
-    const slot = this.#slots.get(id);
-    if (slot === undefined) return;
-    if (slot.knownEventTimer === time) slot.knownEventTimer = NaN;
-    let result: TriggerResult;
-    try {
-      result = this.#trigger.onEventTime(
-        time,
-        slot.window,
-        this.#context.on(slot),
-      );
-    } catch (error) {
-      return this.#dropFailed(slot, error);
-    }
-    this.apply(result, slot);
-    if (
-      this.#eventTime &&
-      time === cleanupTime(slot.window, this.#lateness, true)
-    ) {
-      this.#clearAll(slot);
-    }
+    this.#onTimer(id, time, true);
   };
 
   /** The timer service's callback for a due processing-time timer. */
   readonly onProcessingTime = (id: number, time: number): void => {
-    const slot = this.#slots.get(id);
-    if (slot === undefined) return;
-    if (slot.knownProcessingTimer === time) slot.knownProcessingTimer = NaN;
-    let result: TriggerResult;
-    try {
-      result = this.#trigger.onProcessingTime(
-        time,
-        slot.window,
-        this.#context.on(slot),
-      );
-    } catch (error) {
-      return this.#dropFailed(slot, error);
-    }
-    this.apply(result, slot);
-    if (
-      !this.#eventTime &&
-      time === cleanupTime(slot.window, this.#lateness, false)
-    ) {
-      this.#clearAll(slot);
-    }
+    this.#onTimer(id, time, false);
   };
 
   /** Does what the trigger said of `slot`: fire, purge, both or nothing. */
@@ -132,6 +94,34 @@ export class WindowFiring<T, K, ACC, OUT> {
     if (reject === undefined) throw error;
     this.#slots.remove(slot);
     reject(slot.key, slot.window, error, 0);
+  }
+
+  // A due timer: the trigger's verdict, then the window's cleanup if this
+  // is its cleanup timer (a timer in the windows' own time domain).
+  #onTimer(id: number, time: number, eventTimer: boolean): void {
+    const slot = this.#slots.get(id);
+    if (slot === undefined) return;
+    if (eventTimer) {
+      if (slot.knownEventTimer === time) slot.knownEventTimer = NaN;
+    } else if (slot.knownProcessingTimer === time) {
+      slot.knownProcessingTimer = NaN;
+    }
+    let result: TriggerResult;
+    try {
+      const context = this.#context.on(slot);
+      result = eventTimer
+        ? this.#trigger.onEventTime(time, slot.window, context)
+        : this.#trigger.onProcessingTime(time, slot.window, context);
+    } catch (error) {
+      return this.#dropFailed(slot, error);
+    }
+    this.apply(result, slot);
+    if (
+      eventTimer === this.#eventTime &&
+      time === cleanupTime(slot.window, this.#lateness, eventTimer)
+    ) {
+      this.#clearAll(slot);
+    }
   }
 
   #emit(slot: Slot<K, ACC>): void {
