@@ -31,7 +31,8 @@ import {
   MEMO_BYTES,
   planAppend,
 } from "./_kv_log_plan.ts";
-import { checkOnce, LogCommitter, readCount } from "./_kv_log_commit.ts";
+import { LogCommitter, readCount } from "./_kv_log_commit.ts";
+import { checkOnce } from "./_kv_log_once.ts";
 import { PartStager } from "./_kv_log_stage.ts";
 import type {
   AppendAllOptions,
