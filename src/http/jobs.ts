@@ -10,19 +10,22 @@
  * @module
  */
 
-import { type Context, Hono } from "hono";
+import { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
 import { requireToken } from "./auth.ts";
 import { HttpError } from "./errors.ts";
-import { type DeadLetterSummary, readDeadLetters } from "./_dead_letters.ts";
-import { type ExplainQuery, explainWindow } from "./_explain.ts";
+import { deadLetterRoutes } from "./_dead_letter_route.ts";
+import { explainWindow } from "./_explain.ts";
 import {
-  DEFAULT_HEALTH_THRESHOLDS,
-  type HealthThresholds,
-  jobHealth,
-} from "./health.ts";
-import type { JobHandle, ServiceOptions } from "./service.ts";
+  explainQuery,
+  healthThresholds,
+  jobOf,
+  optionalInteger,
+} from "./_job_request.ts";
+import { describe, summarize } from "./_job_summary.ts";
+import { json, stringify } from "./_json.ts";
+import { jobHealth } from "./health.ts";
+import type { ServiceOptions } from "./service.ts";
 
 /**
  * The routes under `/jobs`, to mount with `app.route("/jobs", jobRoutes(options))`
@@ -145,32 +148,7 @@ export function jobRoutes(options: ServiceOptions): Hono {
     },
   );
 
-  routes.get(
-    "/:job/dead-letters",
-    requireToken(options.token),
-    async function getDeadLetters(c) {
-      const handle = jobOf(options, c);
-      const limit = optionalInteger(c, "limit") ?? 100;
-      if (limit < 1 || limit > MAX_DEAD_LETTERS) {
-        throw new HttpError(
-          "BAD_REQUEST",
-          `Cannot list dead letters as 'limit' must be an integer from 1 to ${MAX_DEAD_LETTERS}: current value is ${limit}`,
-        );
-      }
-      const log = handle.deadLetters?.();
-      if (log === undefined) {
-        throw new HttpError(
-          "NOT_FOUND",
-          `Cannot list the dead letters of job '${handle.name}' as its runtime must keep a dead-letter log: it keeps none`,
-        );
-      }
-      const [count, letters] = await Promise.all([
-        log.count(),
-        log.list(limit),
-      ]);
-      return json({ job: handle.name, count, letters });
-    },
-  );
+  routes.route("/", deadLetterRoutes(options));
 
   routes.get("/:job/explain", function explain(c) {
     const handle = jobOf(options, c);
@@ -237,229 +215,4 @@ export function jobRoutes(options: ServiceOptions): Hono {
   });
 
   return routes;
-}
-
-// How many dead letters `GET /jobs/:job` shows, and the route's largest
-// `limit` (a letter's record may take up to 16,384 characters).
-const RECENT_DEAD_LETTERS = 5;
-const MAX_DEAD_LETTERS = 1_000;
-
-/** The handle of the job named in the path, or a 404. */
-function jobOf(options: ServiceOptions, c: Context): JobHandle {
-  const name = c.req.param("job") ?? "";
-  const handle = options.jobs.get(name);
-  if (handle === undefined) {
-    const known = [...options.jobs.keys()].map((n) => `'${n}'`).join(", ");
-    throw new HttpError(
-      "NOT_FOUND",
-      `Cannot find job '${name}' as it must be one of the running jobs: ${
-        known || "none is running"
-      }`,
-    );
-  }
-  return handle;
-}
-
-/**
- * The job summary of `GET /jobs`; `deadLetters` when the caller has read
- * them already.
- */
-async function summarize(
-  handle: JobHandle,
-  deadLetters?: DeadLetterSummary | null,
-) {
-  const letters = deadLetters === undefined
-    ? await readDeadLetters(handle, 0)
-    : deadLetters;
-  const statuses = handle.status();
-  const sources = new Set(
-    handle.graph.vertices.filter((v) => v.source !== undefined).map((v) =>
-      v.id
-    ),
-  );
-  const active = statuses.filter((s) => !s.idle);
-  return {
-    name: handle.name,
-    numOperators: handle.graph.vertices.length,
-    numSubtasks: statuses.length,
-    watermark: Math.min(
-      ...(active.length > 0 ? active : statuses).map((s) => s.inputWatermark),
-    ),
-    maxWatermarkLagMs: statuses.length === 0
-      ? 0
-      : Math.max(...statuses.map((s) => s.watermarkLagMs)),
-    recordsIn: sum(
-      statuses.filter((s) => sources.has(s.operator)).map((s) => s.recordsIn),
-    ),
-    lateRecordsDropped: sum(statuses.map(lateOf)),
-    idleSubtasks: statuses.length - active.length,
-    pausedSubtasks: statuses.filter((s) => s.paused).length,
-    lastSampleAt: handle.history().at(-1)?.at ?? null,
-    deadLetters: letters?.count ?? null,
-  };
-}
-
-/** The job's plan with every subtask's status, for `GET /jobs/:job`. */
-async function describe(handle: JobHandle) {
-  const { graph } = handle;
-  const statuses = handle.status();
-  const deadLetters = await readDeadLetters(handle, RECENT_DEAD_LETTERS);
-  return {
-    ...await summarize(handle, deadLetters),
-    maxParallelism: graph.maxParallelism,
-    autoWatermarkIntervalMs: graph.autoWatermarkIntervalMs,
-    operators: graph.vertices.map((v) => ({
-      id: v.id,
-      name: v.name,
-      parallelism: v.parallelism,
-      source: v.source !== undefined,
-      inputs: graph.edges.filter((e) => e.to === v.id).map((e) => e.from),
-      outputs: graph.edges.filter((e) => e.from === v.id).map((e) => e.to),
-      subtasks: statuses.filter((s) => s.operator === v.id).map((s) => ({
-        id: s.id,
-        subtask: s.subtask,
-        inputWatermark: s.inputWatermark,
-        outputWatermark: s.outputWatermark,
-        idle: s.idle,
-        watermarkLagMs: s.watermarkLagMs,
-        recordsIn: s.recordsIn,
-        recordsOut: s.recordsOut,
-        lateRecordsDropped: lateOf(s),
-        mailboxDepth: s.mailboxDepth,
-        paused: s.paused,
-        gauges: s.gauges,
-        ...(s.worker === undefined ? {} : { worker: s.worker }),
-      })),
-    })),
-    recentDeadLetters: deadLetters?.recent ?? [],
-  };
-}
-
-/** Reads and checks the explain query. */
-function explainQuery(
-  c: Context,
-  handle: JobHandle,
-  options: ServiceOptions,
-): ExplainQuery {
-  const ids = handle.graph.vertices.map((v) => v.id);
-  let operator = c.req.query("operator");
-  if (operator === undefined) {
-    const windows = ids.filter((id) => id.startsWith("window"));
-    if (windows.length !== 1) {
-      throw new HttpError(
-        "BAD_REQUEST",
-        `Cannot explain as 'operator' must name the window operator, one of ${
-          ids.join(", ")
-        }: current value is missing`,
-      );
-    }
-    operator = windows[0];
-  } else if (!ids.includes(operator)) {
-    throw new HttpError(
-      "NOT_FOUND",
-      `Cannot explain as 'operator' must name an operator of job '${handle.name}', one of ${
-        ids.join(", ")
-      }: current value is "${operator}"`,
-    );
-  }
-  const windowStart = optionalInteger(c, "window");
-  if (windowStart === undefined) {
-    throw new HttpError(
-      "BAD_REQUEST",
-      "Cannot explain as 'window' must be the window's start in epoch milliseconds: current value is missing",
-    );
-  }
-  const size = optionalInteger(c, "size");
-  let windowEnd = optionalInteger(c, "end") ?? null;
-  if (size !== undefined) windowEnd = windowStart + size;
-  if (windowEnd !== null && windowEnd <= windowStart) {
-    throw new HttpError(
-      "BAD_REQUEST",
-      `Cannot explain as the window's end must be after its start ${windowStart}: current value is ${windowEnd}`,
-    );
-  }
-  const stallMs = optionalInteger(c, "stallMs") ?? 10_000;
-  const raw = c.req.query("key");
-  return {
-    operator,
-    windowStart,
-    windowEnd,
-    key: raw === undefined ? undefined : parseKey(raw),
-    stallMs: Math.max(0, stallMs),
-    now: options.clock.now(),
-  };
-}
-
-/** Threshold overrides from the query: non-negative finite numbers. */
-function healthThresholds(c: Context): Partial<HealthThresholds> {
-  const overrides: Record<string, number> = {};
-  for (const name of Object.keys(DEFAULT_HEALTH_THRESHOLDS)) {
-    const raw = c.req.query(name);
-    if (raw === undefined) continue;
-    const value = Number(raw);
-    if (raw.trim() === "" || !Number.isFinite(value) || value < 0) {
-      throw new HttpError(
-        "BAD_REQUEST",
-        `Cannot compute job health as '${name}' must be a non-negative number: current value is "${raw}"`,
-      );
-    }
-    overrides[name] = value;
-  }
-  return overrides;
-}
-
-/** A key from the query: JSON when it is a JSON number, string or boolean. */
-function parseKey(raw: string): string | number | boolean {
-  try {
-    const value: unknown = JSON.parse(raw);
-    if (
-      typeof value === "string" || typeof value === "boolean" ||
-      (typeof value === "number" && Number.isFinite(value))
-    ) return value;
-  } catch {
-    // Not JSON: the key is the text itself.
-  }
-  return raw;
-}
-
-/** A query parameter that must be a safe integer when present. */
-function optionalInteger(c: Context, name: string): number | undefined {
-  const raw = c.req.query(name);
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (raw.trim() === "" || !Number.isSafeInteger(value)) {
-    throw new HttpError(
-      "BAD_REQUEST",
-      `Cannot read the query as '${name}' must be an integer: current value is "${raw}"`,
-    );
-  }
-  return value;
-}
-
-function lateOf(status: SubtaskStatus): number {
-  return status.gauges.numLateRecordsDropped ?? 0;
-}
-
-function sum(values: readonly number[]): number {
-  return values.reduce((a, b) => a + b, 0);
-}
-
-/**
- * JSON with `±Infinity` and `NaN` as strings (JSON would make them `null`),
- * and a bigint (a dead letter's record may hold one) as its digits.
- */
-function stringify(body: unknown): string {
-  return JSON.stringify(body, function infinities(_key, value) {
-    return (typeof value === "number" && !Number.isFinite(value)) ||
-        typeof value === "bigint"
-      ? String(value)
-      : value;
-  });
-}
-
-function json(body: unknown, status = 200): Response {
-  return new Response(stringify(body), {
-    status,
-    headers: { "Content-Type": "application/json" },
-  });
 }

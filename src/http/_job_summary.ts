@@ -1,0 +1,146 @@
+// What `GET /jobs` and `GET /jobs/:job` say of a job: its summary, and its
+// plan with every subtask's status.
+
+import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import {
+  type DeadLetterBrief,
+  type DeadLetterSummary,
+  readDeadLetters,
+} from "./_dead_letters.ts";
+import type { JobHandle } from "./service.ts";
+
+// How many dead letters `GET /jobs/:job` shows.
+const RECENT_DEAD_LETTERS = 5;
+
+/** A job as `GET /jobs` lists it (see `jobRoutes`). */
+export interface JobSummary {
+  name: string;
+  numOperators: number;
+  numSubtasks: number;
+  watermark: number;
+  maxWatermarkLagMs: number;
+  recordsIn: number;
+  lateRecordsDropped: number;
+  idleSubtasks: number;
+  pausedSubtasks: number;
+  lastSampleAt: number | null;
+  deadLetters: number | null;
+}
+
+/** A subtask as `GET /jobs/:job` shows it. */
+export type SubtaskDescription =
+  & Pick<
+    SubtaskStatus,
+    | "id"
+    | "subtask"
+    | "inputWatermark"
+    | "outputWatermark"
+    | "idle"
+    | "watermarkLagMs"
+    | "recordsIn"
+    | "recordsOut"
+    | "mailboxDepth"
+    | "paused"
+    | "gauges"
+    | "worker"
+  >
+  & { lateRecordsDropped: number };
+
+/** A job as `GET /jobs/:job` shows it: its summary and its plan. */
+export interface JobDescription extends JobSummary {
+  maxParallelism: number;
+  autoWatermarkIntervalMs: number;
+  operators: {
+    id: string;
+    name: string;
+    parallelism: number;
+    source: boolean;
+    inputs: string[];
+    outputs: string[];
+    subtasks: SubtaskDescription[];
+  }[];
+  recentDeadLetters: readonly DeadLetterBrief[];
+}
+
+/**
+ * The job summary of `GET /jobs`; `deadLetters` when the caller has read
+ * them already.
+ */
+export async function summarize(
+  handle: JobHandle,
+  deadLetters?: DeadLetterSummary | null,
+): Promise<JobSummary> {
+  const letters = deadLetters === undefined
+    ? await readDeadLetters(handle, 0)
+    : deadLetters;
+  const statuses = handle.status();
+  const sources = new Set(
+    handle.graph.vertices.filter((v) => v.source !== undefined).map((v) =>
+      v.id
+    ),
+  );
+  const active = statuses.filter((s) => !s.idle);
+  return {
+    name: handle.name,
+    numOperators: handle.graph.vertices.length,
+    numSubtasks: statuses.length,
+    watermark: Math.min(
+      ...(active.length > 0 ? active : statuses).map((s) => s.inputWatermark),
+    ),
+    maxWatermarkLagMs: statuses.length === 0
+      ? 0
+      : Math.max(...statuses.map((s) => s.watermarkLagMs)),
+    recordsIn: sum(
+      statuses.filter((s) => sources.has(s.operator)).map((s) => s.recordsIn),
+    ),
+    lateRecordsDropped: sum(statuses.map(lateOf)),
+    idleSubtasks: statuses.length - active.length,
+    pausedSubtasks: statuses.filter((s) => s.paused).length,
+    lastSampleAt: handle.history().at(-1)?.at ?? null,
+    deadLetters: letters?.count ?? null,
+  };
+}
+
+/** The job's plan with every subtask's status, for `GET /jobs/:job`. */
+export async function describe(handle: JobHandle): Promise<JobDescription> {
+  const { graph } = handle;
+  const statuses = handle.status();
+  const deadLetters = await readDeadLetters(handle, RECENT_DEAD_LETTERS);
+  return {
+    ...await summarize(handle, deadLetters),
+    maxParallelism: graph.maxParallelism,
+    autoWatermarkIntervalMs: graph.autoWatermarkIntervalMs,
+    operators: graph.vertices.map((v) => ({
+      id: v.id,
+      name: v.name,
+      parallelism: v.parallelism,
+      source: v.source !== undefined,
+      inputs: graph.edges.filter((e) => e.to === v.id).map((e) => e.from),
+      outputs: graph.edges.filter((e) => e.from === v.id).map((e) => e.to),
+      subtasks: statuses.filter((s) => s.operator === v.id).map((s) => ({
+        id: s.id,
+        subtask: s.subtask,
+        inputWatermark: s.inputWatermark,
+        outputWatermark: s.outputWatermark,
+        idle: s.idle,
+        watermarkLagMs: s.watermarkLagMs,
+        recordsIn: s.recordsIn,
+        recordsOut: s.recordsOut,
+        lateRecordsDropped: lateOf(s),
+        mailboxDepth: s.mailboxDepth,
+        paused: s.paused,
+        gauges: s.gauges,
+        ...(s.worker === undefined ? {} : { worker: s.worker }),
+      })),
+    })),
+    recentDeadLetters: deadLetters?.recent ?? [],
+  };
+}
+
+function lateOf(status: SubtaskStatus): number {
+  return status.gauges.numLateRecordsDropped ?? 0;
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
