@@ -16,16 +16,20 @@ import type { Sink, SinkWriter } from "../../runtime/sink.ts";
 import {
   batchHeader,
   batchValue,
-  batchValueBytes,
   commitAll,
   decodeBatch,
   type EncodedBatch,
   type Key,
-  KV_LIMITS,
   type KvWrite,
-  packBatches,
 } from "../_kv_batches.ts";
 import { requireCheckpointId, requireKv, requireName } from "../_kv_checks.ts";
+import { packRecords } from "./_kv_append_pack.ts";
+import {
+  CommitQueue,
+  type Refused,
+  RefusedRecords,
+  restoredTransactions,
+} from "./_two_phase_writer.ts";
 
 /** One record of an append-only output, with the transaction that wrote it. */
 export interface AppendedRecord<T> {
@@ -215,9 +219,8 @@ class AppendWriter<T> implements SinkWriter<T> {
   #timestamps: number[] = [];
   // Sorted by checkpoint id, then subtask.
   #pending: Transaction[] = [];
-  #refused: Array<{ value: T; timestamp: number; error: unknown }> = [];
-  // Commits run one after the other, in call order.
-  #commits: Promise<void> = Promise.resolve();
+  readonly #refused = new RefusedRecords<T>();
+  readonly #commits = new CommitQueue();
 
   constructor(kv: Deno.Kv, name: string, subtask: number) {
     this.#kv = kv;
@@ -232,11 +235,8 @@ class AppendWriter<T> implements SinkWriter<T> {
     }
   }
 
-  takeRefused(): Array<{ value: T; timestamp: number; error: unknown }> {
-    const refused = this.#refused;
-    if (refused.length === 0) return [];
-    this.#refused = [];
-    return refused;
+  takeRefused(): Refused<T>[] {
+    return this.#refused.take();
   }
 
   snapshotState(checkpointId: number): AppendWriterSnapshot {
@@ -253,32 +253,17 @@ class AppendWriter<T> implements SinkWriter<T> {
   }
 
   commit(checkpointId: number): Promise<void> {
-    const run = this.#commits.then(() => this.#commitUpTo(checkpointId));
-    this.#commits = run.catch(() => {});
-    return run;
+    return this.#commits.run(() => this.#commitUpTo(checkpointId));
   }
 
   restoreState(state: unknown): void {
     const action = "restore a writer of KvAppendSink";
-    const snapshot = state as Partial<AppendWriterSnapshot> | null;
-    if (
-      typeof snapshot !== "object" || snapshot === null ||
-      !Array.isArray(snapshot.transactions)
-    ) {
-      throw new TypeError(
-        `Cannot ${action} as 'state' must be { output, transactions }: current value is ${
-          describeValue(state)
-        }`,
-      );
-    }
-    if (snapshot.output !== this.#name) {
-      throw new RangeError(
-        `Cannot ${action} as 'state.output' must be this sink's output ${
-          describeValue(this.#name)
-        }: current value is ${describeValue(snapshot.output)}`,
-      );
-    }
-    const pending = snapshot.transactions.map((tx, i): Transaction => {
+    const transactions = restoredTransactions<Transaction>(state, {
+      action,
+      field: "output",
+      expected: this.#name,
+    });
+    const pending = transactions.map((tx, i): Transaction => {
       const param = `state.transactions[${i}]`;
       if (!Array.isArray(tx?.batches)) {
         throw new TypeError(
@@ -316,7 +301,7 @@ class AppendWriter<T> implements SinkWriter<T> {
     });
     this.#values = [];
     this.#timestamps = [];
-    this.#refused = [];
+    this.#refused.clear();
     this.#pending = pending.sort(byTransaction);
   }
 
@@ -326,43 +311,15 @@ class AppendWriter<T> implements SinkWriter<T> {
   }
 
   /**
-   * Packs the staged records into transaction `(checkpointId, subtask)`.
-   * A record too large for one KV value even alone (packBatches gives it a
-   * batch of its own), or one superjson cannot encode (a getter that
-   * throws), is left out and handed to `takeRefused` (issue 16).
+   * Packs the staged records into transaction `(checkpointId, subtask)`,
+   * leaving out, for `takeRefused`, those Deno KV cannot hold (issue 16).
    */
   #close(checkpointId: number): void {
     if (this.#values.length === 0) return;
-    let values = this.#values;
-    let timestamps = this.#timestamps;
-    let batches: EncodedBatch[];
-    try {
-      batches = packBatches(values, timestamps, KV_LIMITS.valueBytes);
-    } catch {
-      // Only on this failure path: encode one by one to find the records.
-      [values, timestamps] = this.#encodable(values, timestamps);
-      batches = packBatches(values, timestamps, KV_LIMITS.valueBytes);
-    }
-    let first = 0;
-    let kept: EncodedBatch[] | null = null;
-    for (let b = 0; b < batches.length; b++) {
-      const batch = batches[b];
-      const bytes = batchValueBytes(batch);
-      if (bytes > KV_LIMITS.valueBytes) {
-        kept ??= batches.slice(0, b);
-        this.#refused.push({
-          value: values[first],
-          timestamp: timestamps[first],
-          error: new RangeError(
-            `Cannot snapshot KvAppendSink '${this.#name}' as each record must encode to at most ${KV_LIMITS.valueBytes} bytes (Deno KV's 64 KiB value limit): current value is ${bytes} bytes`,
-          ),
-        });
-      } else {
-        kept?.push(batch);
-      }
-      first += batch.count;
-    }
-    if (kept !== null) batches = kept;
+    const batches = packRecords(this.#values, this.#timestamps, {
+      name: this.#name,
+      refused: this.#refused,
+    });
     this.#values = [];
     this.#timestamps = [];
     if (batches.length === 0) return;
@@ -381,26 +338,6 @@ class AppendWriter<T> implements SinkWriter<T> {
       });
       this.#pending.sort(byTransaction);
     }
-  }
-
-  // The records superjson can encode; the others go to takeRefused.
-  #encodable(values: T[], timestamps: number[]): [T[], number[]] {
-    const keptValues: T[] = [];
-    const keptTimestamps: number[] = [];
-    for (let i = 0; i < values.length; i++) {
-      try {
-        packBatches([values[i]], [timestamps[i]], KV_LIMITS.valueBytes);
-        keptValues.push(values[i]);
-        keptTimestamps.push(timestamps[i]);
-      } catch (error) {
-        this.#refused.push({
-          value: values[i],
-          timestamp: timestamps[i],
-          error,
-        });
-      }
-    }
-    return [keptValues, keptTimestamps];
   }
 
   async #commitUpTo(checkpointId: number): Promise<void> {

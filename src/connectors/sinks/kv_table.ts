@@ -14,9 +14,15 @@ import {
   requirePositiveInteger,
 } from "../../time/_validate.ts";
 import type { Sink, SinkWriter } from "../../runtime/sink.ts";
-import { commitAll, type Key, keyCost, KV_LIMITS } from "../_kv_batches.ts";
+import { commitAll } from "../_kv_batches.ts";
 import { requireCheckpointId, requireKv, requireName } from "../_kv_checks.ts";
-import { MAX_KEY_BYTES } from "../../actors/_storage_keys.ts";
+import { type Row, tablePrefix, TableRows } from "./_kv_table_rows.ts";
+import {
+  CommitQueue,
+  type Refused,
+  RefusedRecords,
+  restoredTransactions,
+} from "./_two_phase_writer.ts";
 
 /** Options of a {@linkcode KvTableSink}. */
 export interface KvTableSinkOptions<T> {
@@ -27,7 +33,6 @@ export interface KvTableSinkOptions<T> {
   readonly key: (value: T) => string | number;
 }
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
@@ -179,23 +184,10 @@ export async function readTable<T>(
   return rows;
 }
 
-/** One staged or pending row: the record and its encoded value. */
-interface Row<T> {
-  readonly value: T;
-  readonly bytes: Uint8Array;
-}
-
 /** The last record staged for a row key, and its timestamp. */
 interface Staged<T> {
   value: T;
   timestamp: number;
-}
-
-/** A record a writer left out of a transaction (see `takeRefused`). */
-interface Refused<T> {
-  readonly value: T;
-  readonly timestamp: number;
-  readonly error: unknown;
 }
 
 /** A transaction closed by a snapshot and not yet committed. */
@@ -218,18 +210,13 @@ class TableWriter<T> implements SinkWriter<T> {
   readonly atomicWrites = true;
   readonly #kv: Deno.Kv;
   readonly #table: string;
-  readonly #key: (value: T) => string | number;
-  // The longest string key that fits whatever its characters: a UTF-16
-  // unit takes at most 3 bytes in Deno KV's key encoding (an escaped NUL
-  // 2, a surrogate pair 4 for 2 units), plus 2 for the part's tag and end.
-  readonly #safeKeyLength: number;
+  readonly #rows: TableRows<T>;
   // The last record per row key since the last snapshot, updated in place.
   #staged = new Map<string | number, Staged<T>>();
   // Sorted by checkpoint id.
   #pending: Transaction<T>[] = [];
-  #refused: Refused<T>[] = [];
-  // Commits run one after the other, in call order.
-  #commits: Promise<void> = Promise.resolve();
+  readonly #refused = new RefusedRecords<T>();
+  readonly #commits = new CommitQueue();
 
   constructor(
     kv: Deno.Kv,
@@ -238,16 +225,14 @@ class TableWriter<T> implements SinkWriter<T> {
   ) {
     this.#kv = kv;
     this.#table = table;
-    this.#key = key;
-    this.#safeKeyLength = Math.floor(
-      (MAX_KEY_BYTES - keyCost(tablePrefix(table)) - 2) / 3,
-    );
+    this.#rows = new TableRows(table, key);
   }
 
   write(values: readonly T[], timestamps: readonly number[]): void {
     // Keys first: a key function that throws stages nothing of the batch.
     const keys = new Array<string | number>(values.length);
-    for (let i = 0; i < values.length; i++) keys[i] = this.#rowKey(values[i]);
+    const rows = this.#rows;
+    for (let i = 0; i < values.length; i++) keys[i] = rows.keyOf(values[i]);
     const staged = this.#staged;
     for (let i = 0; i < values.length; i++) {
       const entry = staged.get(keys[i]);
@@ -260,37 +245,13 @@ class TableWriter<T> implements SinkWriter<T> {
     }
   }
 
-  // A row key #close would refuse, when the record arrives (issue 16): of
-  // the wrong type, or too long for Deno KV. O(1) without allocating for a
-  // key up to #safeKeyLength; the row's size is judged at #close.
+  // A row key #close would refuse, when the record arrives (issue 16).
   check(value: T, _timestamp: number): void {
-    const key = this.#rowKey(value);
-    if (typeof key === "number" || key.length <= this.#safeKeyLength) return;
-    this.#checkKeySize(key, "write to KvTableSink");
+    this.#rows.check(value);
   }
 
   takeRefused(): Refused<T>[] {
-    const refused = this.#refused;
-    if (refused.length === 0) return [];
-    this.#refused = [];
-    return refused;
-  }
-
-  #rowKey(value: T): string | number {
-    const key = this.#key(value);
-    if (typeof key !== "string" && typeof key !== "number") {
-      throw new TypeError(
-        `Cannot write to KvTableSink '${this.#table}' as 'key(value)' must be a string or a number: current value is ${
-          describeValue(key)
-        }`,
-      );
-    }
-    if (Number.isNaN(key)) {
-      throw new RangeError(
-        `Cannot write to KvTableSink '${this.#table}' as 'key(value)' must not be NaN, which has no order: current value is NaN`,
-      );
-    }
-    return key;
+    return this.#refused.take();
   }
 
   snapshotState(checkpointId: number): TableWriterSnapshot<T> {
@@ -306,32 +267,15 @@ class TableWriter<T> implements SinkWriter<T> {
   }
 
   commit(checkpointId: number): Promise<void> {
-    const run = this.#commits.then(() => this.#commitUpTo(checkpointId));
-    this.#commits = run.catch(() => {});
-    return run;
+    return this.#commits.run(() => this.#commitUpTo(checkpointId));
   }
 
   restoreState(state: unknown): void {
     const action = "restore a writer of KvTableSink";
-    const snapshot = state as Partial<TableWriterSnapshot<T>> | null;
-    if (
-      typeof snapshot !== "object" || snapshot === null ||
-      !Array.isArray(snapshot.transactions)
-    ) {
-      throw new TypeError(
-        `Cannot ${action} as 'state' must be { table, transactions }: current value is ${
-          describeValue(state)
-        }`,
-      );
-    }
-    if (snapshot.table !== this.#table) {
-      throw new RangeError(
-        `Cannot ${action} as 'state.table' must be this sink's table ${
-          describeValue(this.#table)
-        }: current value is ${describeValue(snapshot.table)}`,
-      );
-    }
-    const pending = snapshot.transactions.map((tx, i): Transaction<T> => {
+    const transactions = restoredTransactions<
+      TableWriterSnapshot<T>["transactions"][number]
+    >(state, { action, field: "table", expected: this.#table });
+    const pending = transactions.map((tx, i): Transaction<T> => {
       const param = `state.transactions[${i}]`;
       if (!Array.isArray(tx?.rows)) {
         throw new TypeError(
@@ -343,12 +287,12 @@ class TableWriter<T> implements SinkWriter<T> {
       requireCheckpointId(tx.checkpointId, action, `${param}.checkpointId`);
       const rows = new Map<string | number, Row<T>>();
       for (const [key, value] of tx.rows) {
-        rows.set(key, this.#encode(key, value, action));
+        rows.set(key, this.#rows.encode(key, value, action));
       }
       return { checkpointId: tx.checkpointId, rows };
     });
     this.#staged = new Map();
-    this.#refused = [];
+    this.#refused.clear();
     this.#pending = pending.sort((a, b) => a.checkpointId - b.checkpointId);
   }
 
@@ -374,9 +318,9 @@ class TableWriter<T> implements SinkWriter<T> {
     }
     for (const [key, { value, timestamp }] of this.#staged) {
       try {
-        tx.rows.set(key, this.#encode(key, value, action));
+        tx.rows.set(key, this.#rows.encode(key, value, action));
       } catch (error) {
-        this.#refused.push({ value, timestamp, error });
+        this.#refused.add(value, timestamp, error);
       }
     }
     this.#staged = new Map();
@@ -398,46 +342,4 @@ class TableWriter<T> implements SinkWriter<T> {
     );
     this.#pending = this.#pending.filter((tx) => !due.includes(tx));
   }
-
-  // The exact size of a long string key with the table's prefix.
-  #checkKeySize(key: string, action: string): void {
-    const fullKey: Key = [...tablePrefix(this.#table), key];
-    const cost = keyCost(fullKey);
-    if (cost <= MAX_KEY_BYTES) return;
-    const shown = describeValue(key);
-    throw new RangeError(
-      `Cannot ${action} '${this.#table}' as the key of row ${
-        shown.length > 80 ? `${shown.slice(0, 80)}…` : shown
-      } must encode to at most ${MAX_KEY_BYTES} bytes with its table prefix (Deno KV's key limit): current value is ${cost} bytes`,
-    );
-  }
-
-  #encode(key: unknown, value: T, action: string): Row<T> {
-    if (
-      (typeof key !== "string" && typeof key !== "number") ||
-      Number.isNaN(key)
-    ) {
-      throw new TypeError(
-        `Cannot ${action} '${this.#table}' as a row key must be a string or a number other than NaN: current value is ${
-          describeValue(key)
-        }`,
-      );
-    }
-    if (typeof key === "string" && key.length > this.#safeKeyLength) {
-      this.#checkKeySize(key, action);
-    }
-    const bytes = encoder.encode(superjson.stringify(value));
-    if (bytes.length > KV_LIMITS.valueBytes) {
-      throw new RangeError(
-        `Cannot ${action} '${this.#table}' as row ${
-          describeValue(key)
-        } must encode to at most ${KV_LIMITS.valueBytes} bytes (Deno KV's 64 KiB value limit): current value is ${bytes.length} bytes`,
-      );
-    }
-    return { value, bytes };
-  }
-}
-
-function tablePrefix(table: string): Key {
-  return ["weir", "table", table];
 }
