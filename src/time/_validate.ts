@@ -79,6 +79,14 @@ export function requireFiniteAtLeast(
   return value;
 }
 
+/** Checks a fraction strictly between 0 and 1 (a ratio); returns it typed. */
+export function requireOpenFraction(value: unknown, subject: Subject): number {
+  if (typeof value !== "number" || !(value > 0 && value < 1)) {
+    fail(subject, "a number greater than 0 and less than 1", value);
+  }
+  return value;
+}
+
 /** Checks an index into `length` slots (a channel, an input); returns it typed. */
 export function requireIndex(
   value: unknown,

@@ -16,6 +16,7 @@ import { saturateWatermark } from "./_saturate.ts";
 import {
   describeValue,
   requireNonNegativeInteger,
+  requireOpenFraction,
   requirePositiveInteger,
 } from "./_validate.ts";
 
@@ -217,7 +218,10 @@ export class AutoTunedOutOfOrdernessWatermarks<T>
       action,
       param: "tuneIntervalMs",
     });
-    this.#target = requireRatio(options.targetLateRatio ?? 0.01, action);
+    this.#target = requireOpenFraction(options.targetLateRatio ?? 0.01, {
+      action,
+      param: "targetLateRatio",
+    });
     this.#historyLimit = requirePositiveInteger(options.historyLimit ?? 100, {
       action,
       param: "historyLimit",
@@ -388,18 +392,4 @@ export class AutoTunedOutOfOrdernessWatermarks<T>
       ? state.intervalStartMs
       : this.#clock.now();
   }
-}
-
-/** Checks `0 < value < 1`; returns it typed. */
-function requireRatio(value: unknown, action: string): number {
-  if (typeof value !== "number" || !(value > 0 && value < 1)) {
-    const message =
-      `Cannot ${action} as 'targetLateRatio' must be a number greater than 0 and less than 1: current value is ${
-        describeValue(value)
-      }`;
-    throw typeof value === "number"
-      ? new RangeError(message)
-      : new TypeError(message);
-  }
-  return value;
 }
