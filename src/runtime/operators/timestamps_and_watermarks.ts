@@ -23,6 +23,11 @@ import type {
   StreamOperator,
 } from "../stream_operator.ts";
 import { rethrowRecord } from "../_record_guard.ts";
+import {
+  rejectTimestamp,
+  SECONDS_THRESHOLD,
+  secondsWarning,
+} from "./_assigned_timestamp.ts";
 import { requireFunction } from "./_validate.ts";
 
 /** Options of a {@linkcode TimestampsAndWatermarksOperator}. */
@@ -60,10 +65,6 @@ export interface TimestampsAndWatermarksSnapshot {
    */
   nextPeriodicMs?: number;
 }
-
-// Epoch milliseconds below this (3 March 1973) are almost always epoch
-// seconds: the most common cause of a watermark stuck in 1970 (DESIGN).
-const SECONDS_THRESHOLD = 1e11;
 
 function ignoreWarning(_message: string): void {}
 
@@ -245,9 +246,7 @@ export class TimestampsAndWatermarksOperator<T>
             !this.#warnedSeconds
           ) {
             this.#warnedSeconds = true;
-            this.#onWarning(
-              `Timestamp ${timestamp} of record ${i} looks like seconds, not epoch milliseconds: multiply it by 1000 in the timestamp assigner, or the watermark stays in 1970 and windows never fire`,
-            );
+            this.#onWarning(secondsWarning(timestamp, i));
           }
           stamped[i] = timestamp;
         }
@@ -400,18 +399,4 @@ export class TimestampsAndWatermarksOperator<T>
       );
     }
   }
-}
-
-function rejectTimestamp(timestamp: unknown, index: number): never {
-  const shown = typeof timestamp === "string"
-    ? JSON.stringify(timestamp)
-    : String(timestamp);
-  const hint = timestamp === -Infinity
-    ? ": the record carries no timestamp, so set one with withTimestampAssigner()"
-    : "";
-  const message =
-    `Cannot assign the event time of record ${index} of the batch as 'timestamp' must be a safe integer of epoch milliseconds: current value is ${shown}${hint}`;
-  throw typeof timestamp === "number"
-    ? new RangeError(message)
-    : new TypeError(message);
 }
