@@ -39,7 +39,7 @@ export interface WindowSlotsOptions<K> {
   partitionOf?: (key: K) => number;
 }
 
-// How many window starts' inner maps #find remembers (a sliding window's
+// How many window starts' inner maps find() remembers (a sliding window's
 // record has size/slide windows; more than this only costs the Map lookup).
 const RECENT = 8;
 

@@ -162,6 +162,8 @@ export class WindowOperator<T, K, ACC, OUT> {
       partitionOf: options.partitionOf,
     });
     this.#context = new SlotContext(this.#timers, options.clock);
+    // One set of parts for the two halves that act on the slots besides
+    // the record path: merging (sessions) and firing (timers).
     const parts = {
       slots: this.#slots,
       timers: this.#timers,
