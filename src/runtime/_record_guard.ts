@@ -58,9 +58,11 @@ export const CAUSE = {
  * channel, or the source partition, and how many of its records came
  * before); for other work, `cause` and `causeValue`. Operators whose
  * current batch is the input batch itself (`aligned`) get the exact
- * position (`"channel 1, record 230"`), which is then part of the letter's
- * id; others get a position for people only, and their letters are
- * identified by their operator, subtask, timestamp and value.
+ * position (`"channel 1, record 230"`); others get a position for people
+ * only. Only a source's partition offset is part of a letter's id: every
+ * other letter is identified by its operator, subtask, timestamp and
+ * value (its content), as a channel position downstream does not survive
+ * a restore (see below).
  *
  * Quarantine under `"fail"` matches a record by its strike, never by its
  * position: the operator, the subtask, the timestamp and the value. A
@@ -154,11 +156,15 @@ export class RecordGuard {
       String(timestamp),
       describe(value),
     ];
-    // The content identity, independent of the position; a letter without
-    // an exact position has it as its id too.
+    // The content identity, independent of the position: the id of every
+    // letter but one at a source's partition offset. A channel position
+    // downstream is for people only: it names the same record after a
+    // restore only if the upstream emits in the same order, which a source
+    // interleaving partitions by fetch timing does not, and the record
+    // would get a second letter.
     const strike = letterId(parts);
     let id = strike;
-    if (exact) {
+    if (exact && this.partitions !== null) {
       parts[2] = position;
       id = letterId(parts);
     }

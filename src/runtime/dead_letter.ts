@@ -26,22 +26,20 @@ export const ERROR_POLICIES: readonly ErrorPolicy[] = ["fail", "dead-letter"];
 export interface DeadLetter {
   /**
    * The dead letter's identity: the same record failing at the same operator
-   * subtask and input position gets the same id, so a restore that
-   * processes it again writes it once.
+   * subtask gets the same id, so a restore that processes it again writes
+   * it once.
    *
-   * A record an operator's input batch holds as it arrived (the head of a
-   * chain, or a source's partition offset) has an exact position, which is
-   * part of its id. One the chain made or moved (after a filter or a
-   * flatMap, a window's result, a timer) has a position for people only,
-   * and its id hashes the operator, the subtask, the timestamp and the
-   * value, so that a restore that cuts batches differently still gives it
-   * the same id. Known limit: two such records with the same value and
-   * timestamp at one operator subtask (identical readings after a filter,
-   * a window that fails twice on the same key) share one id, so the log,
-   * which keeps one letter per id, keeps one of them and `/metrics` counts
-   * one. Nothing is lost but the count: they were the same record in
-   * content. (Telling them apart by their order would not survive a
-   * restore: the upstream may interleave its inputs differently.)
+   * At a source subtask a record's partition offset is part of its id.
+   * Downstream the id hashes the operator, the subtask, the timestamp and
+   * the value (the record's content), and its position in a channel is
+   * for people only: after a restore an upstream source may interleave its
+   * partitions in another order (by fetch timing), so the same record may
+   * come at another channel position, and must not get a second letter.
+   * Known limit: two records with the same value and timestamp at one
+   * downstream operator subtask (identical readings, a window that fails
+   * twice on the same key) share one id, so the log, which keeps one
+   * letter per id, keeps one of them and `/metrics` counts one. Nothing is
+   * lost but the count: they were the same record in content.
    */
   readonly id: string;
   /** The operator whose code threw: its uid or, without one, its name. */
@@ -96,8 +94,8 @@ export class RecordFailedError extends Error {
    * value, hashed), not its position. After a restore the same record may
    * come at another position (a source subtask interleaves its partitions
    * by fetch timing, so a position downstream may name another record),
-   * and still has this strike. When it is quarantined, its dead letter
-   * keeps the `id` of where it came that time.
+   * and still has this strike. When it is quarantined at a source, its
+   * dead letter keeps the `id` of the partition offset it came at.
    */
   readonly strike: string;
 
