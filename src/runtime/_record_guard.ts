@@ -30,7 +30,10 @@ export interface GuardedOperator {
 export interface RecordGuardOptions {
   /** The job's error policy. */
   readonly policy: ErrorPolicy;
-  /** Strikes (`RecordFailedError.strike`) set aside this time under `"fail"`. */
+  /**
+   * Under `"fail"`: strikes (`RecordFailedError.strike`) and sites
+   * (`RecordFailedError.site`) whose records are set aside this time.
+   */
   readonly quarantine: ReadonlySet<string>;
   /** Processing time: `DeadLetter.at`. */
   readonly clock: Clock;
@@ -65,7 +68,9 @@ export const CAUSE = {
  * a restore (see below).
  *
  * Quarantine under `"fail"` matches a record by its strike, never by its
- * position: the operator, the subtask, the timestamp and the value. A
+ * position: the operator, the subtask, the timestamp and the value; or
+ * every record that fails at an operator subtask, by its site, when the
+ * runtime could not recognise a record by its content. A
  * position downstream counts the records of one channel, and names the
  * same record after a restore only if the upstream emits in the same
  * order, which a source subtask interleaving partitions by fetch timing
@@ -168,8 +173,12 @@ export class RecordGuard {
       parts[2] = position;
       id = letterId(parts);
     }
+    // The operator subtask: quarantined as a whole when a record failed
+    // there twice in a row after the same restore with other content
+    // (ingestion time, a map adding a random id), so it is not recognised.
+    const site = `site:${operator.key}|${this.#subtask}`;
     const quarantined = this.#policy === "fail" &&
-      this.#quarantine.has(strike);
+      (this.#quarantine.has(strike) || this.#quarantine.has(site));
     const letter: DeadLetter = {
       id,
       operator: operator.label,
@@ -182,7 +191,7 @@ export class RecordGuard {
       at: this.#clock.now(),
     };
     if (this.#policy === "fail" && !quarantined) {
-      throw new RecordFailedError(letter, strike, { cause: error });
+      throw new RecordFailedError(letter, strike, { cause: error, site });
     }
     this.#letters.push(letter);
   }

@@ -15,7 +15,11 @@
  *   is logged, and the job goes on without the record.
  * - `"fail"`: Flink's behaviour, the job restarts from its last checkpoint;
  *   a record that fails again after that restore is quarantined (written to
- *   the dead-letter log as `"quarantined"`) instead of replayed forever.
+ *   the dead-letter log as `"quarantined"`) instead of replayed forever. If
+ *   the record cannot be recognised (its content changed: a timestamp or a
+ *   value that depends on processing time, such as ingestion time or a map
+ *   adding `Date.now()` or a random id), the next failure at the same
+ *   operator subtask before the job makes progress is.
  */
 export type ErrorPolicy = "fail" | "dead-letter";
 
@@ -60,7 +64,9 @@ export interface DeadLetter {
   readonly position: string;
   /**
    * Why it was set aside: `"dead-letter"` by that policy, `"quarantined"`
-   * by `"fail"` after it failed again after a restore.
+   * by `"fail"` after it failed again after a restore (or, for a record
+   * whose content changes from one run to the next, after a record failed
+   * twice at the same operator subtask before the job made progress).
    */
   readonly reason: "dead-letter" | "quarantined";
   /** Processing time at which it was set aside, epoch ms. */
@@ -98,6 +104,18 @@ export class RecordFailedError extends Error {
    * dead letter keeps the `id` of the partition offset it came at.
    */
   readonly strike: string;
+  /**
+   * Where the record failed, whatever its content: `"site:"`, the
+   * operator's key (its uid or positional id), `"|"` and the subtask. A
+   * record whose timestamp or value depends on processing time (ingestion
+   * time, a map adding `Date.now()` or a random id) comes back after a
+   * restore with another strike and fails again; the runtime then
+   * quarantines its site when the same operator subtask fails again
+   * before the job made progress (the local runtime: after a restart from
+   * the same checkpoint; the KV runtime: in a row), and every record that
+   * fails there is set aside as `"quarantined"` until it does.
+   */
+  readonly site: string;
 
   /**
    * Creates the error; its message names the operator, the subtask, the
@@ -105,12 +123,14 @@ export class RecordFailedError extends Error {
    *
    * @param letter The record that failed, as a dead letter.
    * @param strike Its content identity (see {@linkcode strike}).
-   * @param options `cause`: what the user's code threw.
+   * @param options `cause`: what the user's code threw; `site`: where it
+   * failed (see {@linkcode site}), by default from the letter's operator
+   * and subtask.
    */
   constructor(
     letter: DeadLetter,
     strike: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; site?: string },
   ) {
     super(
       `Cannot process the record at ${letter.position} of operator '${letter.operator}' subtask ${letter.subtask} as its processing threw ${letter.error.name}: ${letter.error.message}; the job restarts from its last checkpoint and sets the record aside if it fails again (dead letter ${letter.id})`,
@@ -119,5 +139,6 @@ export class RecordFailedError extends Error {
     this.name = "RecordFailedError";
     this.letter = letter;
     this.strike = strike;
+    this.site = options?.site ?? `site:${letter.operator}|${letter.subtask}`;
   }
 }

@@ -261,3 +261,31 @@ Deno.test("Subtask sets aside what the watermark rebuilt by a replay fires once 
   assert.deepEqual(letter.value, { key: "a", timestamp: 5 });
   assert.equal(letter.position, "watermark 10");
 });
+
+Deno.test('Subtask under "fail" names the site of a failure, and sets aside as "quarantined" every record that fails at a quarantined site, whatever its content (issue 16)', () => {
+  const setup = {
+    operators: () => [parse()],
+    errorPolicy: "fail" as const,
+    descriptors,
+  };
+  const error = thrown(() => guardHarness(setup).push(["bad"], [1]));
+  assert.ok(error instanceof RecordFailedError);
+  assert.equal(error.site, "site:map-2|0");
+  const again = guardHarness({ ...setup, quarantine: new Set([error.site]) });
+  // Another timestamp: another strike, set aside all the same.
+  again.push(["a", "bad", "bad"], [2, 3, 4]);
+  assert.deepEqual(again.out, ["A@2"]);
+  assert.deepEqual(again.letters().map((l) => [l.timestamp, l.reason]), [
+    [3, "quarantined"],
+    [4, "quarantined"],
+  ]);
+  // Another operator key is another site: it fails.
+  const other = guardHarness({
+    ...setup,
+    descriptors: [{ id: "map-5", name: "Map", state: {} }],
+    quarantine: new Set([error.site]),
+  });
+  assert.ok(
+    thrown(() => other.push(["bad"], [3])) instanceof RecordFailedError,
+  );
+});
