@@ -88,6 +88,8 @@ export class LocalJob {
   // Letters counted by the runtimes before this one.
   #counted = 0;
   #stopped = false;
+  // The record failure the job stopped at without a restart.
+  #failedRecord: RecordFailedError | null = null;
 
   /**
    * Creates the job's first runtime (nothing runs until `run()`).
@@ -168,8 +170,17 @@ export class LocalJob {
    * Runs the job until it finishes or `stop()` is called, restarting it
    * when a record fails under `"fail"` (see the class doc).
    *
+   * A record that fails as the job stops (`stop()` came during the step
+   * that failed) does not restart it: the record is struck, as for a
+   * restart, and the job stays stopped where it failed, with
+   * {@linkcode failedRecord} set. The failed runtime is never checkpointed
+   * (`finalCheckpoint()` returns `null`): the next start restores the
+   * latest checkpoint, before the record, and quarantines it if it fails
+   * again.
+   *
    * @returns The runtime that ran it last, for its final status.
-   * @throws {RecordFailedError} If a quarantined record failed anyway.
+   * @throws {RecordFailedError} If a record failed as the job stopped (see
+   * above), or a quarantined record failed anyway.
    * @throws {Error} Whatever else ended the runtime's `run()`.
    */
   async run(): Promise<LocalRuntime> {
@@ -180,10 +191,39 @@ export class LocalJob {
         await runtime.run();
         return runtime;
       } catch (error) {
-        if (!(error instanceof RecordFailedError) || this.#stopped) throw error;
+        if (!(error instanceof RecordFailedError)) throw error;
+        if (this.#stopped) {
+          await this.#stopAt(runtime, error);
+          throw error;
+        }
         await this.#restart(runtime, error.letter, error);
       }
     }
+  }
+
+  /**
+   * The record failure (under `"fail"`) the job stopped at without a
+   * restart: it failed as the job stopped, or while `finalCheckpoint()`
+   * drained it; or `null`. The record is struck, and no checkpoint past it
+   * was taken: the next start restores `latestCheckpoint` (the start
+   * without one) and quarantines the record if it fails again.
+   */
+  get failedRecord(): RecordFailedError | null {
+    return this.#failedRecord;
+  }
+
+  // A record failed while the job stops: what a restart would do before it
+  // restores, and no more. The failed runtime stays the job's (for its
+  // status, and `close()`), and is never checkpointed.
+  async #stopAt(failed: LocalRuntime, error: RecordFailedError): Promise<void> {
+    this.#failedRecord = error;
+    if (
+      this.#quarantine.has(error.strike) || this.#quarantine.has(error.site)
+    ) return;
+    this.#quarantine.add(error.strike);
+    await this.#strikes.add(error);
+    // Letters of records before the failure (quarantined ones).
+    await failed.flushDeadLetters();
   }
 
   async #restart(
@@ -240,9 +280,30 @@ export class LocalJob {
     this.#runtime.stop();
   }
 
-  /** See {@linkcode LocalRuntime.finalCheckpoint}. */
-  finalCheckpoint(): Promise<number | null> {
-    return this.#runtime.finalCheckpoint();
+  /**
+   * Stops with a final checkpoint (see
+   * {@linkcode LocalRuntime.finalCheckpoint}), after `stop()` and once
+   * `run()` has returned, unless a record failed: then none is taken.
+   *
+   * A record that fails under `"fail"` while the runtime drains (a window
+   * that the last watermark fires throws) is struck, and no checkpoint past
+   * it is saved, as when a record fails as the job stops (see `run()`):
+   * {@linkcode failedRecord} says which, and the next start restores the
+   * latest checkpoint and quarantines the record if it fails again.
+   *
+   * @returns The final checkpoint's id, or `null` if none was taken: part
+   * of the job has finished, or a record failed ({@linkcode failedRecord}).
+   */
+  async finalCheckpoint(): Promise<number | null> {
+    if (this.#failedRecord !== null) return null;
+    const runtime = this.#runtime;
+    try {
+      return await runtime.finalCheckpoint();
+    } catch (error) {
+      if (!(error instanceof RecordFailedError)) throw error;
+      await this.#stopAt(runtime, error);
+      return null;
+    }
   }
 
   /** See {@linkcode LocalRuntime.close}. */
