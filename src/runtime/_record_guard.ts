@@ -298,18 +298,43 @@ function hex(n: number): string {
 /** The record as text for its id: JSON when it has one, else `String()`. */
 function describe(value: unknown): string {
   try {
-    return JSON.stringify(value) ?? String(value);
+    return JSON.stringify(value) ?? printable(value);
   } catch {
-    // BigInt, cycles: still deterministic.
-    return String(value);
+    // BigInt, cycles, a getter that throws: still deterministic.
+    return printable(value);
   }
 }
 
-function errorOf(error: unknown): DeadLetter["error"] {
-  if (error instanceof Error) {
-    return { name: error.name, message: error.message };
+/** `String(value)`, or its type when that throws too (a null prototype). */
+function printable(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return `(a ${typeof value} that cannot be printed)`;
   }
-  return { name: typeof error, message: String(error) };
+}
+
+// What is kept of an error's name and message: it goes into the letter,
+// the strike and the failure records, each a storage value of bounded size.
+const MAX_ERROR_CHARS = 2_048;
+
+function errorOf(error: unknown): DeadLetter["error"] {
+  let name: string;
+  let message: string;
+  try {
+    name = error instanceof Error ? String(error.name) : typeof error;
+    message = error instanceof Error ? String(error.message) : printable(error);
+  } catch {
+    name = typeof error;
+    message = "(an error that cannot be printed)";
+  }
+  return { name: cut(name), message: cut(message) };
+}
+
+function cut(text: string): string {
+  return text.length <= MAX_ERROR_CHARS
+    ? text
+    : `${text.slice(0, MAX_ERROR_CHARS)}… (cut: ${text.length} characters)`;
 }
 
 /**

@@ -50,11 +50,17 @@ export interface DeadLetter {
   readonly operator: string;
   /** The operator's subtask index, from 0. */
   readonly subtask: number;
-  /** The record itself (for a window function, `{ key, window }`). */
+  /**
+   * The record itself (for a window function, `{ key, window }`). As kept
+   * in the dead-letter log, one the store cannot encode (an object whose
+   * getter throws, a function) is a description,
+   * `"<unencodable: TypeError: …> …"`, and one whose JSON is over 16,384
+   * characters is cut short, as text.
+   */
   readonly value: unknown;
   /** The record's event timestamp in epoch ms (`NaN` if it had none). */
   readonly timestamp: number;
-  /** What was thrown. */
+  /** What was thrown (its name and message, each cut at 2,048 characters). */
   readonly error: { readonly name: string; readonly message: string };
   /**
    * Where the record was in the operator subtask's input, for people:

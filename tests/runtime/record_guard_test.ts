@@ -289,3 +289,27 @@ Deno.test('Subtask under "fail" names the site of a failure, and sets aside as "
     thrown(() => other.push(["bad"], [3])) instanceof RecordFailedError,
   );
 });
+
+Deno.test("Subtask sets aside a record that cannot be printed, thrown with an error that cannot be either, with its message cut to 2,048 characters (issue 16)", () => {
+  const unprintable = Object.create(null);
+  const h = guardHarness({
+    operators: () => [
+      new MapOperator<unknown, unknown>((v) => {
+        if (v === "long") throw new RangeError("x".repeat(10_000));
+        throw unprintable;
+      }),
+    ],
+  });
+  h.push([unprintable, "long"], [1, 2]);
+  const [first, second] = h.letters();
+  assert.equal(first.value, unprintable);
+  assert.deepEqual(first.error, {
+    name: "object",
+    message: "(a object that cannot be printed)",
+  });
+  assert.equal(second.error.name, "RangeError");
+  assert.equal(
+    second.error.message,
+    `${"x".repeat(2_048)}… (cut: 10000 characters)`,
+  );
+});

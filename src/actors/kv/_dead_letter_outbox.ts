@@ -12,6 +12,7 @@ import type { DeadLetter } from "../../runtime/dead_letter.ts";
 import type { StorageKey, StorageOp } from "../storage.ts";
 import { LIMITS } from "../_commit_plan.ts";
 import { encodedKeySize } from "../_storage_keys.ts";
+import { keptLetter } from "../_kept_letter.ts";
 import type { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
 import type { KvStorage } from "./kv_storage.ts";
 
@@ -48,7 +49,8 @@ export function placeLetters(
   const puts: StorageOp[] = letters.map((letter) => ({
     type: "put",
     key: [OUTBOX, letter.id],
-    value: letter,
+    // Writable whatever the record held, or the step would never commit.
+    value: keptLetter(letter),
   }));
   const all = [...ops, ...puts];
   let keyBytes = 0;
