@@ -63,7 +63,11 @@ import {
   describeJobSettings,
   resolveJobSettings,
 } from "./src/api/job_settings.ts";
-import { parseSettingFlags, settingFlags } from "./src/cli/setting_flags.ts";
+import {
+  parseSettingFlags,
+  refuseSettingFlags,
+  settingFlags,
+} from "./src/cli/setting_flags.ts";
 import { stopLocalJob } from "./src/cli/stop_local_job.ts";
 import {
   allowedHostsFor,
@@ -640,8 +644,10 @@ if (import.meta.main) {
     });
     const restore = parseRestore(values.restore);
     if (positionals[0] === "durable") {
+      refuseSettingFlags(values, "durable");
       await durable(positionals[1] ?? "./.weir/durable.sqlite", restore);
     } else if (positionals[0] === "demo") {
+      refuseSettingFlags(values, "demo");
       await demo();
     } else {
       const port = Number(values.port);
