@@ -63,7 +63,12 @@ import {
   describeJobSettings,
   resolveJobSettings,
 } from "./src/api/job_settings.ts";
-import { parseSettingFlags, settingFlags } from "./src/cli/setting_flags.ts";
+import {
+  parseSettingFlags,
+  refuseSettingFlags,
+  settingFlags,
+} from "./src/cli/setting_flags.ts";
+import { stopLocalJob } from "./src/cli/stop_local_job.ts";
 import {
   allowedHostsFor,
   exposureWarning,
@@ -256,15 +261,32 @@ function startServer(
   }
 }
 
-function onShutdown(stop: () => Promise<void>): void {
-  let stopping = false;
+/**
+ * Runs `stop` on Ctrl-C (or SIGTERM), then exits with the code it returns
+ * (0 without one; 1, with the error, if it throws).
+ *
+ * @returns While the service stops, the promise of its exit (it never
+ * resolves); else `null`.
+ */
+function onShutdown(
+  stop: () => Promise<number | void>,
+): () => Promise<never> | null {
+  let stopping: Promise<never> | null = null;
   const handler = () => {
-    if (stopping) return;
-    stopping = true;
-    stop().finally(() => Deno.exit(0));
+    if (stopping !== null) return;
+    stopping = stop().then(
+      (code) => Deno.exit(code ?? 0),
+      (error) => {
+        console.error(
+          `error: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        Deno.exit(1);
+      },
+    );
   };
   Deno.addSignalListener("SIGINT", handler);
   Deno.addSignalListener("SIGTERM", handler);
+  return () => stopping;
 }
 
 async function serve(
@@ -308,29 +330,23 @@ async function serve(
     }`,
   );
   const running = runtime.run();
-  onShutdown(async () => {
-    runtime.stop();
-    await running.catch(() => {});
-    // A final checkpoint, so a restart resumes exactly here; one in
-    // progress completes first.
-    const pending = runtime.checkpointInProgress;
-    if (pending !== null) {
-      console.log(
-        `weir: stopping: checkpoint ${pending} is in progress; waiting for it, then taking a final one`,
-      );
-    }
-    const final = await runtime.finalCheckpoint();
-    console.log(
-      final === null
-        ? `weir: job '${name}' stopped (its input has ended: no final checkpoint)`
-        : `weir: job '${name}' stopped at final checkpoint ${final}`,
-    );
+  const stopping = onShutdown(async () => {
+    // A final checkpoint, so a restart resumes exactly here; none past a
+    // record that failed as the job stopped (exit code 1).
+    const code = await stopLocalJob(runtime, running, { name });
     handle.stop();
     await runtime.close();
     await server.shutdown();
     kv.close();
+    return code;
   });
-  await running;
+  try {
+    await running;
+  } catch (error) {
+    // Stopping: the shutdown says how the job ended, and exits.
+    await stopping();
+    throw error;
+  }
   if (runtime.finished) {
     console.log(`weir: job '${name}' finished (Ctrl-C stops the service)`);
   }
@@ -628,8 +644,10 @@ if (import.meta.main) {
     });
     const restore = parseRestore(values.restore);
     if (positionals[0] === "durable") {
+      refuseSettingFlags(values, "durable");
       await durable(positionals[1] ?? "./.weir/durable.sqlite", restore);
     } else if (positionals[0] === "demo") {
+      refuseSettingFlags(values, "demo");
       await demo();
     } else {
       const port = Number(values.port);

@@ -39,6 +39,14 @@ export interface ActorFailure {
     readonly position: string;
     /** The record's dead-letter id. */
     readonly letter: string;
+    /** Where it failed, whatever its content (`RecordFailedError.site`). */
+    readonly site?: string;
+    /**
+     * The last failures in a row at that site: from 2 on, the retry
+     * quarantines the site, as the record that failed there is not
+     * recognised by its content (it changes from one run to the next).
+     */
+    readonly atSite?: number;
   };
   /** Failures in a row. */
   readonly failures: number;
@@ -102,7 +110,12 @@ export function nextActorFailure(
     MAX_RETRY_DELAY_MS,
     previous === undefined ? options.firstDelayMs : 2 * previous.delayMs,
   );
-  const letter = error instanceof RecordFailedError ? error.letter : undefined;
+  const failed = error instanceof RecordFailedError ? error : undefined;
+  const letter = failed?.letter;
+  const site = failed?.site;
+  const atSite = site !== undefined && previous?.record?.site === site
+    ? (previous.record.atSite ?? 1) + 1
+    : 1;
   return {
     // For a record, what its processing threw (the letter's error).
     error: letter !== undefined
@@ -116,6 +129,8 @@ export function nextActorFailure(
         subtask: letter.subtask,
         position: letter.position,
         letter: letter.id,
+        site,
+        atSite,
       },
     }),
     failures: (previous?.failures ?? 0) + 1,

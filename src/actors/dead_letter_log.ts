@@ -7,10 +7,7 @@
 
 import type { DeadLetter } from "../runtime/dead_letter.ts";
 import type { ActorStorage } from "./storage.ts";
-
-// A value over this many characters is cut in what is kept: a dead letter
-// must fit a storage value whatever the record held.
-const MAX_KEPT_CHARS = 16_384;
+import { keptLetter } from "./_kept_letter.ts";
 
 /**
  * The dead letters of one job in an {@linkcode ActorStorage}, e.g.
@@ -18,7 +15,10 @@ const MAX_KEPT_CHARS = 16_384;
  *
  * A letter is stored under its `id`, so writing one again (a restore that
  * processes the record again) changes nothing: the log holds each set-aside
- * record once.
+ * record once. Whatever the record held, its letter can be written: a value
+ * storage cannot encode (an object whose getter throws, a function) is kept
+ * as a description (`"<unencodable: …> …"`), one over 16,384 characters of
+ * JSON is cut short, and so is an error message over 2,048 characters.
  */
 export class DeadLetterLog {
   readonly #storage: ActorStorage;
@@ -54,7 +54,7 @@ export class DeadLetterLog {
         [...fresh.values()].map((letter) => ({
           type: "put" as const,
           key: [letter.id],
-          value: kept(letter),
+          value: keptLetter(letter),
         })),
       );
     }
@@ -77,19 +77,4 @@ export class DeadLetterLog {
   async count(): Promise<number> {
     return (await this.#storage.list([], { keysOnly: true })).length;
   }
-}
-
-/** The letter with a value small enough to keep. */
-function kept(letter: DeadLetter): DeadLetter {
-  let text: string;
-  try {
-    text = JSON.stringify(letter.value) ?? String(letter.value);
-  } catch {
-    text = String(letter.value);
-  }
-  if (text.length <= MAX_KEPT_CHARS) return letter;
-  return {
-    ...letter,
-    value: `${text.slice(0, MAX_KEPT_CHARS)}… (cut: ${text.length} characters)`,
-  };
 }

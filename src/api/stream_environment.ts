@@ -100,9 +100,11 @@ export interface StreamEnvironmentOptions {
    *   position go to the dead-letter log (`deadLetterStorage`), a line is
    *   logged, and the job goes on without the record.
    * - `"fail"` (Flink's behaviour): the job restarts from its latest
-   *   checkpoint; if the same record fails again at the same input
-   *   position, it is quarantined (written to the dead-letter log as
-   *   `"quarantined"`) instead of replayed forever. The local runtime
+   *   checkpoint; if the same record (by its content) fails again after
+   *   the restore, it is quarantined (written to the dead-letter log as
+   *   `"quarantined"`) instead of replayed forever; if the record cannot
+   *   be recognised (its content changed), the next failure at the same
+   *   operator subtask before the job makes progress is. The local runtime
    *   restarts the whole job in the process (`execute()`, `createJob()`);
    *   the KV runtime reloads the failing actor from its last committed
    *   step, its unit of recovery.

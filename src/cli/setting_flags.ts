@@ -1,8 +1,9 @@
 /**
  * The command line's flags for a job's settings (`--parallelism`,
  * `--checkpoint-interval-ms`, `--watermark-recovery`, `--error-policy`):
- * read from the
- * arguments, and given again to the worker processes a supervisor starts.
+ * read from the arguments, given again to the worker processes a
+ * supervisor starts, and refused by the modes whose job has settings of
+ * its own.
  *
  * @module
  */
@@ -76,4 +77,37 @@ export function parseSettingFlags(values: {
     watermarkRecovery: recovery,
     errorPolicy: policy as ErrorPolicy | undefined,
   };
+}
+
+/**
+ * Refuses the settings flags in a mode whose job has settings of its own
+ * (`demo`, `durable`): a flag that would be silently ignored is an error,
+ * naming it.
+ *
+ * @param values The flags as parsed.
+ * @param mode The mode, e.g. `"demo"`.
+ * @throws {RangeError} If a settings flag is given: the first one.
+ */
+export function refuseSettingFlags(
+  values: {
+    parallelism?: string;
+    "checkpoint-interval-ms"?: string;
+    "watermark-recovery"?: string;
+    "error-policy"?: string;
+  },
+  mode: string,
+): void {
+  const flags = [
+    "parallelism",
+    "checkpoint-interval-ms",
+    "watermark-recovery",
+    "error-policy",
+  ] as const;
+  for (const flag of flags) {
+    const value = values[flag];
+    if (value === undefined) continue;
+    throw new RangeError(
+      `Cannot start as '--${flag}' does not apply to the ${mode} mode: current value is ${value} (its job has settings of its own; give a job file to choose them)`,
+    );
+  }
 }

@@ -30,7 +30,10 @@ export interface GuardedOperator {
 export interface RecordGuardOptions {
   /** The job's error policy. */
   readonly policy: ErrorPolicy;
-  /** Strikes (`RecordFailedError.strike`) set aside this time under `"fail"`. */
+  /**
+   * Under `"fail"`: strikes (`RecordFailedError.strike`) and sites
+   * (`RecordFailedError.site`) whose records are set aside this time.
+   */
   readonly quarantine: ReadonlySet<string>;
   /** Processing time: `DeadLetter.at`. */
   readonly clock: Clock;
@@ -58,12 +61,16 @@ export const CAUSE = {
  * channel, or the source partition, and how many of its records came
  * before); for other work, `cause` and `causeValue`. Operators whose
  * current batch is the input batch itself (`aligned`) get the exact
- * position (`"channel 1, record 230"`), which is then part of the letter's
- * id; others get a position for people only, and their letters are
- * identified by their operator, subtask, timestamp and value.
+ * position (`"channel 1, record 230"`); others get a position for people
+ * only. Only a source's partition offset is part of a letter's id: every
+ * other letter is identified by its operator, subtask, timestamp and
+ * value (its content), as a channel position downstream does not survive
+ * a restore (see below).
  *
  * Quarantine under `"fail"` matches a record by its strike, never by its
- * position: the operator, the subtask, the timestamp and the value. A
+ * position: the operator, the subtask, the timestamp and the value; or
+ * every record that fails at an operator subtask, by its site, when the
+ * runtime could not recognise a record by its content. A
  * position downstream counts the records of one channel, and names the
  * same record after a restore only if the upstream emits in the same
  * order, which a source subtask interleaving partitions by fetch timing
@@ -154,16 +161,24 @@ export class RecordGuard {
       String(timestamp),
       describe(value),
     ];
-    // The content identity, independent of the position; a letter without
-    // an exact position has it as its id too.
+    // The content identity, independent of the position: the id of every
+    // letter but one at a source's partition offset. A channel position
+    // downstream is for people only: it names the same record after a
+    // restore only if the upstream emits in the same order, which a source
+    // interleaving partitions by fetch timing does not, and the record
+    // would get a second letter.
     const strike = letterId(parts);
     let id = strike;
-    if (exact) {
+    if (exact && this.partitions !== null) {
       parts[2] = position;
       id = letterId(parts);
     }
+    // The operator subtask: quarantined as a whole when a record failed
+    // there twice in a row after the same restore with other content
+    // (ingestion time, a map adding a random id), so it is not recognised.
+    const site = `site:${operator.key}|${this.#subtask}`;
     const quarantined = this.#policy === "fail" &&
-      this.#quarantine.has(strike);
+      (this.#quarantine.has(strike) || this.#quarantine.has(site));
     const letter: DeadLetter = {
       id,
       operator: operator.label,
@@ -176,7 +191,7 @@ export class RecordGuard {
       at: this.#clock.now(),
     };
     if (this.#policy === "fail" && !quarantined) {
-      throw new RecordFailedError(letter, strike, { cause: error });
+      throw new RecordFailedError(letter, strike, { cause: error, site });
     }
     this.#letters.push(letter);
   }
@@ -283,18 +298,43 @@ function hex(n: number): string {
 /** The record as text for its id: JSON when it has one, else `String()`. */
 function describe(value: unknown): string {
   try {
-    return JSON.stringify(value) ?? String(value);
+    return JSON.stringify(value) ?? printable(value);
   } catch {
-    // BigInt, cycles: still deterministic.
-    return String(value);
+    // BigInt, cycles, a getter that throws: still deterministic.
+    return printable(value);
   }
 }
 
-function errorOf(error: unknown): DeadLetter["error"] {
-  if (error instanceof Error) {
-    return { name: error.name, message: error.message };
+/** `String(value)`, or its type when that throws too (a null prototype). */
+function printable(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return `(a ${typeof value} that cannot be printed)`;
   }
-  return { name: typeof error, message: String(error) };
+}
+
+// What is kept of an error's name and message: it goes into the letter,
+// the strike and the failure records, each a storage value of bounded size.
+const MAX_ERROR_CHARS = 2_048;
+
+function errorOf(error: unknown): DeadLetter["error"] {
+  let name: string;
+  let message: string;
+  try {
+    name = error instanceof Error ? String(error.name) : typeof error;
+    message = error instanceof Error ? String(error.message) : printable(error);
+  } catch {
+    name = typeof error;
+    message = "(an error that cannot be printed)";
+  }
+  return { name: cut(name), message: cut(message) };
+}
+
+function cut(text: string): string {
+  return text.length <= MAX_ERROR_CHARS
+    ? text
+    : `${text.slice(0, MAX_ERROR_CHARS)}… (cut: ${text.length} characters)`;
 }
 
 /**

@@ -77,7 +77,7 @@ export interface SourceSubtaskOptions<T> {
    */
   readonly errorPolicy?: ErrorPolicy;
   /**
-   * Under `"fail"`: strikes of records to set aside this time (see
+   * Under `"fail"`: strikes of records, and sites, to set aside this time (see
    * `SubtaskOptions.quarantine`).
    * @default {new Set()}
    */

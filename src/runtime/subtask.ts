@@ -100,7 +100,8 @@ export interface SubtaskOptions {
    * Under `"fail"`: the strikes (`RecordFailedError.strike`) of records
    * that failed once, before the restore that built this subtask; the
    * records are set aside (`"quarantined"`) this time instead of failing
-   * again, wherever they come in the input.
+   * again, wherever they come in the input; and sites
+   * (`RecordFailedError.site`) where every record that fails is set aside.
    * @default {new Set()}
    */
   readonly quarantine?: ReadonlySet<string>;

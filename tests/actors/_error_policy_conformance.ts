@@ -205,6 +205,92 @@ function job(
  * @param runtime The runtime under test.
  */
 export function errorPolicyConformance(runtime: PolicyRuntimeUnderTest): void {
+  for (const policy of ["dead-letter", "fail"] as const) {
+    Deno.test(`${runtime.name} runtime, errorPolicy "${policy}": a record that storage cannot encode (a getter that throws) is set aside with a description of it, and the job ends (issue 16)`, async () => {
+      using kv = await Deno.openKv(":memory:");
+      const clock = new ManualClock(0);
+      const poison: PoisonCase = {
+        name: "a record whose getter throws",
+        poison: {},
+        setAside: true,
+        build: (source) =>
+          idsTo(
+            source.map((r): Rec =>
+              r.id === POISON
+                ? {
+                  id: r.id,
+                  ts: r.ts,
+                  get key(): never {
+                    throw new TypeError(`Cannot read the key of ${r.id}`);
+                  },
+                }
+                : r
+            ).keyBy((r) => r.key as string).process<Rec, undefined>({
+              processElement(r, _ctx, out) {
+                out(r);
+              },
+            }),
+          ),
+      };
+      const { env, counted } = job(clock, policy, poison, kv);
+      const error = console.error;
+      console.error = () => {};
+      let run: PolicyRun;
+      try {
+        run = await runtime.run(env, clock, kv);
+      } finally {
+        console.error = error;
+      }
+      const others = Array.from({ length: COUNT }, (_, i) => i)
+        .filter((i) => i !== POISON).map((i) => JSON.stringify(i)).sort();
+      assert.deepEqual(await counted(), others);
+      assert.deepEqual(run.letters.map((l) => [l.value, l.error.message]), [[
+        `<unencodable: TypeError: Cannot read the key of ${POISON}> [object Object]`,
+        `Cannot read the key of ${POISON}`,
+      ]]);
+    });
+  }
+
+  Deno.test(`${runtime.name} runtime, errorPolicy "fail": a record whose value changes from run to run (a map adding a nonce) is quarantined when it fails twice at the same operator subtask, and the job ends (issue 16)`, async () => {
+    using kv = await Deno.openKv(":memory:");
+    const clock = new ManualClock(0);
+    // Each run gives the record another value: its strike never matches.
+    let nonce = 0;
+    const poison: PoisonCase = {
+      name: "a record stamped with a nonce",
+      poison: {},
+      setAside: true,
+      build: (source) =>
+        idsTo(
+          source.map((r) => ({ ...r, nonce: nonce++ }))
+            .keyBy((r) => (r.id === POISON ? null : r.key) as string)
+            .process<Rec, undefined>({
+              processElement(r, _ctx, out) {
+                out(r);
+              },
+            }),
+        ),
+    };
+    const { env, counted } = job(clock, "fail", poison, kv);
+    const error = console.error;
+    console.error = () => {};
+    let run: PolicyRun;
+    try {
+      run = await runtime.run(env, clock, kv);
+    } finally {
+      console.error = error;
+    }
+    const others = Array.from({ length: COUNT }, (_, i) => i)
+      .filter((i) => i !== POISON).map((i) => JSON.stringify(i)).sort();
+    assert.deepEqual(await counted(), others);
+    // Failed, failed again unrecognised (its site is quarantined), set aside.
+    assert.equal(run.restarts, 2);
+    assert.deepEqual(
+      run.letters.map((l) => [(l.value as Rec).id, l.reason]),
+      [[POISON, "quarantined"]],
+    );
+  });
+
   for (const poison of CASES) {
     for (const policy of ["dead-letter", "fail"] as const) {
       const pending = poison.pending === undefined

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   parseSettingFlags,
+  refuseSettingFlags,
   settingFlags,
 } from "../../src/cli/setting_flags.ts";
 
@@ -45,4 +46,25 @@ Deno.test("--error-policy is read, given back to workers, and refused when it is
     message:
       /'--error-policy' must be fail or dead-letter: current value is ignore/,
   });
+});
+
+Deno.test("refuseSettingFlags() refuses a settings flag in a mode whose job has settings of its own, naming the flag and the mode", () => {
+  refuseSettingFlags({}, "demo");
+  assert.throws(() => refuseSettingFlags({ "error-policy": "fail" }, "demo"), {
+    name: "RangeError",
+    message:
+      "Cannot start as '--error-policy' does not apply to the demo mode: current value is fail (its job has settings of its own; give a job file to choose them)",
+  });
+  for (
+    const flag of [
+      "parallelism",
+      "checkpoint-interval-ms",
+      "watermark-recovery",
+    ] as const
+  ) {
+    assert.throws(() => refuseSettingFlags({ [flag]: "2" }, "durable"), {
+      name: "RangeError",
+      message: new RegExp(`'--${flag}' does not apply to the durable mode`),
+    });
+  }
 });

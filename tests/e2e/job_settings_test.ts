@@ -80,3 +80,25 @@ Deno.test("deno task dev refuses a job file setting that does not exist, and a b
   );
   await Deno.remove(dir, { recursive: true });
 });
+
+Deno.test("deno task dev refuses a settings flag in the demo and durable modes, whose jobs have settings of their own, naming it (issue 16)", async () => {
+  const demo = new Dev(["demo", "--error-policy", "fail"]);
+  assert.equal(await demo.exit(), 1);
+  assert.match(
+    demo.lines.join("\n"),
+    /error: Cannot start as '--error-policy' does not apply to the demo mode: current value is fail/,
+  );
+  const dir = await Deno.makeTempDir({ prefix: "weir-settings-" });
+  const durable = new Dev([
+    "durable",
+    `${dir}/durable.sqlite`,
+    "--parallelism",
+    "4",
+  ]);
+  assert.equal(await durable.exit(), 1);
+  assert.match(
+    durable.lines.join("\n"),
+    /error: Cannot start as '--parallelism' does not apply to the durable mode: current value is 4/,
+  );
+  await Deno.remove(dir, { recursive: true });
+});

@@ -107,7 +107,7 @@ Deno.test('Subtask under "fail" throws RecordFailedError with the letter and the
   );
 });
 
-Deno.test('Subtask under "fail" quarantines a record by its strike, wherever it comes after the restore, and its letter keeps the id of where it came (issue 16)', () => {
+Deno.test('Subtask under "fail" quarantines a record by its strike, wherever it comes after the restore, and its letter keeps its id (issue 16)', () => {
   const setup = {
     operators: () => [parse()],
     errorPolicy: "fail" as const,
@@ -129,14 +129,14 @@ Deno.test('Subtask under "fail" quarantines a record by its strike, wherever it 
   const [letter] = again.letters();
   assert.equal(letter.reason, "quarantined");
   assert.equal(letter.position, "channel 0, record 0");
-  assert.notEqual(letter.id, error.letter.id, "the id of where it came");
+  assert.equal(letter.id, error.letter.id, "one letter for the record");
   // The same value at another timestamp is another record: it fails.
   assert.ok(
     thrown(() => again.push(["bad"], [4])) instanceof RecordFailedError,
   );
 });
 
-Deno.test("Subtask gives a failing record the same id after a restore from a snapshot taken before it (issue 16)", () => {
+Deno.test("Subtask gives a failing record downstream the same id wherever it comes in its channel: a position there is for people only (issue 16)", () => {
   const setup = { operators: () => [parse()], descriptors };
   const h = guardHarness(setup);
   h.push(["a", "b"], [1, 2]);
@@ -151,9 +151,15 @@ Deno.test("Subtask gives a failing record the same id after a restore from a sna
   const [after] = restored.letters();
   assert.equal(after.position, "channel 0, record 3");
   assert.equal(after.id, before.id);
-  // Without the counts (a fresh subtask), the position and the id differ.
+  // Elsewhere in the channel (an upstream source interleaved its
+  // partitions in another order): another position, the same id.
   const fresh = guardHarness(setup);
   fresh.push(["bad"], [4]);
+  const [moved] = fresh.letters();
+  assert.equal(moved.position, "channel 0, record 0");
+  assert.equal(moved.id, before.id);
+  // Another timestamp is another record.
+  fresh.push(["bad"], [5]);
   assert.notEqual(fresh.letters()[0].id, before.id);
 });
 
@@ -254,4 +260,56 @@ Deno.test("Subtask sets aside what the watermark rebuilt by a replay fires once 
   const [letter] = h.letters();
   assert.deepEqual(letter.value, { key: "a", timestamp: 5 });
   assert.equal(letter.position, "watermark 10");
+});
+
+Deno.test('Subtask under "fail" names the site of a failure, and sets aside as "quarantined" every record that fails at a quarantined site, whatever its content (issue 16)', () => {
+  const setup = {
+    operators: () => [parse()],
+    errorPolicy: "fail" as const,
+    descriptors,
+  };
+  const error = thrown(() => guardHarness(setup).push(["bad"], [1]));
+  assert.ok(error instanceof RecordFailedError);
+  assert.equal(error.site, "site:map-2|0");
+  const again = guardHarness({ ...setup, quarantine: new Set([error.site]) });
+  // Another timestamp: another strike, set aside all the same.
+  again.push(["a", "bad", "bad"], [2, 3, 4]);
+  assert.deepEqual(again.out, ["A@2"]);
+  assert.deepEqual(again.letters().map((l) => [l.timestamp, l.reason]), [
+    [3, "quarantined"],
+    [4, "quarantined"],
+  ]);
+  // Another operator key is another site: it fails.
+  const other = guardHarness({
+    ...setup,
+    descriptors: [{ id: "map-5", name: "Map", state: {} }],
+    quarantine: new Set([error.site]),
+  });
+  assert.ok(
+    thrown(() => other.push(["bad"], [3])) instanceof RecordFailedError,
+  );
+});
+
+Deno.test("Subtask sets aside a record that cannot be printed, thrown with an error that cannot be either, with its message cut to 2,048 characters (issue 16)", () => {
+  const unprintable = Object.create(null);
+  const h = guardHarness({
+    operators: () => [
+      new MapOperator<unknown, unknown>((v) => {
+        if (v === "long") throw new RangeError("x".repeat(10_000));
+        throw unprintable;
+      }),
+    ],
+  });
+  h.push([unprintable, "long"], [1, 2]);
+  const [first, second] = h.letters();
+  assert.equal(first.value, unprintable);
+  assert.deepEqual(first.error, {
+    name: "object",
+    message: "(a object that cannot be printed)",
+  });
+  assert.equal(second.error.name, "RangeError");
+  assert.equal(
+    second.error.message,
+    `${"x".repeat(2_048)}… (cut: 10000 characters)`,
+  );
 });

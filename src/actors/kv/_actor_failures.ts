@@ -51,7 +51,8 @@ export class ActorFailures {
   readonly #options: ActorFailuresOptions;
   readonly #failed = new Map<string, FailedActor>();
   /**
-   * Under "fail": letter ids of records that failed once; the subtasks
+   * Under "fail": strikes of records that failed once, and sites of actors
+   * that failed at the same site in a row (see `failed`); the subtasks
    * read the set as it is when a record fails.
    */
   readonly quarantine = new Set<string>();
@@ -82,6 +83,12 @@ export class ActorFailures {
    * Records one more failure of an actor (in KV too, best effort: without
    * it only other processes' reports and backoffs lack it).
    *
+   * An actor that failed on a record twice in a row at the same site
+   * (operator subtask) failed on a record its strike did not recognise:
+   * its content changes from one run to the next (ingestion time, a map
+   * adding `Date.now()` or a random id). The site is quarantined for the
+   * retry, until the actor commits a step, else it would fail forever.
+   *
    * @returns Its failures in a row, with the delay before its retry.
    */
   async failed(id: string, error: unknown): Promise<ActorFailure> {
@@ -91,6 +98,7 @@ export class ActorFailures {
       firstDelayMs,
       worker,
     });
+    this.#quarantineSite(failure);
     this.#failed.set(id, {
       failure,
       error: error instanceof Error ? error : new Error(String(error)),
@@ -136,6 +144,10 @@ export class ActorFailures {
   async succeeded(id: string): Promise<void> {
     const failed = this.#failed.get(id);
     if (failed === undefined) return;
+    // The actor got past the site's failure: a record failing there now
+    // is a new failure.
+    const site = failed.failure.record?.site;
+    if (site !== undefined) this.quarantine.delete(site);
     const { clock, kv, retry } = this.#options;
     const now = clock.now();
     if (now - failed.failure.retryAt >= BACKOFF_RESET_MS) {
@@ -170,11 +182,23 @@ export class ActorFailures {
         failure: recorded.value,
         error: Object.assign(new Error(message), { name }),
       });
+      // Another worker saw it fail at the same site in a row.
+      if (recorded.value.resumedAt === undefined) {
+        this.#quarantineSite(recorded.value);
+      }
     }
     if (policy === "fail") {
       const ids = await retry("read the strikes", () => strikes.ids());
       for (const letter of ids) this.quarantine.add(letter);
     }
+  }
+
+  #quarantineSite(failure: ActorFailure): void {
+    const site = failure.record?.site;
+    if (
+      this.#options.policy === "fail" && site !== undefined &&
+      (failure.record?.atSite ?? 0) >= 2
+    ) this.quarantine.add(site);
   }
 
   /** Every actor's failures in a row as kept in KV, by actor id. */

@@ -12,8 +12,10 @@ import type { DeadLetter } from "../../runtime/dead_letter.ts";
 import type { StorageKey, StorageOp } from "../storage.ts";
 import { LIMITS } from "../_commit_plan.ts";
 import { encodedKeySize } from "../_storage_keys.ts";
+import { keptLetter } from "../_kept_letter.ts";
 import type { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
-import type { KvStorage } from "./kv_storage.ts";
+import type { DeadLetterLog } from "../dead_letter_log.ts";
+import { KvStorage } from "./kv_storage.ts";
 
 /** Where an actor's storage keeps the letters of its last steps. */
 const OUTBOX = "dl";
@@ -48,7 +50,8 @@ export function placeLetters(
   const puts: StorageOp[] = letters.map((letter) => ({
     type: "put",
     key: [OUTBOX, letter.id],
-    value: letter,
+    // Writable whatever the record held, or the step would never commit.
+    value: keptLetter(letter),
   }));
   const all = [...ops, ...puts];
   let keyBytes = 0;
@@ -138,4 +141,45 @@ export async function commitWithLetters(step: StepWithLetters): Promise<void> {
       () => moveOutbox(storage, recorder, checks),
     );
   }
+}
+
+// Letters per append: one atomic batch of the log (see DeadLetterRecorder).
+const LETTERS_PER_APPEND = 50;
+
+/**
+ * Copies the letters of every actor's outbox under a job's KV-runtime
+ * prefix to the job's log, as `KvRuntime.reset` must before it deletes the
+ * actors: a worker that crashed between a step's commit and the copy left
+ * them there, and only a worker that takes the actor up again copies them.
+ *
+ * @param kv The database.
+ * @param base The job's KV-runtime prefix (`["weir", job, "kvrt"]`).
+ * @param log The job's dead-letter log.
+ * @returns How many letters were in outboxes.
+ */
+export async function copyOutboxes(
+  kv: Deno.Kv,
+  base: readonly string[],
+  log: DeadLetterLog,
+): Promise<number> {
+  // The actors with an outbox entry: [...base, "a", actor, "v", OUTBOX, id]
+  // (a KvStorage keeps its values under "v").
+  const actors = new Set<string>();
+  const n = base.length;
+  for await (const entry of kv.list({ prefix: [...base, "a"] })) {
+    if (entry.key[n + 2] === "v" && entry.key[n + 3] === OUTBOX) {
+      actors.add(String(entry.key[n + 1]));
+    }
+  }
+  let copied = 0;
+  for (const actor of actors) {
+    const storage = new KvStorage(kv, [...base, "a", actor]);
+    const letters = (await storage.list<DeadLetter>([OUTBOX]))
+      .map(([, letter]) => letter);
+    for (let i = 0; i < letters.length; i += LETTERS_PER_APPEND) {
+      await log.append(letters.slice(i, i + LETTERS_PER_APPEND));
+    }
+    copied += letters.length;
+  }
+  return copied;
 }

@@ -67,7 +67,11 @@ import { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
 import { StrikeLog } from "../_strike_log.ts";
 import type { ActorStorage } from "../storage.ts";
 import type { ActorFailure } from "../actor_failure.ts";
-import { commitWithLetters, moveOutbox } from "./_dead_letter_outbox.ts";
+import {
+  commitWithLetters,
+  copyOutboxes,
+  moveOutbox,
+} from "./_dead_letter_outbox.ts";
 import { ActorFailures } from "./_actor_failures.ts";
 
 /** A subtask's status in the KV runtime, with its input channels. */
@@ -536,17 +540,33 @@ export class KvRuntime {
   /**
    * Deletes the job's KV-runtime state (actors, channels, leases) so that
    * the next start begins afresh (or from `restoreFrom`). Checkpoints are
-   * kept. Run it while no worker runs.
+   * kept, and so is the dead-letter log: the letters still in the actors'
+   * outboxes (a worker stopped between a step's commit and their copy) are
+   * copied to it first. Run it while no worker runs.
    *
    * @param kv The database.
    * @param jobName The job.
+   * @param options `deadLetterStorage`: where the job's dead-letter log is
+   * kept, if not in its default place (`KvRuntimeOptions`).
    * @returns How many keys were deleted.
    */
-  static async reset(kv: Deno.Kv, jobName: string): Promise<number> {
+  static async reset(
+    kv: Deno.Kv,
+    jobName: string,
+    options: { deadLetterStorage?: ActorStorage } = {},
+  ): Promise<number> {
     let deleted = 0;
     let op = kv.atomic();
     let n = 0;
     const prefix = [...jobKeyPrefix(jobName), "kvrt"];
+    await copyOutboxes(
+      kv,
+      prefix,
+      new DeadLetterLog(
+        options.deadLetterStorage ??
+          new KvStorage(kv, [...jobKeyPrefix(jobName), "dead-letters"]),
+      ),
+    );
     for await (const entry of kv.list({ prefix })) {
       op.delete(entry.key);
       deleted++;

@@ -39,12 +39,21 @@ export interface LocalJobOptions
  * record fails under the `"fail"` error policy (a `RecordFailedError` out
  * of the runtime), the job restarts in this process from its latest
  * completed checkpoint (from the start without one), as Flink's restart
- * strategy does, with the record's dead letter quarantined: if the same
- * record fails again at the same input position, it is set aside in the
+ * strategy does, with the record's strike quarantined: if the same record
+ * (by content, wherever it comes) fails again, it is set aside in the
  * dead-letter log as `"quarantined"` and the job goes on. The strike is
  * written to `strikeStorage` before the restart, so a process restart
  * quarantines the record too. Any other failure ends `run()` as it would
  * end the runtime's.
+ *
+ * A record whose content changes from one run to the next (its timestamp
+ * is ingestion time, a map adds `Date.now()` or a random id) has another
+ * strike each time: when the same operator subtask fails again after a
+ * restart from the same checkpoint, the job restarts once more with that
+ * operator subtask (its site, `RecordFailedError.site`) quarantined, so
+ * every record that fails there is set aside as `"quarantined"` until a
+ * newer checkpoint completes (the job made progress). That costs one
+ * restart more than a record recognised by its content, and never loops.
  *
  * Under `"dead-letter"` no record fails a runtime: a `LocalJob` then runs
  * exactly one. The job reads like a runtime to the HTTP service (status,
@@ -67,12 +76,20 @@ export class LocalJob {
   readonly #deadLetterStorage: ActorStorage;
   readonly #strikes: StrikeLog;
   readonly #quarantine = new Set<string>();
+  // Sites (`RecordFailedError.site`) in the quarantine: until a checkpoint
+  // newer than the one the job restarted from completes.
+  readonly #sites = new Set<string>();
+  // Where the last record failed, and the checkpoint the job restarted
+  // from after it (`null`: the start).
+  #lastFailure: { site: string; from: number | null } | null = null;
   readonly #print: (line: string) => void = (line) => console.error(line);
   #runtime: LocalRuntime;
   #restarts = 0;
   // Letters counted by the runtimes before this one.
   #counted = 0;
   #stopped = false;
+  // The record failure the job stopped at without a restart.
+  #failedRecord: RecordFailedError | null = null;
 
   /**
    * Creates the job's first runtime (nothing runs until `run()`).
@@ -99,14 +116,34 @@ export class LocalJob {
     restoreFrom: CompletedCheckpoint | undefined,
     lastCheckpointId: number | undefined,
   ): LocalRuntime {
-    const { strikeStorage: _, ...options } = this.#options;
+    const { strikeStorage: _, checkpointStore: store, ...options } =
+      this.#options;
+    const saved = () => this.#progressed();
     return new LocalRuntime(this.#graph, {
       ...options,
       restoreFrom,
       lastCheckpointId,
       // The subtasks read the set as it is when a record fails.
       quarantine: this.#quarantine,
+      // A checkpoint saved is progress: quarantined sites are released.
+      checkpointStore: {
+        async save(checkpoint) {
+          await store?.save(checkpoint);
+          saved();
+        },
+        ...(typeof store?.highestId === "function"
+          ? { highestId: () => store.highestId!() }
+          : {}),
+      },
     });
+  }
+
+  // A checkpoint newer than the restart's completed: a record failing at
+  // a quarantined site now is a new failure (restart), not the one whose
+  // content could not be recognised.
+  #progressed(): void {
+    for (const site of this.#sites) this.#quarantine.delete(site);
+    this.#sites.clear();
   }
 
   /** The runtime that runs the job now (a new one after each restart). */
@@ -133,8 +170,17 @@ export class LocalJob {
    * Runs the job until it finishes or `stop()` is called, restarting it
    * when a record fails under `"fail"` (see the class doc).
    *
+   * A record that fails as the job stops (`stop()` came during the step
+   * that failed) does not restart it: the record is struck, as for a
+   * restart, and the job stays stopped where it failed, with
+   * {@linkcode failedRecord} set. The failed runtime is never checkpointed
+   * (`finalCheckpoint()` returns `null`): the next start restores the
+   * latest checkpoint, before the record, and quarantines it if it fails
+   * again.
+   *
    * @returns The runtime that ran it last, for its final status.
-   * @throws {RecordFailedError} If a quarantined record failed anyway.
+   * @throws {RecordFailedError} If a record failed as the job stopped (see
+   * above), or a quarantined record failed anyway.
    * @throws {Error} Whatever else ended the runtime's `run()`.
    */
   async run(): Promise<LocalRuntime> {
@@ -145,10 +191,39 @@ export class LocalJob {
         await runtime.run();
         return runtime;
       } catch (error) {
-        if (!(error instanceof RecordFailedError) || this.#stopped) throw error;
+        if (!(error instanceof RecordFailedError)) throw error;
+        if (this.#stopped) {
+          await this.#stopAt(runtime, error);
+          throw error;
+        }
         await this.#restart(runtime, error.letter, error);
       }
     }
+  }
+
+  /**
+   * The record failure (under `"fail"`) the job stopped at without a
+   * restart: it failed as the job stopped, or while `finalCheckpoint()`
+   * drained it; or `null`. The record is struck, and no checkpoint past it
+   * was taken: the next start restores `latestCheckpoint` (the start
+   * without one) and quarantines the record if it fails again.
+   */
+  get failedRecord(): RecordFailedError | null {
+    return this.#failedRecord;
+  }
+
+  // A record failed while the job stops: what a restart would do before it
+  // restores, and no more. The failed runtime stays the job's (for its
+  // status, and `close()`), and is never checkpointed.
+  async #stopAt(failed: LocalRuntime, error: RecordFailedError): Promise<void> {
+    this.#failedRecord = error;
+    if (
+      this.#quarantine.has(error.strike) || this.#quarantine.has(error.site)
+    ) return;
+    this.#quarantine.add(error.strike);
+    await this.#strikes.add(error);
+    // Letters of records before the failure (quarantined ones).
+    await failed.flushDeadLetters();
   }
 
   async #restart(
@@ -158,7 +233,9 @@ export class LocalJob {
   ): Promise<void> {
     // A record quarantined is set aside, never thrown: failing again would
     // restart forever.
-    if (this.#quarantine.has(error.strike)) throw error;
+    if (
+      this.#quarantine.has(error.strike) || this.#quarantine.has(error.site)
+    ) throw error;
     this.#quarantine.add(error.strike);
     await this.#strikes.add(error);
     // Letters of records before the failure (quarantined ones): the restored
@@ -167,10 +244,29 @@ export class LocalJob {
     await failed.close();
     this.#counted += failed.deadLetterCount;
     const from = failed.latestCheckpoint ?? undefined;
+    const fromId = from?.id ?? null;
+    // The same operator subtask failed again after a restart from the same
+    // checkpoint, on a record its strike did not recognise: its content
+    // changes from run to run (ingestion time, a map adding `Date.now()` or
+    // a random id), so its strike never matches. Its site is quarantined
+    // until the job makes progress (a newer checkpoint), else it would
+    // restart forever.
+    const unrecognised = this.#lastFailure?.site === error.site &&
+      this.#lastFailure.from === fromId;
+    this.#lastFailure = { site: error.site, from: fromId };
+    if (unrecognised) {
+      this.#quarantine.add(error.site);
+      this.#sites.add(error.site);
+    }
+    const where = `${letter.operator} subtask ${letter.subtask}`;
     this.#print(
       `weir: job '${this.#graph.jobName}' restarts from ${
         from === undefined ? "the start" : `checkpoint ${from.id}`
-      } as a record of ${letter.operator} subtask ${letter.subtask} at ${letter.position} failed (errorPolicy "fail"): ${letter.error.name}: ${letter.error.message}; if it fails again it is quarantined (dead-letter log: GET /jobs/${this.#graph.jobName}/dead-letters)`,
+      } as a record of ${where} at ${letter.position} failed (errorPolicy "fail"): ${letter.error.name}: ${letter.error.message}; ${
+        unrecognised
+          ? `it failed there after the same restore before, with other content (a timestamp or value that depends on processing time?), so every record that fails at ${where} is quarantined until a newer checkpoint completes`
+          : "if it fails again it is quarantined"
+      } (dead-letter log: GET /jobs/${this.#graph.jobName}/dead-letters)`,
     );
     this.#restarts++;
     this.#runtime = this.#create(from, failed.lastCheckpointId);
@@ -184,9 +280,30 @@ export class LocalJob {
     this.#runtime.stop();
   }
 
-  /** See {@linkcode LocalRuntime.finalCheckpoint}. */
-  finalCheckpoint(): Promise<number | null> {
-    return this.#runtime.finalCheckpoint();
+  /**
+   * Stops with a final checkpoint (see
+   * {@linkcode LocalRuntime.finalCheckpoint}), after `stop()` and once
+   * `run()` has returned, unless a record failed: then none is taken.
+   *
+   * A record that fails under `"fail"` while the runtime drains (a window
+   * that the last watermark fires throws) is struck, and no checkpoint past
+   * it is saved, as when a record fails as the job stops (see `run()`):
+   * {@linkcode failedRecord} says which, and the next start restores the
+   * latest checkpoint and quarantines the record if it fails again.
+   *
+   * @returns The final checkpoint's id, or `null` if none was taken: part
+   * of the job has finished, or a record failed ({@linkcode failedRecord}).
+   */
+  async finalCheckpoint(): Promise<number | null> {
+    if (this.#failedRecord !== null) return null;
+    const runtime = this.#runtime;
+    try {
+      return await runtime.finalCheckpoint();
+    } catch (error) {
+      if (!(error instanceof RecordFailedError)) throw error;
+      await this.#stopAt(runtime, error);
+      return null;
+    }
   }
 
   /** See {@linkcode LocalRuntime.close}. */

@@ -106,8 +106,9 @@ export interface LocalRuntimeOptions {
    */
   errorPolicy?: ErrorPolicy;
   /**
-   * Under `"fail"`: ids of letters whose records failed once already; such
-   * a record that fails again is set aside as `"quarantined"` instead.
+   * Under `"fail"`: strikes of records that failed once already (such a
+   * record that fails again is set aside as `"quarantined"` instead), and
+   * sites where every record that fails is (`RecordFailedError.site`).
    * @default {an empty set}
    */
   quarantine?: ReadonlySet<string>;

@@ -10,7 +10,10 @@ import { ManualClock } from "../../../src/time/clock.ts";
 import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
 import { ScriptedSource } from "../../../src/connectors/sources/scripted.ts";
 import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
-import type { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
+import { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
+import { KvStorage } from "../../../src/actors/kv/kv_storage.ts";
+import { DeadLetterLog } from "../../../src/actors/dead_letter_log.ts";
+import type { DeadLetter } from "../../../src/runtime/dead_letter.ts";
 import { ExternalTable, twoPhaseSink } from "../../_support/two_phase_sink.ts";
 import { recordingKv } from "../../_support/recording_kv.ts";
 
@@ -184,4 +187,43 @@ Deno.test("A step that sets aside more letters than one commit should hold write
     assert.ok(write.mutations <= 1_000, `write ${write.n}`);
     assert.ok(write.writtenKeyBytes <= 81_920, `write ${write.n}`);
   }
+});
+
+Deno.test("KvRuntime.reset() copies the letters left in the actors' outboxes to the dead-letter log before it deletes them (issue 16)", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const letter = (id: string): DeadLetter => ({
+    id,
+    operator: "Map",
+    subtask: 0,
+    value: id,
+    timestamp: 1,
+    error: { name: "Error", message: "bad" },
+    position: "partition p, offset 3",
+    reason: "dead-letter",
+    at: 0,
+  });
+  // A worker stopped between a step's commit and the copy of its letters.
+  for (
+    const [actor, ids] of [["letters/map-1/0", ["a", "b"]], ["x/y/1", ["c"]]]
+  ) {
+    await new KvStorage(kv, ["weir", "letters", "kvrt", "a", actor as string])
+      .atomic([
+        ...(ids as string[]).map((id) => ({
+          type: "put" as const,
+          key: ["dl", id],
+          value: letter(id),
+        })),
+        { type: "put", key: ["meta"], value: { step: 1 } },
+      ]);
+  }
+  const deleted = await KvRuntime.reset(kv, "letters");
+  assert.ok(deleted >= 5);
+  const log = new DeadLetterLog(
+    new KvStorage(kv, ["weir", "letters", "dead-letters"]),
+  );
+  assert.deepEqual((await log.list()).map((l) => l.id), ["a", "b", "c"]);
+  assert.deepEqual(
+    await Array.fromAsync(kv.list({ prefix: ["weir", "letters", "kvrt"] })),
+    [],
+  );
 });

@@ -411,3 +411,60 @@ Deno.test("An actor whose writes stay locked is stopped with a clear error, then
     Array.from({ length: 12 }, (_, i) => JSON.stringify(i)).sort(),
   );
 });
+
+Deno.test('Under errorPolicy "fail" an actor that fails twice in a row at the same operator subtask on a record stamped with its ingestion time quarantines that site for its retry, and releases it once a step commits (issue 16)', async () => {
+  using kv = await Deno.openKv(":memory:");
+  const clock = new ManualClock(0);
+  const table = new ExternalTable<number>();
+  const env = new StreamEnvironment({
+    jobName: "stamped",
+    parallelism: 1,
+    clock,
+    checkpointIntervalMs: 100,
+    errorPolicy: "fail",
+  });
+  // 7 comes at 350 ms, 11 long after the actor got past 7.
+  env.fromSource(
+    new ScriptedSource(
+      Array.from({ length: 12 }, (_, i) => ({
+        at: i === 11 ? 4_000 : i * 50,
+        value: i,
+      })),
+    ),
+    env.ingestionTime<number>(),
+    "numbers",
+  ).keyBy((n) => (n === 7 || n === 11 ? null : n % 2) as number)
+    .process<number, undefined>({
+      processElement(n, _ctx, out) {
+        out(n);
+      },
+    }).sinkTo(twoPhaseSink(table));
+  const runtime = env.createKvRuntime({ kv, leaseMs: 1_000 });
+  const lines: string[] = [];
+  const error = console.error;
+  console.error = (line: string) => void lines.push(line);
+  try {
+    // Its retry delay doubles: without the site's quarantine, 7 (with a
+    // new timestamp each time) would fail at every retry, for ever.
+    for (let round = 0; round < 20_000 && !runtime.finished; round++) {
+      if (await runtime.tick()) continue;
+      clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
+    }
+  } finally {
+    console.error = error;
+  }
+  assert.equal(runtime.finished, true, lines.join("\n"));
+  // 7: failed, failed again (its site is quarantined), set aside. 11:
+  // failed (a third failure in a row at the site, after the actor got past
+  // 7: its site was released, so it failed, and its retry quarantines it).
+  assert.equal(runtime.restarts, 3);
+  assert.deepEqual(
+    (await runtime.deadLetters.list()).map((l) => [l.value, l.reason]),
+    [[7, "quarantined"], [11, "quarantined"]],
+  );
+  assert.deepEqual(
+    table.rows(),
+    [0, 1, 2, 3, 4, 5, 6, 8, 9, 10].map((n) => JSON.stringify(n)).sort(),
+  );
+  await runtime.stop();
+});
