@@ -437,18 +437,20 @@ async function serveKv(file: string | undefined, options: KvOptions) {
   if (options.worker !== undefined) {
     // A worker of `--processes N`: no server; the supervisor serves.
     console.log(`weir: worker ${options.worker} of job '${job.name}' started`);
+    // One ending, whether the job finishes or Ctrl-C stops it: the store
+    // is closed once.
+    const done = running.then(() => {
+      console.log(
+        `weir: worker ${options.worker}: job '${job.name}' ${
+          runtime.finished ? "finished" : "stopped"
+        }`,
+      );
+    }).finally(() => kv.close());
     onShutdown(async () => {
       runtime.stop();
-      await running.catch(() => {});
-      kv.close();
+      await done;
     });
-    await running;
-    console.log(
-      `weir: worker ${options.worker}: job '${job.name}' ${
-        runtime.finished ? "finished" : "stopped"
-      }`,
-    );
-    kv.close();
+    await done;
     return;
   }
   deployTick = () => runtime.tick();
@@ -466,6 +468,9 @@ async function serveKv(file: string | undefined, options: KvOptions) {
     stop();
     await server.shutdown();
     kv.close();
+    console.log(
+      `weir: job '${job.name}' stopped (its actors' state is in the store: the next start resumes from it)`,
+    );
   });
   await running;
 }
@@ -545,6 +550,20 @@ async function supervise(
     `weir: job '${job.name}' on the KV runtime, ${options.processes} worker processes sharing ${options.store}`,
     token,
   );
+  // One ending, whether the workers end or Ctrl-C stops them: the server
+  // and the store are closed once.
+  const done = Promise.all(running).then(async (statuses) => {
+    stop();
+    await server.shutdown();
+    kv.close();
+    const failed = statuses.filter((s) => !s.success).length;
+    console.log(
+      `weir: job '${job.name}': ${
+        options.processes - failed
+      } of ${options.processes} workers ended normally`,
+    );
+    return failed > 0 ? 1 : 0;
+  });
   onShutdown(async () => {
     stopping = true;
     for (const child of children) {
@@ -554,22 +573,9 @@ async function supervise(
         // Already gone.
       }
     }
-    await Promise.all(running);
-    stop();
-    await server.shutdown();
-    kv.close();
+    return await done;
   });
-  const statuses = await Promise.all(running);
-  stop();
-  await server.shutdown();
-  kv.close();
-  const failed = statuses.filter((s) => !s.success).length;
-  console.log(
-    `weir: job '${job.name}': ${
-      options.processes - failed
-    } of ${options.processes} workers ended normally`,
-  );
-  if (failed > 0) Deno.exit(1);
+  if (await done > 0) Deno.exit(1);
 }
 
 async function demo(): Promise<void> {

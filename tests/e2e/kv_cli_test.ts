@@ -13,7 +13,7 @@ import {
 import { freePort } from "../_support/free_port.ts";
 import { heldBy, leases, unfinished } from "../_support/kv_leases.ts";
 import { waitFor } from "../_support/wait_for.ts";
-import { mainCommand } from "../_support/dev_process.ts";
+import { Dev, mainCommand } from "../_support/dev_process.ts";
 
 const JOB_FILE = "bench/kv_runtime/cluster_counts.ts";
 const JOB = "cluster_counts";
@@ -193,3 +193,41 @@ for (
     assert.match(new TextDecoder().decode(stderr), message);
   });
 }
+
+Deno.test("Ctrl-C stops --runtime kv --processes 2 cleanly: every worker ends normally and the command exits 0", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "weir-kv-cli-" });
+  // An ingest job never ends by itself: only Ctrl-C stops it.
+  const run = new Dev([
+    "examples/ingest_counts.ts",
+    "--runtime",
+    "kv",
+    "--processes",
+    "2",
+    "--store",
+    `${dir}/weir.sqlite`,
+    "--port",
+    String(freePort()),
+  ]);
+  try {
+    await run.line(/worker w1 of job 'ingest_counts' started/);
+    await run.line(/worker w2 of job 'ingest_counts' started/);
+    run.child.kill("SIGINT");
+    assert.equal(await run.exit(), 0, run.lines.join("\n"));
+    assert.ok(
+      run.lines.some((l) => /2 of 2 workers ended normally/.test(l)),
+      run.lines.join("\n"),
+    );
+    assert.ok(
+      !run.lines.some((l) => /Bad resource ID/.test(l)),
+      run.lines.join("\n"),
+    );
+  } finally {
+    try {
+      run.child.kill("SIGKILL");
+    } catch {
+      // It ended.
+    }
+    await run.exit();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
