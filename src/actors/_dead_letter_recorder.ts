@@ -92,7 +92,7 @@ export class DeadLetterRecorder {
     }
     this.#lines++;
     const what = letter.reason === "quarantined"
-      ? "quarantined a record (it failed again after a restart)"
+      ? 'quarantined a record after a restart (errorPolicy "fail": it failed before, or its operator subtask failed again before the job made progress)'
       : "set aside a record";
     print(
       `weir: ${what} of ${letter.operator} subtask ${letter.subtask} at ${letter.position}: ${letter.error.name}: ${letter.error.message} ${where}`,

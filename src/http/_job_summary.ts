@@ -43,6 +43,7 @@ export type SubtaskDescription =
     | "paused"
     | "gauges"
     | "worker"
+    | "stuck"
   >
   & { lateRecordsDropped: number };
 
@@ -131,6 +132,8 @@ export async function describe(handle: JobHandle): Promise<JobDescription> {
         paused: s.paused,
         gauges: s.gauges,
         ...(s.worker === undefined ? {} : { worker: s.worker }),
+        // What a failing KV actor is stuck on (the health finding's evidence).
+        ...(s.stuck === undefined ? {} : { stuck: s.stuck }),
       })),
     })),
     recentDeadLetters: deadLetters?.recent ?? [],

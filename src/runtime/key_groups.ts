@@ -39,7 +39,7 @@ export function hashKey(key: unknown): number {
       throw new TypeError(
         `Cannot hash key as it must be a string, number, boolean or bigint: current value is of type ${
           key === null ? "null" : typeof key
-        } (return a string from the key selector)`,
+        } (return one of those from the key selector, e.g. a string built from the fields)`,
       );
   }
 }

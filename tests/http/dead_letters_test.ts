@@ -11,6 +11,7 @@ import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 import { DeadLetterLog } from "../../src/actors/dead_letter_log.ts";
 import type { DeadLetter } from "../../src/runtime/dead_letter.ts";
+import type { ActorFailure } from "../../src/actors/actor_failure.ts";
 import {
   LocalJobHandle,
   type ObservedRuntime,
@@ -251,4 +252,52 @@ Deno.test("readDeadLetters() answers null when the log cannot be read, and logs 
     console.error = real;
   }
   assert.match(String(logged[0][0]), /dead letters of job 'clicks'/);
+});
+
+Deno.test("GET /jobs/:job shows what a failing actor is stuck on, on its subtask (issue 16)", async () => {
+  const clock = new ManualClock(T0);
+  const env = new StreamEnvironment({ jobName: "clicks", clock });
+  env.fromCollection([1, 2, 3]).map((n) => n * 2).sinkTo(timedSink(clock, []));
+  const graph = env.getJobGraph();
+  const real = new LocalRuntime(graph, { clock });
+  const stuck: ActorFailure = {
+    error: { name: "Error", message: "boom" },
+    record: {
+      operator: "Map",
+      subtask: 0,
+      position: "partition collection-0, offset 1",
+      letter: "0123456789abcdef",
+    },
+    failures: 3,
+    since: T0,
+    retryAt: T0 + 40_000,
+    delayMs: 40_000,
+    worker: "w1",
+  };
+  const runtime: ObservedRuntime = {
+    status: () => real.status().map((s, i) => i === 0 ? { ...s, stuck } : s),
+    checkpointDurationMs: () => undefined,
+    triggerCheckpoint: () => null,
+    sourcePartitions: () => [],
+    inputChannels: () => [],
+    latestCheckpoint: null,
+  };
+  const handle = new LocalJobHandle({ runtime, graph, clock });
+  const app = new Hono().route(
+    "/jobs",
+    jobRoutes({
+      jobs: new Map([["clicks", handle]]),
+      streams: new Map(),
+      clock,
+    }),
+  );
+  app.onError(onError);
+  const { body } = await get(app, "/jobs/clicks");
+  const subtasks = body.operators.flatMap((
+    o: { subtasks: { stuck?: ActorFailure }[] },
+  ) => o.subtasks);
+  assert.deepEqual(subtasks.filter((s: { stuck?: unknown }) => s.stuck), [
+    { ...subtasks[0], stuck },
+  ]);
+  assert.equal(subtasks[0].stuck.record.position, stuck.record!.position);
 });
