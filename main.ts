@@ -245,7 +245,9 @@ function startServer(
       hostname: options.host,
       port: options.port,
       onListen({ hostname, port }) {
-        console.log(`${banner}, serving http://${hostname}:${port}`);
+        // An IPv6 address is bracketed in a URL (`http://[::]:8000`).
+        const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+        console.log(`${banner}, serving http://${host}:${port}`);
       },
     }, (request) => app!.fetch(request));
     // Set before any request is handled: those wait for this task.
