@@ -438,7 +438,6 @@ async function serveKv(file: string | undefined, options: KvOptions) {
   const running = runtime.run();
   if (options.worker !== undefined) {
     // A worker of `--processes N`: no server; the supervisor serves.
-    console.log(`weir: worker ${options.worker} of job '${job.name}' started`);
     // One ending, whether the job finishes or Ctrl-C stops it: the store
     // is closed once.
     const done = running.then(() => {
@@ -452,6 +451,7 @@ async function serveKv(file: string | undefined, options: KvOptions) {
       runtime.stop();
       await done;
     });
+    console.log(`weir: worker ${options.worker} of job '${job.name}' started`);
     await done;
     return;
   }
@@ -558,7 +558,11 @@ async function supervise(
     stop();
     await server.shutdown();
     kv.close();
-    const failed = statuses.filter((s) => !s.success).length;
+    // A worker our Ctrl-C stopped before it could take the signal (still
+    // starting) ended as asked: its state is in the store.
+    const failed = statuses.filter((s) =>
+      !s.success && !(stopping && s.signal === "SIGTERM")
+    ).length;
     console.log(
       `weir: job '${job.name}': ${
         options.processes - failed
