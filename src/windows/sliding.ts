@@ -159,6 +159,12 @@ export class SlidingEventTimeWindows<T = unknown> implements WindowAssigner<T> {
     if (timestamp >= this.#memoStart && timestamp < this.#memoEnd) {
       return this.#memo;
     }
+    return this.#assign(timestamp);
+  }
+
+  // assignWindows() outside the memoised windows: kept apart so that the
+  // memo test, run per record, is small enough to inline.
+  #assign(timestamp: number): TimeWindow[] {
     requireRecordTimestamp(timestamp, "SlidingEventTimeWindows");
     const size = this.#size;
     const slide = this.#slide;

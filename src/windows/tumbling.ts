@@ -193,6 +193,12 @@ export class TumblingEventTimeWindows<T = unknown>
     if (timestamp >= this.#memoStart && timestamp < this.#memoEnd) {
       return this.#memo;
     }
+    return this.#assign(timestamp, context);
+  }
+
+  // assignWindows() outside the memoised window: kept apart so that the
+  // memo test, run per record, is small enough to inline.
+  #assign(timestamp: number, context: WindowAssignerContext): TimeWindow[] {
     requireRecordTimestamp(timestamp, "TumblingEventTimeWindows");
     const offset = this.#gridOffset ?? this.#chooseGridOffset(context);
     // Bounds are taken relative to the timestamp and clipped to the safe
