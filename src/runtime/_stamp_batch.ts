@@ -32,30 +32,82 @@ export function stampBatch<T>(
 ): StampedBatch {
   const n = values.length;
   const timestamps = new Array<number>(n);
-  let rejected: boolean[] | null = null;
+  // A plain loop up to the first record that fails, if one does; the rest
+  // of the batch goes on in stampRest. The bad timestamp of the failed
+  // record stays NaN when its assigner threw.
   let i = 0;
-  // The bad timestamp of a rejected record (NaN when the assigner threw):
-  // set only on the failure path.
   let bad = NaN;
+  let error: unknown = undefined;
+  try {
+    for (; i < n; i++) {
+      const ts = assign(values[i], given[i]);
+      if (!isTimestamp(ts)) {
+        bad = typeof ts === "number" ? ts : NaN;
+        error = invalidTimestamp(ts, i, partition);
+        break;
+      }
+      timestamps[i] = ts;
+    }
+  } catch (thrown) {
+    error = thrown;
+  }
+  if (i === n) return { timestamps, rejected: null };
+  const rest = { values, given, assign, reject, partition, timestamps };
+  return { timestamps, rejected: stampRest(rest, i, bad, error) };
+}
+
+// -Infinity is "no timestamp" (a processing-time stream); event-time
+// windows reject such records with their own message.
+function isTimestamp(ts: number): boolean {
+  return Number.isSafeInteger(ts) || ts === -Infinity;
+}
+
+function invalidTimestamp(ts: unknown, i: number, partition: string): Error {
+  return new RangeError(
+    `Cannot read from partition '${partition}' as 'timestamp' of record ${i} must be a safe integer of epoch milliseconds (or -Infinity for none): current value is ${ts}`,
+  );
+}
+
+// What stampRest works on: stampBatch's arguments and its timestamps.
+interface Rest<T> {
+  readonly values: readonly T[];
+  readonly given: readonly number[];
+  readonly assign: TimestampAssigner<T>;
+  readonly reject: RejectRecord;
+  readonly partition: string;
+  readonly timestamps: number[];
+}
+
+// stampBatch from record `failed`, which failed with `error` (its bad
+// timestamp `bad`): it is rejected, and the batch goes on after it, each
+// record that fails rejected on its own. Returns which records were.
+function stampRest<T>(
+  rest: Rest<T>,
+  failed: number,
+  bad: number,
+  error: unknown,
+): boolean[] {
+  const { values, given, assign, reject, partition, timestamps } = rest;
+  const n = values.length;
+  const rejected = new Array<boolean>(n).fill(false);
+  let i = failed;
   while (i < n) {
+    rejected[i] = true;
+    reject(values[i], bad, error, i);
+    bad = NaN;
     try {
-      for (; i < n; i++) {
+      for (i++; i < n; i++) {
         const ts = assign(values[i], given[i]);
-        // -Infinity is "no timestamp" (a processing-time stream); event-time
-        // windows reject such records with their own message.
-        if (!Number.isSafeInteger(ts) && ts !== -Infinity) {
+        if (!isTimestamp(ts)) {
           bad = typeof ts === "number" ? ts : NaN;
-          throw new RangeError(
-            `Cannot read from partition '${partition}' as 'timestamp' of record ${i} must be a safe integer of epoch milliseconds (or -Infinity for none): current value is ${ts}`,
-          );
+          error = invalidTimestamp(ts, i, partition);
+          break;
         }
         timestamps[i] = ts;
       }
-    } catch (error) {
-      reject(values[i], bad, error, i);
-      bad = NaN;
-      (rejected ??= new Array<boolean>(n).fill(false))[i++] = true;
+    } catch (thrown) {
+      error = thrown;
     }
   }
-  return { timestamps, rejected };
+  return rejected;
 }

@@ -419,9 +419,10 @@ export class SourceSubtask<T> {
     // Counted only once the whole poll is stamped: under "fail" nothing of
     // a failed poll counts.
     if (read) {
+      const lateness = this.#lateness;
       for (let i = 0; i < timestamps.length; i++) {
-        if (rejected?.[i] || timestamps[i] === -Infinity) continue;
-        this.#lateness.record(timestamps[i]);
+        if (timestamps[i] === -Infinity || rejected?.[i]) continue;
+        lateness.record(timestamps[i]);
       }
       this.#read[batch.partition] += values.length;
     }
@@ -430,20 +431,15 @@ export class SourceSubtask<T> {
     this.#pendingTimestamps = timestamps;
     this.#pendingFrom = 0;
     this.#pendingEnd = 0;
-    for (let i = 0; i < values.length; i++) {
-      if (rejected?.[i]) {
-        // The records before a rejected one go on; it never does.
-        this.#flush();
-        this.#pendingFrom = this.#pendingEnd = i + 1;
-        continue;
+    if (rejected === null) {
+      const { generator, immediate } = partition;
+      for (let i = 0; i < values.length; i++) {
+        // Records up to i are pending; a watermark emitted here flushes them first.
+        this.#pendingEnd = i + 1;
+        generator.onEvent(values[i], timestamps[i], immediate);
       }
-      // Records up to i are pending; a watermark emitted here flushes them first.
-      this.#pendingEnd = i + 1;
-      partition.generator.onEvent(
-        values[i],
-        timestamps[i],
-        partition.immediate,
-      );
+    } else {
+      this.#emitAround(partition, values, timestamps, rejected);
     }
     this.#flush();
     guard.input = null;
@@ -451,6 +447,29 @@ export class SourceSubtask<T> {
     // A replay's reader reports ends too; the live reader does so again
     // after a restore, and only its reports release.
     if (read && batch.ended === true) this.#release(batch.partition);
+  }
+
+  // The generator loop of #emit for a batch with rejected records: the
+  // records before a rejected one go on; it never does.
+  #emitAround(
+    partition: Partition<T>,
+    values: readonly T[],
+    timestamps: readonly number[],
+    rejected: readonly boolean[],
+  ): void {
+    for (let i = 0; i < values.length; i++) {
+      if (rejected[i]) {
+        this.#flush();
+        this.#pendingFrom = this.#pendingEnd = i + 1;
+        continue;
+      }
+      this.#pendingEnd = i + 1;
+      partition.generator.onEvent(
+        values[i],
+        timestamps[i],
+        partition.immediate,
+      );
+    }
   }
 
   /**

@@ -13,10 +13,17 @@ const LOG_DELETED_EVENT = 1;
 const LOG_ADDED_PROCESSING = 2;
 const LOG_DELETED_PROCESSING = 3;
 
+// Whether a record is being added to the slot (see onAdd), and to which.
+// Numbers, not the slot itself: a pointer stored per record into this
+// long-lived object costs a write barrier.
+const NOT_ADDING = 0;
+const ADDING_NEW = 1;
+const ADDING_EXISTING = 2;
+
 /**
  * The trigger context, re-pointed at one slot per call so the per-record
- * path allocates nothing. Between {@linkcode record} and
- * {@linkcode stopRecording} it logs the timer changes of the slot, so that
+ * path allocates nothing. Between {@linkcode onAdd} and {@linkcode endAdd}
+ * it logs the timer changes of an existing slot, so that
  * {@linkcode takeBack} can undo them with the slot's trigger state.
  */
 export class SlotContext<K, ACC> implements OnMergeContext {
@@ -24,12 +31,18 @@ export class SlotContext<K, ACC> implements OnMergeContext {
   readonly #clock: Clock;
   #slot: Slot<K, ACC> | null = null;
   mergedStates: readonly number[] = [];
-  // Whether timer changes are logged. Only changes that reach the timer
-  // service are logged, after one lookup: the repeats are skipped before.
-  #recording = false;
-  // Pairs of (change, timestamp): see the LOG_* constants.
+  // See the *ADDING* constants. Only an existing slot's changes are
+  // logged, and only those that reach the timer service, after one
+  // lookup: the repeats are skipped before.
+  #adding = NOT_ADDING;
+  // Whether the slot's fields below were saved. They are saved at its
+  // first change, not when the add starts: most records change nothing (a
+  // trigger re-registering its known timer).
+  #saved = false;
+  // Pairs of (change, timestamp): see the LOG_* constants. Empty unless
+  // #saved.
   readonly #log: number[] = [];
-  // The recorded slot's fields as they were before.
+  // The slot's fields as they were before the add.
   #triggerState: number | undefined = undefined;
   #knownEventTimer = NaN;
   #knownProcessingTimer = NaN;
@@ -51,18 +64,47 @@ export class SlotContext<K, ACC> implements OnMergeContext {
   }
 
   /**
-   * Starts logging what the trigger changes of `slot` (an existing
-   * window's `onElement`; a new window's timers all go with it).
+   * Points at `slot` for a record's add (the trigger's `onElement`, then
+   * the function's `add`), which {@linkcode takeBack} can undo until
+   * {@linkcode endAdd}. A new window's timers all go with it; an existing
+   * one's changes are logged.
    */
-  record(slot: Slot<K, ACC>): void {
-    this.#triggerState = slot.triggerState;
-    this.#knownEventTimer = slot.knownEventTimer;
-    this.#knownProcessingTimer = slot.knownProcessingTimer;
-    this.#recording = true;
+  onAdd(slot: Slot<K, ACC>, existed: boolean): this {
+    this.#slot = slot;
+    this.#adding = existed ? ADDING_EXISTING : ADDING_NEW;
+    return this;
   }
 
-  /** Takes back the logged changes of `slot`, newest first. */
-  takeBack(slot: Slot<K, ACC>): void {
+  /** The add returned: nothing to take back. */
+  endAdd(): void {
+    this.#adding = NOT_ADDING;
+    if (this.#saved) {
+      this.#saved = false;
+      this.#log.length = 0;
+    }
+  }
+
+  /**
+   * Takes back an add that threw, if one is under way: an existing slot
+   * gets its trigger state and timers back (newest change undone first).
+   *
+   * @returns The new slot the add was for, for the caller to drop; `null`
+   * otherwise.
+   */
+  takeBack(): Slot<K, ACC> | null {
+    const adding = this.#adding;
+    if (adding === NOT_ADDING) return null;
+    const slot = this.#slot!;
+    if (adding === ADDING_NEW) {
+      this.endAdd();
+      return slot;
+    }
+    if (this.#saved) this.#restore(slot);
+    this.endAdd();
+    return null;
+  }
+
+  #restore(slot: Slot<K, ACC>): void {
     const log = this.#log;
     const timers = this.#timers;
     for (let i = log.length - 2; i >= 0; i -= 2) {
@@ -86,10 +128,17 @@ export class SlotContext<K, ACC> implements OnMergeContext {
     slot.knownProcessingTimer = this.#knownProcessingTimer;
   }
 
-  /** Stops logging and empties the log. */
-  stopRecording(): void {
-    this.#recording = false;
-    if (this.#log.length > 0) this.#log.length = 0;
+  // Whether the slot's changes are logged; saves its fields at its first
+  // change.
+  #recording(slot: Slot<K, ACC>): boolean {
+    if (this.#adding !== ADDING_EXISTING) return false;
+    if (!this.#saved) {
+      this.#saved = true;
+      this.#triggerState = slot.triggerState;
+      this.#knownEventTimer = slot.knownEventTimer;
+      this.#knownProcessingTimer = slot.knownProcessingTimer;
+    }
+    return true;
   }
 
   get currentWatermark(): number {
@@ -102,9 +151,18 @@ export class SlotContext<K, ACC> implements OnMergeContext {
 
   registerEventTimeTimer(timestamp: number): void {
     const slot = this.#slot!;
-    if (slot.knownEventTimer === timestamp) return;
+    // Nearly every record re-registers its window's known timer: this
+    // test is all the hot path runs, and what V8 inlines into it.
+    if (slot.knownEventTimer !== timestamp) {
+      this.#registerEventTimeTimer(slot, timestamp);
+    }
+  }
+
+  #registerEventTimeTimer(slot: Slot<K, ACC>, timestamp: number): void {
     const timers = this.#timers;
-    if (this.#recording && !timers.hasEventTimeTimer(slot.id, timestamp)) {
+    if (
+      this.#recording(slot) && !timers.hasEventTimeTimer(slot.id, timestamp)
+    ) {
       this.#log.push(LOG_ADDED_EVENT, timestamp);
     }
     timers.registerEventTimeTimer(slot.id, timestamp);
@@ -113,9 +171,10 @@ export class SlotContext<K, ACC> implements OnMergeContext {
 
   deleteEventTimeTimer(timestamp: number): void {
     const slot = this.#slot!;
+    const recording = this.#recording(slot);
     if (slot.knownEventTimer === timestamp) slot.knownEventTimer = NaN;
     const timers = this.#timers;
-    if (this.#recording && timers.hasEventTimeTimer(slot.id, timestamp)) {
+    if (recording && timers.hasEventTimeTimer(slot.id, timestamp)) {
       this.#log.push(LOG_DELETED_EVENT, timestamp);
     }
     timers.deleteEventTimeTimer(slot.id, timestamp);
@@ -123,9 +182,18 @@ export class SlotContext<K, ACC> implements OnMergeContext {
 
   registerProcessingTimeTimer(timestamp: number): void {
     const slot = this.#slot!;
-    if (slot.knownProcessingTimer === timestamp) return;
+    // As for event time: the repeat is the hot path.
+    if (slot.knownProcessingTimer !== timestamp) {
+      this.#registerProcessingTimeTimer(slot, timestamp);
+    }
+  }
+
+  #registerProcessingTimeTimer(slot: Slot<K, ACC>, timestamp: number): void {
     const timers = this.#timers;
-    if (this.#recording && !timers.hasProcessingTimeTimer(slot.id, timestamp)) {
+    if (
+      this.#recording(slot) &&
+      !timers.hasProcessingTimeTimer(slot.id, timestamp)
+    ) {
       this.#log.push(LOG_ADDED_PROCESSING, timestamp);
     }
     timers.registerProcessingTimeTimer(slot.id, timestamp);
@@ -134,11 +202,12 @@ export class SlotContext<K, ACC> implements OnMergeContext {
 
   deleteProcessingTimeTimer(timestamp: number): void {
     const slot = this.#slot!;
+    const recording = this.#recording(slot);
     if (slot.knownProcessingTimer === timestamp) {
       slot.knownProcessingTimer = NaN;
     }
     const timers = this.#timers;
-    if (this.#recording && timers.hasProcessingTimeTimer(slot.id, timestamp)) {
+    if (recording && timers.hasProcessingTimeTimer(slot.id, timestamp)) {
       this.#log.push(LOG_DELETED_PROCESSING, timestamp);
     }
     timers.deleteProcessingTimeTimer(slot.id, timestamp);
@@ -151,6 +220,7 @@ export class SlotContext<K, ACC> implements OnMergeContext {
   setState(value: number | undefined): void {
     const slot = this.#slot!;
     if (slot.triggerState === value) return;
+    this.#recording(slot);
     slot.triggerState = value;
     slot.changed = true;
   }

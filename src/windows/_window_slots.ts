@@ -117,18 +117,30 @@ export class WindowSlots<K, ACC> {
 
   /** The slot of `key` whose window starts where `window` does. */
   find(key: K, window: TimeWindow): Slot<K, ACC> | undefined {
-    if (this.#merging) return this.#index.get(key)?.get(window.start);
-    const start = startKey(window);
     // The inner maps of the last few window starts, looked up by comparing
     // numbers: a record's windows are nearly always among them, and hashing
-    // an epoch-millisecond start (not a small integer) costs more.
+    // an epoch-millisecond start (not a small integer) costs more. This
+    // loop is kept apart from the rest, small enough to inline.
+    if (!this.#merging && !this.#skipRecent) {
+      const start = window.start;
+      const starts = this.#recentStarts;
+      for (let i = 0; i < RECENT; i++) {
+        if (starts[i] === start) return this.#recentInner[i]!.get(key);
+      }
+    }
+    return this.#findIndexed(key, window);
+  }
+
+  // find() past the recent starts: a lookup in the index, which remembers
+  // the inner map found. A clipped start (a string key) is never
+  // remembered.
+  #findIndexed(key: K, window: TimeWindow): Slot<K, ACC> | undefined {
+    if (this.#merging) return this.#index.get(key)?.get(window.start);
+    const start = startKey(window);
     if (this.#skipRecent || typeof start === "string") {
       return this.#index.get(start)?.get(key);
     }
     const starts = this.#recentStarts;
-    for (let i = 0; i < RECENT; i++) {
-      if (starts[i] === start) return this.#recentInner[i]!.get(key);
-    }
     const inner = this.#index.get(start);
     if (inner === undefined) return undefined;
     const at = this.#recentNext;

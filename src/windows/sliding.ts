@@ -67,6 +67,11 @@ export class SlidingEventTimeWindows<T = unknown> implements WindowAssigner<T> {
   // empty (the count of windows then varies within a slide).
   #memoEnd = NaN;
   #memo: TimeWindow[] = [];
+  // The windows memoised before: out-of-order records around a slide
+  // boundary alternate between two sets of windows.
+  #prevStart = NaN;
+  #prevEnd = NaN;
+  #prev: TimeWindow[] = [];
 
   /**
    * Creates the assigner; prefer {@linkcode SlidingEventTimeWindows.of}.
@@ -159,6 +164,15 @@ export class SlidingEventTimeWindows<T = unknown> implements WindowAssigner<T> {
     if (timestamp >= this.#memoStart && timestamp < this.#memoEnd) {
       return this.#memo;
     }
+    return this.#assign(timestamp);
+  }
+
+  // assignWindows() outside the memoised windows: kept apart so that the
+  // memo test, run per record, is small enough to inline.
+  #assign(timestamp: number): TimeWindow[] {
+    if (timestamp >= this.#prevStart && timestamp < this.#prevEnd) {
+      return this.#prev;
+    }
     requireRecordTimestamp(timestamp, "SlidingEventTimeWindows");
     const size = this.#size;
     const slide = this.#slide;
@@ -185,6 +199,9 @@ export class SlidingEventTimeWindows<T = unknown> implements WindowAssigner<T> {
         ),
       );
     }
+    this.#prevStart = this.#memoStart;
+    this.#prevEnd = this.#memoEnd;
+    this.#prev = this.#memo;
     this.#memoStart = lastStart;
     this.#memoEnd = size % slide === 0
       ? clipEnd(timestamp + (slide - distance))

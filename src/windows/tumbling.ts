@@ -102,6 +102,11 @@ export class TumblingEventTimeWindows<T = unknown>
   #memoStart = NaN;
   #memoEnd = NaN;
   #memo: TimeWindow[] = [];
+  // The window memoised before: out-of-order records around a window
+  // boundary alternate between two windows.
+  #prevStart = NaN;
+  #prevEnd = NaN;
+  #prev: TimeWindow[] = [];
 
   /**
    * Creates the assigner; prefer {@linkcode TumblingEventTimeWindows.of}.
@@ -193,6 +198,15 @@ export class TumblingEventTimeWindows<T = unknown>
     if (timestamp >= this.#memoStart && timestamp < this.#memoEnd) {
       return this.#memo;
     }
+    return this.#assign(timestamp, context);
+  }
+
+  // assignWindows() outside the memoised window: kept apart so that the
+  // memo test, run per record, is small enough to inline.
+  #assign(timestamp: number, context: WindowAssignerContext): TimeWindow[] {
+    if (timestamp >= this.#prevStart && timestamp < this.#prevEnd) {
+      return this.#prev;
+    }
     requireRecordTimestamp(timestamp, "TumblingEventTimeWindows");
     const offset = this.#gridOffset ?? this.#chooseGridOffset(context);
     // Bounds are taken relative to the timestamp and clipped to the safe
@@ -203,6 +217,9 @@ export class TumblingEventTimeWindows<T = unknown>
     // in time, and reusing the immutable window saves allocations per record.
     if (start !== this.#memoStart) {
       const end = clipEnd(timestamp + (this.#size - distance));
+      this.#prevStart = this.#memoStart;
+      this.#prevEnd = this.#memoEnd;
+      this.#prev = this.#memo;
       this.#memoStart = start;
       this.#memoEnd = end;
       this.#memo = [new TimeWindow(start, end)];

@@ -212,35 +212,66 @@ export class WindowOperator<T, K, ACC, OUT> {
     // processed at one instant: reading the clock per record cost more than
     // the rest of the record's work.
     if (!this.#eventTime) this.#batchTime = this.#clock.now();
-    // A record whose user code throws goes to rejectRecord and the loop
-    // resumes after it (issue 16); processElement runs user code before it
-    // changes anything.
+    // A record whose user code throws goes to rejectRecord and the batch
+    // goes on after it (issue 16), in #resume: this loop stays a plain
+    // loop, and no record pays for a try of its own.
     const n = values.length;
     let i = 0;
     try {
-      while (i < n) {
-        try {
-          for (; i < n; i++) this.processElement(values[i], timestamps[i]);
-        } catch (error) {
-          const reject = this.#output.rejectRecord;
-          if (reject === undefined) throw error;
-          reject(values[i], timestamps[i], error, i);
-          i++;
-        }
-      }
+      for (; i < n; i++) this.#processRecord(values[i], timestamps[i]);
+    } catch (error) {
+      this.#resume(values, timestamps, i, error);
     } finally {
       this.#batchTime = null;
     }
   }
 
+  // processBatch from the record at `failed`, whose user code threw `error`:
+  // it is taken back and rejected, and the batch goes on after it.
+  #resume(
+    values: readonly T[],
+    timestamps: ArrayLike<number>,
+    failed: number,
+    error: unknown,
+  ): void {
+    const reject = this.#output.rejectRecord;
+    let i = failed;
+    for (;;) {
+      this.#takeBack();
+      if (reject === undefined) throw error;
+      reject(values[i], timestamps[i], error, i);
+      try {
+        for (i++; i < values.length; i++) {
+          this.#processRecord(values[i], timestamps[i]);
+        }
+        return;
+      } catch (thrown) {
+        error = thrown;
+      }
+    }
+  }
+
   /**
-   * Processes one record.
+   * Processes one record. If its user code throws, the record has no
+   * effect on the window it threw for (see `WindowOutput.rejectRecord`).
    *
    * @param value The record.
    * @param timestamp Its event timestamp in milliseconds.
    * @throws {RangeError} If merging would make a window end before the watermark.
    */
   processElement(value: T, timestamp: number): void {
+    try {
+      this.#processRecord(value, timestamp);
+    } catch (error) {
+      this.#takeBack();
+      throw error;
+    }
+  }
+
+  // processElement without its take-back: the caller takes back (see
+  // #addElement). Batches catch once per failure, not once per record: a
+  // try per record and window cost the record path about 10%.
+  #processRecord(value: T, timestamp: number): void {
     const key = this.#keyOf(value);
     const windows = this.#assigner.assignWindows(
       value,
@@ -362,11 +393,12 @@ export class WindowOperator<T, K, ACC, OUT> {
    * Adds a record to one of its windows: the trigger's `onElement`, then
    * the function's `add`. The trigger sees only its own state, never the
    * contents, so asking it first changes nothing it decides, and lets a
-   * record whose trigger or `add` throws be taken back whole (issue 16): a
-   * new slot goes, an existing one gets its trigger state and the timers
-   * of this call back, and its contents are replaced only once `add`
-   * returned (an `add` that changed its accumulator before it threw keeps
-   * that change; see `WindowOutput.rejectRecord`).
+   * record whose trigger or `add` throws be taken back whole (issue 16,
+   * {@linkcode #takeBack}): a new slot goes, an existing one gets its
+   * trigger state and the timers of this call back, and its contents are
+   * replaced only once `add` returned (an `add` that changed its
+   * accumulator before it threw keeps that change; see
+   * `WindowOutput.rejectRecord`).
    */
   #addElement(
     value: T,
@@ -374,25 +406,26 @@ export class WindowOperator<T, K, ACC, OUT> {
     slot: Slot<K, ACC>,
     existed: boolean,
   ): TriggerResult {
-    const context = this.#context;
-    // A new slot's timers all go with it; only an old one's are logged.
-    if (existed) context.record(slot);
-    try {
-      const result = this.#trigger.onElement(
-        value,
-        timestamp,
-        slot.window,
-        context.on(slot),
-      );
-      slot.contents = this.#fn.add(slot.contents ?? this.#fn.create(), value);
-      slot.changed = true;
-      return result;
-    } catch (error) {
-      if (existed) context.takeBack(slot);
-      else this.#slots.remove(slot);
-      throw error;
-    } finally {
-      context.stopRecording();
-    }
+    const context = this.#context.onAdd(slot, existed);
+    const result = this.#trigger.onElement(
+      value,
+      timestamp,
+      slot.window,
+      context,
+    );
+    slot.contents = this.#fn.add(slot.contents ?? this.#fn.create(), value);
+    slot.changed = true;
+    context.endAdd();
+    return result;
+  }
+
+  /**
+   * Takes back the add a record's user code threw in, if it threw in
+   * {@linkcode #addElement}: called by whatever caught the error, so the
+   * record path needs no try of its own.
+   */
+  #takeBack(): void {
+    const created = this.#context.takeBack();
+    if (created !== null) this.#slots.remove(created);
   }
 }

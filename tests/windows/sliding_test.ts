@@ -55,6 +55,19 @@ Deno.test("SlidingEventTimeWindows.assignWindows() puts each timestamp in size /
   assert.deepEqual(assign(assigner, 5000), expected(1000, 5, 5000, 1000));
 });
 
+Deno.test("SlidingEventTimeWindows.assignWindows() gives out-of-order records around a slide boundary their own windows, reusing the last two sets", () => {
+  const assigner = SlidingEventTimeWindows.of(2000, 500);
+  const later = assigner.assignWindows(null, 1000, context);
+  const earlier = assigner.assignWindows(null, 999, context);
+  assert.deepEqual(assign(assigner, 1499), expected(-500, 4, 2000, 500));
+  assert.deepEqual(assign(assigner, 500), expected(-1000, 4, 2000, 500));
+  assert.equal(assigner.assignWindows(null, 1001, context), later);
+  assert.equal(assigner.assignWindows(null, 501, context), earlier);
+  assert.deepEqual(assign(assigner, 1500), expected(0, 4, 2000, 500));
+  assert.deepEqual(assign(assigner, 1000), expected(-500, 4, 2000, 500));
+  assert.deepEqual(assign(assigner, 999), expected(-1000, 4, 2000, 500));
+});
+
 Deno.test("SlidingEventTimeWindows.assignWindows() shifts window starts by a positive offset (§4.2 vector)", () => {
   const assigner = SlidingEventTimeWindows.of(5000, 1000, 100);
   assert.deepEqual(assign(assigner, 100), expected(-3900, 5, 5000, 1000));

@@ -25,6 +25,20 @@ Deno.test("TumblingEventTimeWindows.assignWindows() puts each timestamp in one w
   assert.deepEqual(assign(assigner, 5000), [[5000, 10000]]);
 });
 
+Deno.test("TumblingEventTimeWindows.assignWindows() gives out-of-order records around a boundary their own window, reusing the last two", () => {
+  const assigner = TumblingEventTimeWindows.of(1000);
+  const second = assigner.assignWindows(null, 1500, context);
+  const first = assigner.assignWindows(null, 999, context);
+  assert.deepEqual(assign(assigner, 1000), [[1000, 2000]]);
+  assert.deepEqual(assign(assigner, 0), [[0, 1000]]);
+  assert.equal(assigner.assignWindows(null, 1999, context), second);
+  assert.equal(assigner.assignWindows(null, 500, context), first);
+  assert.deepEqual(assign(assigner, 2000), [[2000, 3000]]);
+  assert.deepEqual(assign(assigner, 1001), [[1000, 2000]]);
+  assert.deepEqual(assign(assigner, 999), [[0, 1000]]);
+  assert.deepEqual(assign(assigner, 2999), [[2000, 3000]]);
+});
+
 Deno.test("TumblingEventTimeWindows.assignWindows() shifts windows by a positive offset (§4.2 vector)", () => {
   const assigner = TumblingEventTimeWindows.of(5000, 100);
   assert.deepEqual(assign(assigner, 100), [[100, 5100]]);

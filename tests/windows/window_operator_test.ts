@@ -7,6 +7,9 @@ import { EventTimeTrigger } from "../../src/windows/event_time_trigger.ts";
 import { OutputTag } from "../../src/windows/output_tag.ts";
 import { PurgingTrigger } from "../../src/windows/purging_trigger.ts";
 import type { Trigger } from "../../src/windows/trigger.ts";
+import { aggregateWindow } from "../../src/windows/window_function.ts";
+import { WindowOperator } from "../../src/windows/window_operator.ts";
+import { ManualClock } from "../../src/time/clock.ts";
 import {
   type KV,
   sessionSumHarness,
@@ -338,4 +341,92 @@ Deno.test("WindowOperator rejects a negative allowed lateness (§4.4 rule 10)", 
       message: /'allowedLatenessMs'.*-1/,
     },
   );
+});
+
+// A count per key whose trigger throws for the value 99, after changing
+// its state and its timers; the results are "key:count@ts".
+function failingCount(rejected: unknown[][]) {
+  const count = CountTrigger.of<KV>(3);
+  const trigger: Trigger<KV> = {
+    canMerge: false,
+    onElement(e, ts, w, c) {
+      const result = count.onElement(e, ts, w, c);
+      c.registerEventTimeTimer(w.maxTimestamp());
+      if (e[1] === 99) {
+        c.registerEventTimeTimer(5);
+        c.deleteEventTimeTimer(w.maxTimestamp());
+        throw new Error("Cannot trigger on 99");
+      }
+      return result;
+    },
+    onEventTime: () => "fire",
+    onProcessingTime: () => "continue",
+    onMerge: () => {},
+    clear: (w, c) => count.clear(w, c),
+  };
+  const emitted: string[] = [];
+  const operator = new WindowOperator<KV, string, number, string>({
+    assigner: TumblingEventTimeWindows.of(10),
+    keySelector: (kv) => kv[0],
+    trigger,
+    windowFunction: aggregateWindow<KV, number, number, string, string>({
+      createAccumulator: () => 0,
+      add: (_kv, n) => n + 1,
+      getResult: (n) => n,
+      merge: (a, b) => a + b,
+    }, (key, _ctx, [n], out) => out(`${key}:${n}`)),
+    clock: new ManualClock(0),
+  }, {
+    collect: (value, ts) => emitted.push(`${value}@${ts}`),
+    sideOutput() {},
+    emitWatermark() {},
+    rejectRecord: (value, ts, error, index) =>
+      rejected.push([value, ts, (error as Error).message, index]),
+  });
+  return { operator, emitted };
+}
+
+Deno.test("WindowOperator.processBatch() rejects each record whose trigger throws, in a new or an existing window, and goes on with the batch (issue 16)", () => {
+  const rejected: unknown[][] = [];
+  const { operator, emitted } = failingCount(rejected);
+  operator.processBatch([
+    ["a", 99],
+    ["a", 1],
+    ["a", 99],
+    ["b", 99],
+    ["a", 2],
+  ], [1, 2, 3, 4, 5]);
+  assert.deepEqual(rejected.map(([v, ts, , i]) => [v, ts, i]), [
+    [["a", 99], 1, 0],
+    [["a", 99], 3, 2],
+    [["b", 99], 4, 3],
+  ]);
+  assert.equal(operator.numWindows, 1, "b's window went with its record");
+  const snapshot = operator.snapshot();
+  assert.equal(snapshot.slots[0].triggerState, 2, "a's count without 99");
+  operator.processWatermark(9);
+  assert.deepEqual(emitted, ["a:2@9"]);
+  assert.equal(operator.numTimers, 0);
+});
+
+Deno.test("WindowOperator.processElement() takes back a record whose trigger throws, then rethrows (issue 16)", () => {
+  const { operator, emitted } = failingCount([]);
+  // The windows with their trigger state, and the timers; a new window's
+  // id is not handed out again.
+  const state = () => {
+    const { slots, timers } = operator.snapshot();
+    return { slots, timers };
+  };
+  operator.processElement(["a", 1], 1);
+  const before = state();
+  assert.throws(() => operator.processElement(["a", 99], 2), {
+    message: "Cannot trigger on 99",
+  });
+  assert.deepEqual(state(), before);
+  assert.throws(() => operator.processElement(["b", 99], 3), {
+    message: "Cannot trigger on 99",
+  });
+  assert.deepEqual(state(), before);
+  operator.processWatermark(9);
+  assert.deepEqual(emitted, ["a:1@9"]);
 });
