@@ -161,8 +161,14 @@ export {
   type LocalJobOptions,
   type LocalRuntime,
   type LocalRuntimeOptions,
-  type SubtaskStatus,
 } from "./actors/local/mod.ts";
+
+export {
+  type ActorRuntime,
+  type RuntimeOptions,
+  type RuntimeView,
+  type SubtaskStatus,
+} from "./actors/actor_runtime.ts";
 
 export {
   KvRuntime,

@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import type { SubtaskStatus } from "../actors/actor_runtime.ts";
 import type { JobGraph, JobVertex } from "../runtime/job_graph.ts";
 import type { GaugeSample } from "./job_handle.ts";
 import type { JobHandle, WatermarkSample } from "./service.ts";

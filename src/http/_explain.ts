@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import type { SubtaskStatus } from "../actors/actor_runtime.ts";
 import type { JobGraph, JobVertex } from "../runtime/job_graph.ts";
 import { keyGroupOf, subtaskForKeyGroup } from "../runtime/key_groups.ts";
 import {

@@ -1,7 +1,7 @@
 // What `GET /jobs` and `GET /jobs/:job` say of a job: its summary, and its
 // plan with every subtask's status.
 
-import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import type { SubtaskStatus } from "../actors/actor_runtime.ts";
 import {
   type DeadLetterBrief,
   type DeadLetterSummary,

@@ -4,7 +4,7 @@
 // the job; meanwhile its status says what it is stuck on
 // (`SubtaskStatus.stuck`), and health names it.
 
-import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import type { SubtaskStatus } from "../actors/actor_runtime.ts";
 import type { Diagnosis } from "./_diagnosis.ts";
 
 /**

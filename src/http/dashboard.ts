@@ -7,7 +7,7 @@
  */
 
 import { Hono } from "hono";
-import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import type { SubtaskStatus } from "../actors/actor_runtime.ts";
 import { HttpError } from "./errors.ts";
 import {
   type HealthMetric,

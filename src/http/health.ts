@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import type { SubtaskStatus } from "../actors/actor_runtime.ts";
 import type { JobVertex } from "../runtime/job_graph.ts";
 import {
   type DiagnosableJob,

@@ -1,6 +1,6 @@
 /**
  * {@linkcode LocalJobHandle}: the service's view of a job running in a
- * {@linkcode LocalRuntime}, with a bounded history of watermark samples and
+ * `LocalRuntime`, with a bounded history of watermark samples and
  * the processing time each input channel's watermark last moved.
  *
  * @module
@@ -9,10 +9,7 @@
 import { requirePositiveInteger } from "../time/_validate.ts";
 import type { CheckpointInfo } from "../actors/checkpoint_store.ts";
 import type { DeadLetterLog } from "../actors/dead_letter_log.ts";
-import type {
-  LocalRuntime,
-  SubtaskStatus,
-} from "../actors/local/local_runtime.ts";
+import type { RuntimeView, SubtaskStatus } from "../actors/actor_runtime.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";
 import type { Clock } from "../time/mod.ts";
 import type {
@@ -22,21 +19,10 @@ import type {
 } from "./service.ts";
 
 /**
- * What a job handle reads from its runtime: a {@linkcode LocalRuntime}, or
- * a `KvRuntimeView` (the KV runtime's state as last read from KV), and the
- * runtime's dead-letter log when it has one.
+ * What a job handle reads from its runtime: a `LocalRuntime`, or a
+ * `KvRuntimeView` (the KV runtime's state as last read from KV).
  */
-export type ObservedRuntime =
-  & Pick<
-    LocalRuntime,
-    | "status"
-    | "checkpointDurationMs"
-    | "triggerCheckpoint"
-    | "sourcePartitions"
-    | "inputChannels"
-    | "latestCheckpoint"
-  >
-  & { readonly deadLetters?: DeadLetterLog };
+export type ObservedRuntime = RuntimeView;
 
 /** Options of a {@linkcode LocalJobHandle}. */
 export interface LocalJobHandleOptions {
@@ -99,7 +85,7 @@ interface ChannelTrack {
 }
 
 /**
- * A {@linkcode JobHandle} over a {@linkcode LocalRuntime}.
+ * A {@linkcode JobHandle} over a `LocalRuntime`.
  *
  * `sample()` reads every subtask's watermarks into the history (the oldest
  * sample is dropped beyond `historySize`) and compares each input channel's
@@ -324,7 +310,7 @@ export class LocalJobHandle implements JobHandle {
   #observe(
     actorId: string,
     now: number,
-  ): ReturnType<LocalRuntime["inputChannels"]> {
+  ): ReturnType<RuntimeView["inputChannels"]> {
     const channels = this.#runtime.inputChannels(actorId);
     let tracks = this.#channels.get(actorId);
     if (tracks === undefined) {

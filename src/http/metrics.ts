@@ -5,7 +5,7 @@
  */
 
 import { Hono } from "hono";
-import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import type { SubtaskStatus } from "../actors/actor_runtime.ts";
 import { healthRank, type JobHealth, jobHealth } from "./health.ts";
 import { readDeadLetters } from "./_dead_letters.ts";
 import type { JobHandle, ServiceOptions } from "./service.ts";

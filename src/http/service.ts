@@ -6,7 +6,7 @@
 
 import type { CheckpointInfo } from "../actors/checkpoint_store.ts";
 import type { DeadLetterLog } from "../actors/dead_letter_log.ts";
-import type { SubtaskStatus } from "../actors/local/local_runtime.ts";
+import type { SubtaskStatus } from "../actors/actor_runtime.ts";
 import type { KvLog } from "../connectors/sources/kv_log.ts";
 import type { IngestKeyOptions } from "../api/ingest_key.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";

@@ -8,7 +8,7 @@ import type {
   ServiceOptions,
   WatermarkSample,
 } from "../../src/http/service.ts";
-import type { SubtaskStatus } from "../../src/actors/local/local_runtime.ts";
+import type { SubtaskStatus } from "../../src/actors/actor_runtime.ts";
 import { ManualClock } from "../../src/time/clock.ts";
 import { DeadLetterLog } from "../../src/actors/dead_letter_log.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";

@@ -11,7 +11,7 @@ import {
   type ScriptStep,
 } from "../../src/connectors/sources/scripted.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
-import type { SubtaskStatus } from "../../src/actors/local/local_runtime.ts";
+import type { SubtaskStatus } from "../../src/actors/actor_runtime.ts";
 import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { LocalJobHandle } from "../../src/http/job_handle.ts";
 import { jobRoutes } from "../../src/http/jobs.ts";

@@ -28,7 +28,11 @@ import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import { type Encoded, encodeStructured } from "../_codec.ts";
 import { buildSubtask, type BuiltSubtask } from "../_subtask_factory.ts";
 import type { StorageKey } from "../storage.ts";
-import type { SubtaskStatus } from "../local/local_runtime.ts";
+import type {
+  ActorRuntime,
+  RuntimeOptions,
+  SubtaskStatus,
+} from "../actor_runtime.ts";
 import { AtomicConflictError, KvStorage } from "./kv_storage.ts";
 import { logKey } from "./channel_log.ts";
 import { LIMITS } from "../_commit_plan.ts";
@@ -81,11 +85,9 @@ export interface KvSubtaskStatus extends SubtaskStatus {
 }
 
 /** Options of a {@linkcode KvRuntime}. */
-export interface KvRuntimeOptions {
+export interface KvRuntimeOptions extends RuntimeOptions {
   /** The shared database: a local file, `:memory:` in tests, or Deploy's KV. */
   readonly kv: Deno.Kv;
-  /** Processing time (for timers, leases and checkpoints). */
-  readonly clock: Clock;
   /**
    * This worker's id, unique among the processes of the job.
    * @default {a random id}
@@ -104,85 +106,16 @@ export interface KvRuntimeOptions {
    */
   readonly pollIntervalMs?: number;
   /**
-   * Processing time between checkpoints; 0 disables them.
-   * @default {0}
-   */
-  readonly checkpointIntervalMs?: number;
-  /**
-   * What happens to event time when an actor is taken over (another
-   * worker, or a retry after a failure) or the job restores a checkpoint.
-   * `"persist"`: generator, valve and operator watermarks are part of every
-   * step's state, so a take-over resumes exactly. `"replay"` (Flink's
-   * behaviour): they live in memory only; an actor taken over rebuilds them
-   * by reading its input again from its last checkpoint's positions up to
-   * what it had applied, emitting nothing, and checkpoints hold no event
-   * time. Channels then keep their entries back to the consumer's last
-   * checkpoint. Without periodic checkpoints there is none to read again
-   * from: each step keeps the valve as it is, and a source taken over
-   * starts its generators afresh.
-   * @default {"replay"}
-   */
-  readonly watermarkRecovery?: "persist" | "replay";
-  /**
-   * Where completed checkpoints are saved; with `highestId` (a
-   * `CheckpointStore` has it), ids continue above the store's highest.
-   */
-  readonly checkpointStore?: {
-    save(checkpoint: CompletedCheckpoint): Promise<void>;
-    highestId?(): Promise<number>;
-  };
-  /**
-   * The checkpoint the job starts from when it is first started in this
-   * database (later starts resume from the actors' committed state).
-   */
-  readonly restoreFrom?: CompletedCheckpoint;
-  /**
-   * Whether restoring `restoreFrom` may drop the state of operators this
-   * job no longer has (Flink's `--allowNonRestoredState`); otherwise such a
-   * checkpoint is refused with a `CheckpointMismatchError` naming them.
-   * State is matched by operator uid, or positional id without one.
-   * @default {false}
-   */
-  readonly allowNonRestoredState?: boolean;
-  /**
-   * The highest checkpoint id already stored, so new ids continue above it.
-   * @default {0}
-   */
-  readonly lastCheckpointId?: number;
-  /**
    * Log entries a producer may be ahead of a consumer on one channel before
    * it pauses: the back-pressure bound.
    * @default {32}
    */
   readonly maxChannelLag?: number;
   /**
-   * Whether `run()` moves a settable clock to the next timer when nothing
-   * can run (deterministic tests).
-   * @default {true when the clock has a `set` method}
-   */
-  readonly simulate?: boolean;
-  /**
    * Waits for real time; tests inject an instant one.
    * @default {setTimeout}
    */
   readonly sleep?: (ms: number) => Promise<void>;
-  /**
-   * What happens to a record whose processing throws: `"dead-letter"`
-   * writes it to the dead-letter log in the same atomic commit as the
-   * step that set it aside (then copies it to `deadLetterStorage`), and
-   * goes on; `"fail"` records a strike, drops the actor and reloads it
-   * from its last committed step after a backoff (this runtime's restart
-   * from the checkpoint: every step is one), and the record, failing
-   * again, is quarantined. Not part of the job's record: workers may
-   * differ in it, and a changed policy changes no state.
-   * @default {"dead-letter"}
-   */
-  readonly errorPolicy?: ErrorPolicy;
-  /**
-   * Where the dead-letter log is kept.
-   * @default {new KvStorage(kv, ["weir", job, "dead-letters"])}
-   */
-  readonly deadLetterStorage?: ActorStorage;
   /**
    * Where records that failed once under `"fail"` are remembered (read by
    * every worker that takes an actor up).
@@ -257,7 +190,7 @@ const COORDINATOR = "$checkpoints";
  * await runtime.run();
  * ```
  */
-export class KvRuntime {
+export class KvRuntime implements ActorRuntime {
   readonly #graph: JobGraph;
   readonly #kv: Deno.Kv;
   readonly #clock: Clock;

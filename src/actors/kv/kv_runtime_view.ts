@@ -9,7 +9,7 @@
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import type { DeadLetterLog } from "../dead_letter_log.ts";
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
-import type { SubtaskStatus } from "../local/local_runtime.ts";
+import type { SubtaskStatus } from "../actor_runtime.ts";
 import type { KvRuntime, KvSubtaskStatus } from "./kv_runtime.ts";
 
 /**

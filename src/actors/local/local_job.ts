@@ -16,11 +16,8 @@ import type { DeadLetterLog } from "../dead_letter_log.ts";
 import type { ActorStorage } from "../storage.ts";
 import { StrikeLog } from "../_strike_log.ts";
 import { MemoryStorage } from "./memory_storage.ts";
-import {
-  LocalRuntime,
-  type LocalRuntimeOptions,
-  type SubtaskStatus,
-} from "./local_runtime.ts";
+import { LocalRuntime, type LocalRuntimeOptions } from "./local_runtime.ts";
+import type { SubtaskStatus } from "../actor_runtime.ts";
 
 /** Options of a {@linkcode LocalJob}: the runtime's, and where strikes go. */
 export interface LocalJobOptions

@@ -30,134 +30,32 @@ import type {
   SubtaskSnapshot,
 } from "../../runtime/subtask.ts";
 import { requireWatermarkRecovery } from "../../time/_validate.ts";
-import type { ErrorPolicy } from "../../runtime/dead_letter.ts";
 import { requireErrorPolicy } from "../_error_policy.ts";
 import { DeadLetterLog } from "../dead_letter_log.ts";
 import { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
-import type { ActorStorage } from "../storage.ts";
 import { MemoryStorage } from "./memory_storage.ts";
-import type { ActorFailure } from "../actor_failure.ts";
+import type {
+  ActorRuntime,
+  RuntimeOptions,
+  SubtaskStatus,
+} from "../actor_runtime.ts";
 
 /** Options of a {@linkcode LocalRuntime}. */
-export interface LocalRuntimeOptions {
-  /** Processing time for every subtask. */
-  clock: Clock;
+export interface LocalRuntimeOptions extends RuntimeOptions {
   /**
    * Elements (batches, watermarks...) a mailbox holds before its producers
    * are paused: the back-pressure bound.
    * @default {64}
    */
-  mailboxCapacity?: number;
-  /**
-   * Processing time between checkpoints; 0 disables periodic checkpoints
-   * (`triggerCheckpoint()` still works).
-   * @default {0}
-   */
-  checkpointIntervalMs?: number;
-  /**
-   * Whether checkpoints keep event-time progress (`"persist"`) or event time
-   * restarts at `-Infinity` and is rebuilt from replayed records (`"replay"`).
-   * @default {"replay"}
-   */
-  watermarkRecovery?: "persist" | "replay";
-  /**
-   * Where completed checkpoints are saved; without it they are kept in
-   * memory only. With `highestId` (a `CheckpointStore` has it), new ids
-   * continue above the highest the store ever held, whichever checkpoint
-   * the job restored: `run()` and `flushCheckpoints()` read it first.
-   */
-  checkpointStore?: {
-    save(checkpoint: CompletedCheckpoint): Promise<void>;
-    highestId?(): Promise<number>;
-  };
-  /**
-   * A completed checkpoint to restore every subtask from before running; it
-   * may come from another parallelism (state is redistributed by key group
-   * and by partition).
-   */
-  restoreFrom?: CompletedCheckpoint;
-  /**
-   * Whether restoring `restoreFrom` may drop the state of operators this
-   * job no longer has (Flink's `--allowNonRestoredState`); otherwise such a
-   * checkpoint is refused with a `CheckpointMismatchError` naming them.
-   * State is matched by operator uid, or positional id without one.
-   * @default {false}
-   */
-  allowNonRestoredState?: boolean;
-  /**
-   * The highest checkpoint id already stored, so new ids continue above it.
-   * @default {0}
-   */
-  lastCheckpointId?: number;
-  /**
-   * Whether `run()` moves a settable clock (a `ManualClock`) forward to the
-   * next timer when nothing else can run: a deterministic simulation of
-   * processing time. Otherwise `run()` waits for the real time.
-   * @default {true when the clock has a `set` method}
-   */
-  simulate?: boolean;
-  /**
-   * What happens to a record whose processing throws (DESIGN "Errors in
-   * user code and poison records"): `"dead-letter"` sets it aside in the
-   * dead-letter log and goes on; `"fail"` throws a `RecordFailedError` out
-   * of the step (and `run()`), for a restart from the latest checkpoint
-   * with the record's letter in `quarantine` (`LocalJob` does that).
-   * @default {"dead-letter"}
-   */
-  errorPolicy?: ErrorPolicy;
+  readonly mailboxCapacity?: number;
   /**
    * Under `"fail"`: strikes of records that failed once already (such a
    * record that fails again is set aside as `"quarantined"` instead), and
    * sites where every record that fails is (`RecordFailedError.site`).
+   * `LocalJob` restarts with it.
    * @default {an empty set}
    */
-  quarantine?: ReadonlySet<string>;
-  /**
-   * Where the dead-letter log is kept, e.g. `new KvStorage(kv, ["weir",
-   * job, "dead-letters"])`; the letters of records set aside are written
-   * there before any checkpoint that skips those records is saved.
-   * @default {a new MemoryStorage}
-   */
-  deadLetterStorage?: ActorStorage;
-}
-
-/** What the runtime reports about one subtask. */
-export interface SubtaskStatus {
-  /** The actor id, `job/operator/subtask`. */
-  readonly id: string;
-  /** The operator (vertex) id. */
-  readonly operator: string;
-  /** The subtask index. */
-  readonly subtask: number;
-  /** The merged input watermark (for sources: the emitted watermark). */
-  readonly inputWatermark: number;
-  /** The last watermark sent downstream. */
-  readonly outputWatermark: number;
-  /** Whether the output is idle. */
-  readonly idle: boolean;
-  /** Records received. */
-  readonly recordsIn: number;
-  /** Records sent downstream. */
-  readonly recordsOut: number;
-  /** Elements waiting in the mailbox. */
-  readonly mailboxDepth: number;
-  /** Processing time minus the output watermark, in milliseconds. */
-  readonly watermarkLagMs: number;
-  /** Whether the subtask is paused by back-pressure or alignment. */
-  readonly paused: boolean;
-  /** Gauges registered by the subtask's operators and generators. */
-  readonly gauges: Readonly<Record<string, number>>;
-  /**
-   * The KV runtime only: the worker (process, Deploy instance) that holds
-   * the actor's lease, or `null` if none does now.
-   */
-  readonly worker?: string | null;
-  /**
-   * The KV runtime only: the actor is stopped after failing (its code
-   * threw, or Deno KV kept failing) and waits for its retry: what it
-   * failed on, how many times in a row, and when it is tried again.
-   */
-  readonly stuck?: ActorFailure;
+  readonly quarantine?: ReadonlySet<string>;
 }
 
 interface Message {
@@ -210,7 +108,7 @@ interface Actor {
  * await runtime.run();
  * ```
  */
-export class LocalRuntime {
+export class LocalRuntime implements ActorRuntime {
   readonly #graph: JobGraph;
   readonly #clock: Clock;
   readonly #capacity: number;

@@ -8,10 +8,8 @@ import {
 import { CollectSink } from "../../../src/connectors/sinks/collect.ts";
 import { TumblingEventTimeWindows } from "../../../src/windows/tumbling.ts";
 import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
-import {
-  LocalRuntime,
-  type SubtaskStatus,
-} from "../../../src/actors/local/local_runtime.ts";
+import { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
+import type { SubtaskStatus } from "../../../src/actors/actor_runtime.ts";
 import {
   CheckpointStore,
   type CompletedCheckpoint,
