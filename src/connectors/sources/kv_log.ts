@@ -6,40 +6,25 @@
  */
 
 import {
-  describeValue,
   requireIndex,
   requireNonNegativeInteger,
   requirePositiveInteger,
-  requireSafeInteger,
 } from "../../time/_validate.ts";
-import { type Clock, SystemClock } from "../../time/clock.ts";
-import { PersistentKvError } from "../../actors/kv/retry.ts";
-import {
-  batchBody,
-  batchHeader,
-  CommitCost,
-  decodeBatch,
-  KV_LIMITS,
-  packBatches,
-  TAG_BATCH,
-} from "../_kv_batches.ts";
+import { SystemClock } from "../../time/clock.ts";
 import { requireKv, requireName } from "../_kv_checks.ts";
-import { withKvLock } from "../_kv_lock.ts";
-import {
-  LogKeys,
-  type Manifest,
-  MEMO_BYTES,
-  planAppend,
-} from "./_kv_log_plan.ts";
-import { LogCommitter, readCount } from "./_kv_log_commit.ts";
+import { LogKeys } from "./_kv_log_plan.ts";
+import { readCount } from "./_kv_log_commit.ts";
 import { checkOnce } from "./_kv_log_once.ts";
-import { PartStager } from "./_kv_log_stage.ts";
+import { LogAppender } from "./_kv_log_appender.ts";
+import { readRecords } from "./_kv_log_read.ts";
+import { checkRecords, packAppends } from "./_kv_log_records.ts";
+import { checkRetry } from "./_kv_log_retry.ts";
 import type {
   AppendAllOptions,
   AppendAllResult,
   AppendRecord,
   AppendResult,
-  KvLogRetryOptions,
+  KvLogOptions,
   LogRecord,
   PartitionRecords,
 } from "./kv_log_append.ts";
@@ -50,39 +35,12 @@ export type {
   AppendOnce,
   AppendRecord,
   AppendResult,
+  KvLogOptions,
   KvLogRetryOptions,
   LogRecord,
   PartitionOffsets,
   PartitionRecords,
 } from "./kv_log_append.ts";
-
-/** Options of a {@linkcode KvLog}. */
-export interface KvLogOptions {
-  /**
-   * How many partitions the log has, numbered from 0. Every process that
-   * opens the log must pass the same number: it is not stored.
-   */
-  readonly partitions: number;
-  /**
-   * How an append retries when it loses the race to an appender elsewhere
-   * (another process, or another `Deno.Kv` handle on the same database)
-   * or Deno KV fails it for a passing reason (SQLite's lock, a timeout);
-   * the same for each of its part commits and reads, and for `recall`.
-   * Appends through one handle take turns and never race each other.
-   * @default {{ attempts: 10, baseMs: 10, maxMs: 1000 }}
-   */
-  readonly retry?: KvLogRetryOptions;
-  /**
-   * The time, for the age of an append's unpublished parts: a sweep
-   * collects those over an hour old.
-   * @default {new SystemClock()}
-   */
-  readonly clock?: Clock;
-}
-
-const DEFAULT_ATTEMPTS = 10;
-const DEFAULT_BASE_MS = 10;
-const DEFAULT_MAX_MS = 1_000;
 
 /**
  * A partitioned, append-only log in Deno KV (a Kafka topic in miniature).
@@ -167,8 +125,7 @@ export class KvLog<T> {
   readonly #kv: Deno.Kv;
   readonly #partitions: number;
   readonly #keys: LogKeys;
-  readonly #committer: LogCommitter;
-  readonly #stager: PartStager;
+  readonly #appender: LogAppender;
 
   /**
    * Opens the log `name` in `kv`; it does not touch KV yet.
@@ -189,29 +146,10 @@ export class KvLog<T> {
       param: "options.partitions",
     });
     this.#keys = new LogKeys(name);
-    const retry = options.retry ?? {};
-    const retryOptions: Required<KvLogRetryOptions> = {
-      attempts: requirePositiveInteger(retry.attempts ?? DEFAULT_ATTEMPTS, {
-        action,
-        param: "options.retry.attempts",
-      }),
-      baseMs: requireNonNegativeInteger(retry.baseMs ?? DEFAULT_BASE_MS, {
-        action,
-        param: "options.retry.baseMs",
-      }),
-      maxMs: requireNonNegativeInteger(retry.maxMs ?? DEFAULT_MAX_MS, {
-        action,
-        param: "options.retry.maxMs",
-      }),
-      sleep: retry.sleep ??
-        ((ms) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
-      random: retry.random ?? Math.random,
-    };
-    this.#committer = new LogCommitter(kv, name, this.#keys, retryOptions);
-    this.#stager = new PartStager(kv, {
+    this.#appender = new LogAppender(kv, {
       name,
       keys: this.#keys,
-      retry: retryOptions,
+      retry: checkRetry(options.retry, action),
       clock: options.clock ?? new SystemClock(),
     });
   }
@@ -242,7 +180,7 @@ export class KvLog<T> {
   ): Promise<AppendResult> {
     const action = "append to KvLog";
     requireIndex(partition, this.#partitions, { action, param: "partition" });
-    this.#checkRecords(records, action, "records");
+    checkRecords(records, action, "records");
     if (records.length === 0) {
       const head = await this.head(partition);
       return { firstOffset: head, lastOffset: head - 1 };
@@ -285,88 +223,15 @@ export class KvLog<T> {
     options: AppendAllOptions = {},
   ): Promise<AppendAllResult> {
     const action = "append to KvLog";
-    if (!Array.isArray(appends)) {
-      throw new TypeError(
-        `Cannot ${action} as 'appends' must be an array of { partition, records }: current value is ${
-          describeValue(appends)
-        }`,
-      );
-    }
-    const seen = new Set<number>();
-    const groups = appends.map(({ partition, records }, i) => {
-      requireIndex(partition, this.#partitions, {
-        action,
-        param: `appends[${i}].partition`,
-      });
-      if (seen.has(partition)) {
-        throw new RangeError(
-          `Cannot ${action} as 'appends' must name each partition once: partition ${partition} repeats`,
-        );
-      }
-      seen.add(partition);
-      const { values, timestamps } = this.#checkRecords(
-        records,
-        action,
-        `appends[${i}].records`,
-      );
-      return {
-        partition,
-        batches: packBatches(values, timestamps, KV_LIMITS.valueBytes),
-      };
-    });
+    const { groups, partitions } = packAppends(
+      appends,
+      this.#partitions,
+      action,
+    );
     const once = options.once === undefined
       ? undefined
       : checkOnce(options.once, action);
-    const appendId = crypto.randomUUID();
-    const cost = new CommitCost();
-    cost.addCheck(this.#keys.seq());
-    cost.addSet(this.#keys.seq(), 16);
-    cost.addCheck(this.#keys.append(appendId));
-    cost.addSet(this.#keys.append(appendId), 16);
-    // Whether or not the plan stages parts: a check and a delete.
-    cost.addCheck(this.#keys.pending(appendId));
-    cost.add({ key: this.#keys.pending(appendId), value: null });
-    if (once !== undefined) {
-      cost.addCheck(this.#keys.once(once.id));
-      cost.addSet(this.#keys.once(once.id), MEMO_BYTES);
-    }
-    const plan = planAppend(
-      this.#keys,
-      groups.filter((g) => g.batches.length > 0),
-      cost,
-      appendId,
-    );
-    await this.#stager.sweepIfDue();
-    const partitions = [...seen];
-    const pending = plan.parts.length === 0 ? null : await this.#stager.stage(
-      appendId,
-      plan.partitions.map((p) => p.partition),
-      plan.parts,
-    );
-    let keepParts = false;
-    try {
-      const result = await withKvLock(
-        this.#kv,
-        this.name,
-        () =>
-          this.#committer.publish(partitions, plan, {
-            appendId,
-            once,
-            pending,
-          }),
-      );
-      keepParts = !result.duplicate;
-      return result;
-    } catch (error) {
-      // Whether the append landed is unknown: its parts stay, and a sweep
-      // collects them if it did not.
-      keepParts = error instanceof PersistentKvError;
-      throw error;
-    } finally {
-      if (!keepParts && pending !== null) {
-        await this.#stager.collect(appendId);
-      }
-    }
+    return await this.#appender.append(groups, partitions, once);
   }
 
   /**
@@ -381,7 +246,7 @@ export class KvLog<T> {
    */
   async recall(id: string): Promise<{ memo: unknown } | null> {
     requireName(id, "recall an append of KvLog", "id");
-    return await this.#committer.recall(id);
+    return await this.#appender.recall(id);
   }
 
   /**
@@ -429,130 +294,12 @@ export class KvLog<T> {
     requireIndex(partition, this.#partitions, { action, param: "partition" });
     requireNonNegativeInteger(fromOffset, { action, param: "fromOffset" });
     requirePositiveInteger(max, { action, param: "max" });
-    const prefix = this.#keys.partition(partition) as Deno.KvKey;
-    const out: LogRecord<T>[] = [];
-    const batchSize = Math.min(16, Math.max(2, Math.ceil(max / 256)));
-    const entries = this.#kv.list<unknown>(
-      { prefix, start: [...prefix, fromOffset] },
-      { batchSize },
+    return await readRecords<T>(
+      this.#kv,
+      { name: this.name, keys: this.#keys, partition },
+      fromOffset,
+      max,
     );
-    let step = await entries.next();
-    if (step.done || step.value.key.at(-1) !== fromOffset) {
-      // `fromOffset` may lie inside a batch that starts earlier (a reader
-      // restored in the middle of one), or at the head.
-      const previous = this.#kv.list<unknown>(
-        { prefix, end: [...prefix, fromOffset] },
-        { reverse: true, limit: 1 },
-      );
-      for await (const entry of previous) {
-        await this.#take(partition, entry, fromOffset, max, out);
-      }
-    }
-    while (!step.done && out.length < max) {
-      await this.#take(partition, step.value, fromOffset, max, out);
-      if (out.length >= max) break;
-      step = await entries.next();
-    }
-    return out;
-  }
-
-  /** Adds the records of one stored batch at or after `from` to `out`. */
-  async #take(
-    partition: number,
-    entry: Deno.KvEntry<unknown>,
-    from: number,
-    max: number,
-    out: LogRecord<T>[],
-  ): Promise<void> {
-    const first = entry.key.at(-1) as number;
-    const header = batchHeader(entry.value);
-    if (header === null) {
-      throw new TypeError(
-        `Cannot read KvLog '${this.name}' as the entry at offset ${first} of partition ${partition} must be a batch written by KvLog: current value is ${
-          describeValue(entry.value)
-        }`,
-      );
-    }
-    const skip = Math.max(0, from - first);
-    if (skip >= header.count) return;
-    const raw = header.tag === TAG_BATCH
-      ? entry.value as Uint8Array
-      : await this.#assemble(partition, entry.value as Uint8Array, first);
-    const take = Math.min(header.count - skip, max - out.length);
-    const { values, timestamps } = decodeBatch<T>(raw, skip, skip + take);
-    for (let i = 0; i < values.length; i++) {
-      out.push({
-        offset: first + skip + i,
-        value: values[i],
-        timestamp: timestamps[i],
-      });
-    }
-  }
-
-  /** Reads the parts a manifest points at and joins them into one batch value. */
-  async #assemble(
-    partition: number,
-    manifest: Uint8Array,
-    first: number,
-  ): Promise<Uint8Array> {
-    const { id, from, parts } = JSON.parse(batchBody(manifest)) as Manifest;
-    const keys = Array.from(
-      { length: parts },
-      (_, i) => this.#keys.part(partition, id, from + i) as Deno.KvKey,
-    );
-    const groups: Promise<Deno.KvEntryMaybe<unknown>[]>[] = [];
-    for (let i = 0; i < keys.length; i += KV_LIMITS.getMany) {
-      groups.push(this.#kv.getMany(keys.slice(i, i + KV_LIMITS.getMany)));
-    }
-    const chunks = (await Promise.all(groups)).flat().map((entry, i) => {
-      if (!(entry.value instanceof Uint8Array)) {
-        throw new TypeError(
-          `Cannot read KvLog '${this.name}' as part ${i} of the batch at offset ${first} of partition ${partition} must exist: current value is ${
-            describeValue(entry.value)
-          }`,
-        );
-      }
-      return entry.value;
-    });
-    const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-    let at = 0;
-    for (const chunk of chunks) {
-      out.set(chunk, at);
-      at += chunk.length;
-    }
-    return out;
-  }
-
-  /** Checks records and splits them into values and timestamps. */
-  #checkRecords(
-    records: ReadonlyArray<AppendRecord<T>>,
-    action: string,
-    param: string,
-  ): { values: T[]; timestamps: number[] } {
-    if (!Array.isArray(records)) {
-      throw new TypeError(
-        `Cannot ${action} as '${param}' must be an array of { value, timestamp }: current value is ${
-          describeValue(records)
-        }`,
-      );
-    }
-    const values = new Array<T>(records.length);
-    const timestamps = new Array<number>(records.length);
-    records.forEach((record, i) => {
-      if (typeof record !== "object" || record === null) {
-        throw new TypeError(
-          `Cannot ${action} as '${param}[${i}]' must be { value, timestamp }: current value is ${
-            describeValue(record)
-          }`,
-        );
-      }
-      values[i] = record.value;
-      timestamps[i] = requireSafeInteger(record.timestamp, {
-        action,
-        param: `${param}[${i}].timestamp`,
-      });
-    });
-    return { values, timestamps };
   }
 }
 

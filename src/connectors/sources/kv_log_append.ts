@@ -1,10 +1,36 @@
 /**
- * The vocabulary of `KvLog` appends: what goes in, where it
+ * The vocabulary of `KvLog`: its options, what an append takes, where it
  * lands, an id that makes an append happen once, and how a lost race is
  * retried.
  *
  * @module
  */
+
+import type { Clock } from "../../time/clock.ts";
+
+/** Options of a `KvLog`. */
+export interface KvLogOptions {
+  /**
+   * How many partitions the log has, numbered from 0. Every process that
+   * opens the log must pass the same number: it is not stored.
+   */
+  readonly partitions: number;
+  /**
+   * How an append retries when it loses the race to an appender elsewhere
+   * (another process, or another `Deno.Kv` handle on the same database)
+   * or Deno KV fails it for a passing reason (SQLite's lock, a timeout);
+   * the same for each of its part commits and reads, and for `recall`.
+   * Appends through one handle take turns and never race each other.
+   * @default {{ attempts: 10, baseMs: 10, maxMs: 1000 }}
+   */
+  readonly retry?: KvLogRetryOptions;
+  /**
+   * The time, for the age of an append's unpublished parts: a sweep
+   * collects those over an hour old.
+   * @default {new SystemClock()}
+   */
+  readonly clock?: Clock;
+}
 
 /** How a `KvLog` append retries: exponential backoff, full jitter. */
 export interface KvLogRetryOptions {
