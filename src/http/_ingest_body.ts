@@ -2,7 +2,11 @@
 // and actual), a deadline for the whole read, UTF-8, and JSON or NDJSON.
 // Each refusal is an HttpError the client can act on.
 
+import { describeInput as describe } from "../connectors/sources/ingest_records.ts";
 import { HttpError } from "./errors.ts";
+
+// One rendering of a client's value, the records' checks' own.
+export { describe };
 
 /** The body's format, from its media type. */
 export type Format = "json" | "ndjson";
@@ -195,19 +199,6 @@ export function parseNdjson(text: string, action: string): Parsed {
     );
   }
   return { values, lines };
-}
-
-/**
- * A short rendering of a client's value for a message. Objects and arrays
- * are only named: they may be too deep to stringify.
- */
-export function describe(value: unknown): string {
-  if (Array.isArray(value)) return `an array of ${value.length} items`;
-  if (typeof value === "object" && value !== null) return "an object";
-  const text = typeof value === "string"
-    ? JSON.stringify(value)
-    : String(value);
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 function locate(text: string, position: number) {

@@ -8,6 +8,12 @@
 
 import { Hono } from "hono";
 import type { PartitionOffsets } from "../connectors/sources/kv_log.ts";
+import {
+  checkIngestRecords,
+  IngestRouter,
+  type RecordIssue,
+  type RecordRules,
+} from "../connectors/sources/ingest_records.ts";
 import { resolveIngestKey } from "../api/ingest_key.ts";
 import { requireToken } from "./auth.ts";
 import { HttpError } from "./errors.ts";
@@ -21,11 +27,6 @@ import {
   parseNdjson,
   readBody,
 } from "./_ingest_body.ts";
-import {
-  type RecordRules,
-  routeRecords,
-  validateRecords,
-} from "./_ingest_records.ts";
 import {
   bodyDigest,
   DEFAULT_IDEMPOTENCY_TTL_MS,
@@ -153,16 +154,21 @@ export function ingestRoutes(options: ServiceOptions): Hono {
     options.idempotencyTtlMs ?? DEFAULT_IDEMPOTENCY_TTL_MS,
     "idempotencyTtlMs",
   );
-  // Each stream's rules, checked once at start rather than per request.
+  // Each stream's rules, checked once at start rather than per request,
+  // and its router, whose round-robin continues across requests.
   const rules = new Map<string, RecordRules>();
+  const routers = new Map<string, IngestRouter>();
   for (const [name, stream] of options.streams) {
-    rules.set(name, {
-      timestampField: stream.timestampField,
-      key: resolveIngestKey(stream.key, `serve ingest stream '${name}'`),
-    });
+    const key = resolveIngestKey(stream.key, `serve ingest stream '${name}'`);
+    rules.set(name, { timestampField: stream.timestampField, key });
+    routers.set(
+      name,
+      new IngestRouter({
+        partitions: stream.log.numPartitions,
+        keyField: key.field,
+      }),
+    );
   }
-  // Where the round-robin of each stream's keyless records continues.
-  const cursors = new Map<string, number>();
   return new Hono()
     .use("*", requireToken(options.token))
     .post("/:stream", async function ingest(c) {
@@ -189,12 +195,12 @@ export function ingestRoutes(options: ServiceOptions): Hono {
       const { values, lines } = format === "json"
         ? parseJson(text, action)
         : parseNdjson(text, action);
-      const { timestamps, warnings } = validateRecords(
+      const { timestamps, warnings, errors } = checkIngestRecords(
         values,
         lines,
         streamRules,
-        action,
       );
+      if (errors.length > 0) throw invalidRecords(errors, action);
       const answer = {
         accepted: values.length,
         appended: values.length,
@@ -204,16 +210,8 @@ export function ingestRoutes(options: ServiceOptions): Hono {
         warningCount: warnings.length,
       };
       if (values.length === 0 && key === null) return c.json(answer, 202);
-      const routed = routeRecords(values, timestamps, {
-        partitions: stream.log.numPartitions,
-        keyField: streamRules.key.field,
-        cursor: cursors.get(stream.name) ?? 0,
-      });
-      cursors.set(stream.name, routed.cursor);
       const result = await stream.log.appendAll(
-        routed.groups.flatMap((records, partition) =>
-          records.length === 0 ? [] : [{ partition, records }]
-        ),
+        routers.get(stream.name)!.route(values, timestamps),
         key === null ? {} : {
           once: {
             id: key,
@@ -241,6 +239,27 @@ export function ingestRoutes(options: ServiceOptions): Hono {
         { headers: { Allow: "POST" } },
       );
     });
+}
+
+/** The 400 `INVALID_RECORDS` listing every problem, led by the first. */
+function invalidRecords(
+  errors: readonly RecordIssue[],
+  action: string,
+): HttpError {
+  const first = errors[0];
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : "";
+  return new HttpError(
+    "INVALID_RECORDS",
+    `Cannot ${action} as record ${first.index}${
+      first.field === null ? "" : ` field '${first.field}'`
+    } ${first.reason}${more}; nothing was appended`,
+    {
+      details: {
+        errors: errors.slice(0, MAX_LISTED),
+        errorCount: errors.length,
+      },
+    },
+  );
 }
 
 function positive(value: number, param: string): number {
