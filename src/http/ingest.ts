@@ -10,10 +10,10 @@ import { Hono } from "hono";
 import type { PartitionOffsets } from "../connectors/sources/kv_log.ts";
 import {
   checkIngestRecords,
-  IngestRouter,
   type RecordIssue,
   type RecordRules,
 } from "../connectors/sources/ingest_records.ts";
+import { IngestRouter } from "../connectors/sources/ingest_router.ts";
 import { resolveIngestKey } from "../api/ingest_key.ts";
 import { requireToken } from "./auth.ts";
 import { HttpError } from "./errors.ts";

@@ -6,37 +6,30 @@
  * A record is accepted when it is an object the log's serialiser can
  * store, its timestamp is epoch milliseconds inside the range that window
  * and watermark arithmetic has room around, and its key (if any) is one
- * `keyBy` can hash and a Deno KV key can hold. A record with a key goes to
- * partition `hashKey(key) % partitions`, so equal keys share a partition;
- * the others go round-robin.
+ * `keyBy` can hash and a Deno KV key can hold. The `IngestRouter` then
+ * says which partition each record goes to.
  *
- * @example Checking two records and spreading them over two partitions
+ * @example Checking two records, one of them keyed by a number
  * ```ts
- * import {
- *   checkIngestRecords,
- *   IngestRouter,
- * } from "./ingest_records.ts";
+ * import { checkIngestRecords } from "./ingest_records.ts";
  * import assert from "node:assert/strict";
  *
- * const values = [{ at: 1_700_000_000_000 }, { at: 1_700_000_000_001 }];
- * const { timestamps, errors } = checkIngestRecords(values, null, {
+ * const values = [{ at: 1_700_000_000_000, key: 7 }, { at: 1_700_000_000 }];
+ * const { timestamps, warnings, errors } = checkIngestRecords(values, null, {
  *   timestampField: "at",
  *   key: { field: "key", types: ["string"], required: false, maxBytes: 1024 },
  * });
- * assert.deepEqual(errors, []);
- * const router = new IngestRouter({ partitions: 2, keyField: "key" });
- * const appends = router.route(values, timestamps);
- * assert.deepEqual(appends.map((a) => a.partition), [0, 1]);
+ * assert.deepEqual(errors.map((e) => [e.index, e.field]), [[0, "key"]]);
+ * assert.deepEqual(warnings.map((w) => w.index), [1]);
+ * assert.equal(timestamps[1], 1_700_000_000);
  * ```
  *
  * @module
  */
 
-import { hashKey } from "../../runtime/key_groups.ts";
 import { MAX_TIMESTAMP, MIN_TIMESTAMP } from "../../time/constants.ts";
 import { encodedKeySize } from "../../actors/_storage_keys.ts";
 import { utf8Length } from "../_kv_batches.ts";
-import type { PartitionRecords } from "./kv_log_append.ts";
 
 // Larger records would each need a KV value of their own; 60 KiB keeps a
 // record inside one 64 KiB batch with room for its superjson envelope.
@@ -150,60 +143,6 @@ export function checkIngestRecords(
     if (key !== null) errors.push(issue(index, rules.key.field, key));
   });
   return { timestamps, warnings, errors };
-}
-
-/**
- * Spreads checked records over a log's partitions: a record with a key
- * goes to `hashKey(key) % partitions`, the others round-robin, continuing
- * from one call to the next (from partition 0 at first).
- */
-export class IngestRouter {
-  readonly #partitions: number;
-  readonly #keyField: string;
-  #cursor = 0;
-
-  /**
-   * Creates a router with its round-robin at partition 0.
-   *
-   * @param options The log's number of partitions, and the key field.
-   */
-  constructor(options: { partitions: number; keyField: string }) {
-    this.#partitions = options.partitions;
-    this.#keyField = options.keyField;
-  }
-
-  /**
-   * Groups records by partition; moves the round-robin on past the
-   * keyless ones.
-   *
-   * @param values Records accepted by {@linkcode checkIngestRecords}.
-   * @param timestamps Their timestamps.
-   * @returns One append per partition that gets records, by partition.
-   */
-  route(
-    values: readonly unknown[],
-    timestamps: readonly number[],
-  ): PartitionRecords<IngestRecord>[] {
-    const partitions = this.#partitions;
-    const keyField = this.#keyField;
-    const groups = Array.from(
-      { length: partitions },
-      (): { value: IngestRecord; timestamp: number }[] => [],
-    );
-    let cursor = this.#cursor;
-    values.forEach((v, i) => {
-      const value = v as IngestRecord;
-      // Checking let through only keys hashKey takes.
-      const partition = Object.hasOwn(value, keyField)
-        ? hashKey(value[keyField]) % partitions
-        : cursor++ % partitions;
-      groups[partition].push({ value, timestamp: timestamps[i] });
-    });
-    this.#cursor = cursor % partitions;
-    return groups.flatMap((records, partition) =>
-      records.length === 0 ? [] : [{ partition, records }]
-    );
-  }
 }
 
 /**

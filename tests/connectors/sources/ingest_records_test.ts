@@ -11,10 +11,7 @@ import {
 } from "../../http/_ingest_support.ts";
 import { hashKey } from "../../../src/runtime/key_groups.ts";
 import { KvTableSink } from "../../../src/connectors/sinks/kv_table.ts";
-import {
-  checkIngestRecords,
-  IngestRouter,
-} from "../../../src/connectors/sources/ingest_records.ts";
+import { checkIngestRecords } from "../../../src/connectors/sources/ingest_records.ts";
 
 const AT = 1_767_225_600_000;
 
@@ -242,25 +239,4 @@ Deno.test("checkIngestRecords() returns every problem, with NDJSON lines, withou
     [[2, "at"]],
   );
   assert.deepEqual(checked.timestamps[0], AT);
-});
-
-Deno.test("IngestRouter.route() sends a keyed record to hashKey(key) % partitions and keyless ones round-robin across calls", () => {
-  const router = new IngestRouter({ partitions: 3, keyField: "key" });
-  const first = router.route([{ n: 1 }, { n: 2 }, { key: "k" }], [1, 2, 3]);
-  const keyed = hashKey("k") % 3;
-  const byPartition = new Map(
-    first.map((a) => [a.partition, a.records.map((r) => r.value)]),
-  );
-  assert.deepEqual(byPartition.get(0)?.[0], { n: 1 });
-  assert.deepEqual(byPartition.get(1)?.[0], { n: 2 });
-  assert.ok(byPartition.get(keyed)?.some((v) => v.key === "k"));
-  assert.deepEqual(
-    first.map((a) => a.partition),
-    [...byPartition.keys()].sort(),
-  );
-  const second = router.route([{ n: 3 }], [4]);
-  assert.deepEqual(second, [{
-    partition: 2,
-    records: [{ value: { n: 3 }, timestamp: 4 }],
-  }]);
 });
