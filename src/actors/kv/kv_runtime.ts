@@ -27,14 +27,13 @@ import {
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import { type Encoded, encodeStructured } from "../_codec.ts";
 import { buildSubtask, type BuiltSubtask } from "../_subtask_factory.ts";
-import type { StorageKey } from "../storage.ts";
 import type {
   ActorRuntime,
   RuntimeOptions,
   SubtaskStatus,
 } from "../actor_runtime.ts";
 import { AtomicConflictError, KvStorage } from "./kv_storage.ts";
-import { logKey } from "./channel_log.ts";
+import { logKey, readEntries } from "./channel_log.ts";
 import { LIMITS } from "../_commit_plan.ts";
 import { encodedKeySize } from "../_storage_keys.ts";
 import { applyEntries } from "./_alignment.ts";
@@ -1080,25 +1079,19 @@ export class KvRuntime implements ActorRuntime {
     return applied;
   }
 
-  async #readEntries(
+  #readEntries(
     producer: string,
     out: number,
     applied: number,
   ): Promise<StreamElement[][]> {
-    const keys: StorageKey[] = [];
-    for (let seq = applied + 1; seq <= applied + ENTRIES_PER_CHANNEL; seq++) {
-      keys.push(logKey(out, seq));
-    }
-    const values = await this.#retry(
+    return this.#retry(
       `read channel ${out} of '${producer}'`,
-      () => this.#readerOf(producer).getMany<StreamElement[]>(keys),
+      () =>
+        readEntries(this.#readerOf(producer), out, {
+          applied,
+          max: ENTRIES_PER_CHANNEL,
+        }),
     );
-    const entries: StreamElement[][] = [];
-    for (const value of values) {
-      if (value === undefined) break;
-      entries.push(value);
-    }
-    return entries;
   }
 
   /** An asynchronous operator is full: lets its calls complete first. */

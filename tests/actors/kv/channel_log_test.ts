@@ -6,7 +6,9 @@ import {
   barrierOf,
   logEntries,
   logKey,
+  readEntries,
 } from "../../../src/actors/kv/channel_log.ts";
+import { KvStorage } from "../../../src/actors/kv/kv_storage.ts";
 import {
   END,
   recordBatch,
@@ -123,4 +125,39 @@ Deno.test("barrierOf() returns null for entries without a barrier", () => {
   assert.equal(barrierOf([watermark(100)]), null);
   assert.equal(barrierOf([END]), null);
   assert.equal(barrierOf([records(1), watermark(2)]), null);
+});
+
+Deno.test("readEntries() reads a channel's entries after the last applied, at most max, up to the first not written", async () => {
+  const kv = await Deno.openKv(":memory:");
+  try {
+    const storage = new KvStorage(kv, ["job", "producer"]);
+    const entries = [[records(1, 2)], [barrier(1)], [watermark(5)]];
+    await storage.atomic([
+      ...entries.map((value, i) => ({
+        type: "put" as const,
+        key: logKey(0, i + 1),
+        value,
+      })),
+      { type: "put", key: logKey(0, 5), value: [watermark(9)] },
+      { type: "put", key: logKey(1, 1), value: [watermark(7)] },
+    ]);
+    assert.deepEqual(
+      await readEntries(storage, 0, { applied: 0, max: 16 }),
+      entries,
+    );
+    assert.deepEqual(
+      await readEntries(storage, 0, { applied: 1, max: 1 }),
+      [[barrier(1)]],
+    );
+    assert.deepEqual(
+      await readEntries(storage, 0, { applied: 3, max: 16 }),
+      [],
+    );
+    assert.deepEqual(
+      await readEntries(storage, 1, { applied: 0, max: 16 }),
+      [[watermark(7)]],
+    );
+  } finally {
+    kv.close();
+  }
 });
