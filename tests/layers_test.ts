@@ -1,5 +1,8 @@
-// Enforces DESIGN's layering: imports only go down the list of layers, and
-// the pure layers never touch I/O or the real time (STYLE rules 1 and 2).
+// Enforces DESIGN's layering (STYLE rules 1 and 2): imports only go down the
+// list of layers, the pure layers never touch I/O, the real time or a
+// package, a runtime never imports another, a private `_x.ts` is imported
+// only from within its own folder (its subfolders included, as Go's
+// `internal/`), and no modules import each other in a loop.
 
 import assert from "node:assert/strict";
 
@@ -8,9 +11,11 @@ const LAYERS = [
   "windows",
   "async",
   "runtime",
+  "kv",
   "actors",
   "connectors",
   "api",
+  "observe",
   "http",
   "cli",
 ];
@@ -24,6 +29,8 @@ const FORBIDDEN_IN_PURE = [
 ];
 // The one place in the pure layers allowed to read the system time.
 const CLOCK_FILE = "src/time/clock.ts";
+// The runtimes: folders that must not import one another.
+const RUNTIMES = ["src/actors/local/", "src/actors/kv/"];
 
 async function* sourceFiles(dir: string): AsyncGenerator<string> {
   for await (const entry of Deno.readDir(dir)) {
@@ -38,6 +45,14 @@ function layerOf(path: string): string | null {
   return match && LAYERS.includes(match[1]) ? match[1] : null;
 }
 
+function folderOf(path: string): string {
+  return path.slice(0, path.lastIndexOf("/") + 1);
+}
+
+function isPrivate(path: string): boolean {
+  return path.slice(path.lastIndexOf("/") + 1).startsWith("_");
+}
+
 function resolve(from: string, specifier: string): string {
   const parts = from.split("/").slice(0, -1);
   for (const part of specifier.split("/")) {
@@ -47,31 +62,120 @@ function resolve(from: string, specifier: string): string {
   return parts.join("/");
 }
 
+function withoutComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+}
+
 /** Import specifiers with comments removed, so JSDoc examples do not count. */
 function importsOf(text: string): string[] {
-  const code = text.replace(/\/\*[\s\S]*?\*\//g, "").replace(
-    /^\s*\/\/.*$/gm,
-    "",
-  );
-  return [...code.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)].map((m) =>
-    m[1]
-  );
+  return [
+    ...withoutComments(text).matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g),
+  ].map((m) => m[1]);
+}
+
+/**
+ * Specifiers of imports that are evaluated (not `import type` and not
+ * `export type`): the edges of a loop that matters when modules load.
+ */
+function valueImportsOf(text: string): string[] {
+  const code = withoutComments(text);
+  const found: string[] = [];
+  for (
+    const m of code.matchAll(
+      /(?:^|\n)\s*(import|export)\s+(type\s+)?([^"]*?)from\s*"([^"]+)"|(?:^|\n)\s*import\s*"([^"]+)"/g,
+    )
+  ) {
+    if (m[5] !== undefined) found.push(m[5]);
+    else if (m[2] === undefined) found.push(m[4]);
+  }
+  return found;
+}
+
+/** Every set of two or more modules that import each other in a loop. */
+function cyclesOf(graph: Map<string, string[]>): string[][] {
+  // Tarjan's strongly connected components.
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (node: string): void => {
+    index.set(node, next);
+    low.set(node, next++);
+    stack.push(node);
+    onStack.add(node);
+    for (const to of graph.get(node) ?? []) {
+      if (!graph.has(to)) continue;
+      if (!index.has(to)) {
+        visit(to);
+        low.set(node, Math.min(low.get(node)!, low.get(to)!));
+      } else if (onStack.has(to)) {
+        low.set(node, Math.min(low.get(node)!, index.get(to)!));
+      }
+    }
+    if (low.get(node) === index.get(node)) {
+      const component: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
 }
 
 async function findViolations(): Promise<string[]> {
   const violations: string[] = [];
-  for await (const path of sourceFiles("src")) {
+  const graph = new Map<string, string[]>();
+  const files = ["main.ts"];
+  for await (const path of sourceFiles("src")) files.push(path);
+  for (const path of files) {
     const layer = layerOf(path);
-    if (layer === null) continue;
     const text = await Deno.readTextFile(path);
+    const targets: string[] = [];
     for (const specifier of importsOf(text)) {
-      if (!specifier.startsWith(".")) continue;
-      const target = layerOf(resolve(path, specifier));
-      if (target !== null && LAYERS.indexOf(target) > LAYERS.indexOf(layer)) {
-        violations.push(`${path} imports upward from ${target}/: ${specifier}`);
+      if (!specifier.startsWith(".")) {
+        if (layer !== null && PURE.has(layer)) {
+          violations.push(
+            `${path} imports a package in a pure layer: ${specifier}`,
+          );
+        }
+        continue;
+      }
+      const target = resolve(path, specifier);
+      const targetLayer = layerOf(target);
+      if (
+        layer !== null && targetLayer !== null &&
+        LAYERS.indexOf(targetLayer) > LAYERS.indexOf(layer)
+      ) {
+        violations.push(
+          `${path} imports upward from ${targetLayer}/: ${specifier}`,
+        );
+      }
+      if (isPrivate(target) && !path.startsWith(folderOf(target))) {
+        violations.push(
+          `${path} imports a file private to ${folderOf(target)}: ${specifier}`,
+        );
+      }
+      for (const runtime of RUNTIMES) {
+        if (
+          !path.startsWith(runtime) && target.startsWith(runtime) &&
+          RUNTIMES.some((other) => path.startsWith(other))
+        ) {
+          violations.push(`${path} imports another runtime: ${specifier}`);
+        }
       }
     }
-    if (PURE.has(layer) && path !== CLOCK_FILE) {
+    for (const specifier of valueImportsOf(text)) {
+      if (specifier.startsWith(".")) targets.push(resolve(path, specifier));
+    }
+    graph.set(path, targets);
+    if (layer !== null && PURE.has(layer) && path !== CLOCK_FILE) {
       const code = text.replace(/\/\*[\s\S]*?\*\//g, "");
       for (const pattern of FORBIDDEN_IN_PURE) {
         if (pattern.test(code)) {
@@ -80,10 +184,13 @@ async function findViolations(): Promise<string[]> {
       }
     }
   }
+  for (const cycle of cyclesOf(graph)) {
+    violations.push(`modules import each other in a loop: ${cycle.join(", ")}`);
+  }
   return violations;
 }
 
-Deno.test("src/ imports only go down the layers and pure layers do no I/O (STYLE rules 1-2)", async () => {
+Deno.test("src/ imports only go down the layers, stay out of other folders' private files and other runtimes, form no loop, and pure layers do no I/O (STYLE rules 1-2)", async () => {
   assert.deepEqual(await findViolations(), []);
 });
 
@@ -99,4 +206,23 @@ Deno.test("the layer check resolves relative imports and ignores JSDoc examples"
     ),
     ["./y.ts"],
   );
+});
+
+Deno.test("the layer check tells private files, type-only imports and loops", () => {
+  assert.equal(isPrivate("src/actors/_codec.ts"), true);
+  assert.equal(isPrivate("src/actors/codec.ts"), false);
+  assert.equal(folderOf("src/actors/kv/lease.ts"), "src/actors/kv/");
+  assert.deepEqual(
+    valueImportsOf(
+      'import type { A } from "./a.ts";\nimport { B } from "./b.ts";\nexport { C } from "./c.ts";\nexport type { D } from "./d.ts";\nimport "./e.ts";',
+    ),
+    ["./b.ts", "./c.ts", "./e.ts"],
+  );
+  assert.deepEqual(
+    cyclesOf(
+      new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]]),
+    ),
+    [["a", "b", "c"]],
+  );
+  assert.deepEqual(cyclesOf(new Map([["a", ["b"]], ["b", []]])), []);
 });

@@ -14,6 +14,7 @@ import type { Source } from "../runtime/source.ts";
 import type { StreamOperator } from "../runtime/stream_operator.ts";
 import type { JobEdge, JobGraph, JobVertex } from "../runtime/job_graph.ts";
 import type { StateMeaning } from "./_state_meaning.ts";
+import type { DataStream } from "./data_stream.ts";
 
 /** How records reach a node from one producer. */
 export type Exchange =
@@ -60,6 +61,13 @@ export interface PlanNode {
 }
 
 /** Everything a job is built from. */
+/**
+ * Makes the stream that reads `inputs`: given by `DataStream` to the keyed
+ * and windowed streams it creates, so they return streams without
+ * importing `DataStream` (which imports them).
+ */
+export type StreamOf = <R>(inputs: readonly Input[]) => DataStream<R>;
+
 export interface Plan {
   readonly jobName: string;
   readonly nodes: PlanNode[];

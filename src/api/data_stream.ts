@@ -257,6 +257,7 @@ export class DataStream<T> {
       keySelector,
       this.#defaultParallelism,
       this.#inputPolicy,
+      (inputs) => new DataStream(this.#plan, inputs, this.#defaultParallelism),
     );
   }
 

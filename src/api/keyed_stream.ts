@@ -14,8 +14,8 @@ import {
   type KeyedProcessFunction,
   KeyedProcessOperator,
 } from "../runtime/operators/keyed_process.ts";
-import { addNode, type Input, type Plan } from "./_plan.ts";
-import { DataStream } from "./data_stream.ts";
+import { addNode, type Input, type Plan, type StreamOf } from "./_plan.ts";
+import type { DataStream } from "./data_stream.ts";
 import { WindowedStream } from "./windowed_stream.ts";
 
 /**
@@ -32,6 +32,7 @@ export class KeyedStream<T, K> {
   readonly #keySelector: (value: T) => K;
   readonly #defaultParallelism: number;
   readonly #inputPolicy: "min" | "max" | undefined;
+  readonly #streamOf: StreamOf;
 
   /**
    * Created by `DataStream.keyBy`.
@@ -43,13 +44,15 @@ export class KeyedStream<T, K> {
     inputs: readonly Input[],
     keySelector: (value: T) => K,
     defaultParallelism: number,
-    inputPolicy?: "min" | "max",
+    inputPolicy: "min" | "max" | undefined,
+    streamOf: StreamOf,
   ) {
     this.#plan = plan;
     this.#inputs = inputs;
     this.#keySelector = keySelector;
     this.#defaultParallelism = defaultParallelism;
     this.#inputPolicy = inputPolicy;
+    this.#streamOf = streamOf;
   }
 
   /**
@@ -86,10 +89,7 @@ export class KeyedStream<T, K> {
           keySelector,
         }) as never,
     });
-    return new DataStream<R>(this.#plan, [{
-      node,
-      exchange: { kind: "forward" },
-    }], this.#defaultParallelism);
+    return this.#streamOf<R>([{ node, exchange: { kind: "forward" } }]);
   }
 
   /**
@@ -156,10 +156,7 @@ export class KeyedStream<T, K> {
       createOperator: () =>
         new KeyedProcessOperator(fn, { keySelector }) as never,
     });
-    return new DataStream<OUT>(this.#plan, [{
-      node,
-      exchange: { kind: "forward" },
-    }], this.#defaultParallelism);
+    return this.#streamOf<OUT>([{ node, exchange: { kind: "forward" } }]);
   }
 
   /**
@@ -181,6 +178,7 @@ export class KeyedStream<T, K> {
       assigner,
       this.#defaultParallelism,
       this.#inputPolicy,
+      this.#streamOf,
     );
   }
 }

@@ -18,9 +18,9 @@ import {
   type WindowFunction,
 } from "../windows/mod.ts";
 import { WindowStreamOperator } from "../runtime/operators/mod.ts";
-import { addNode, type Input, type Plan } from "./_plan.ts";
+import { addNode, type Input, type Plan, type StreamOf } from "./_plan.ts";
 import { windowMeaning } from "./_state_meaning.ts";
-import { DataStream } from "./data_stream.ts";
+import type { DataStream } from "./data_stream.ts";
 
 /**
  * Keyed windows: set the trigger, allowed lateness and late-data side
@@ -36,6 +36,7 @@ export class WindowedStream<T, K> {
   readonly #assigner: WindowAssigner<T>;
   readonly #defaultParallelism: number;
   readonly #inputPolicy: "min" | "max" | undefined;
+  readonly #streamOf: StreamOf;
   #trigger: Trigger<T> | undefined;
   #allowedLatenessMs = 0;
   #lateDataTag: OutputTag<T> | null = null;
@@ -51,9 +52,11 @@ export class WindowedStream<T, K> {
     keySelector: (value: T) => K,
     assigner: WindowAssigner<T>,
     defaultParallelism: number,
-    inputPolicy?: "min" | "max",
+    inputPolicy: "min" | "max" | undefined,
+    streamOf: StreamOf,
   ) {
     this.#inputPolicy = inputPolicy;
+    this.#streamOf = streamOf;
     this.#plan = plan;
     this.#inputs = inputs;
     this.#keySelector = keySelector;
@@ -164,11 +167,7 @@ export class WindowedStream<T, K> {
       allowedLatenessMs: this.#allowedLatenessMs,
       createOperator: () => new WindowStreamOperator(options),
     });
-    return new DataStream<R>(
-      this.#plan,
-      [{ node, exchange: { kind: "forward" } }],
-      this.#defaultParallelism,
-    );
+    return this.#streamOf<R>([{ node, exchange: { kind: "forward" } }]);
   }
 }
 
