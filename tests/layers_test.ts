@@ -11,6 +11,7 @@ const LAYERS = [
   "actors",
   "connectors",
   "api",
+  "observe",
   "http",
   "cli",
 ];

@@ -15,7 +15,7 @@ import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
-import { LocalJobHandle } from "../../src/http/job_handle.ts";
+import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
 import { jobRoutes } from "../../src/http/jobs.ts";
 import { onError } from "../../src/http/errors.ts";
 import { timedSink } from "../_support/timed_sink.ts";
