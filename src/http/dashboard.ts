@@ -28,7 +28,7 @@ const MAX_TIMELINE_SAMPLES = 600;
  * idle/active, lag, records in and out, late records dropped, mailbox
  * depth), a health panel (the job's status badge, and per operator its
  * status, lag, drift, late ratio, windows and the causes the diagnosis
- * names there with their fixes; see `jobHealth` in `health.ts`), a dead
+ * names there with their fixes; see `jobHealth` in `observe/health.ts`), a dead
  * letters panel (how many records the error policy set aside, the 5 most
  * recent newest first, a link to `/jobs/:job/dead-letters`), the
  * timeline image (`/jobs/:job/timeline.svg`, see

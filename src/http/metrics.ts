@@ -26,7 +26,7 @@ import type { ServiceOptions } from "./service.ts";
  * log or whose log could not be read); and every gauge a subtask
  * registered as `weir_gauge{job,operator,subtask,name}`.
  *
- * Health (see `jobHealth` in `health.ts`, default thresholds): per
+ * Health (see `jobHealth` in `observe/health.ts`, default thresholds): per
  * operator, `weir_operator_health{job,operator,metric}` is 0 (ok), 1 (warn)
  * or 2 (bad) for each `metric` of `watermark_lag`, `drift_rate`,
  * `late_record_ratio` and `state_size`, with the raw values

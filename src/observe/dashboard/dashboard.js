@@ -3,7 +3,7 @@
 // dead-letter panels, the checkpoints and the timeline. It builds DOM nodes
 // with textContent, never from HTML strings, so no job data is parsed as
 // markup. Its formatters and markup have twins in the page's server-side
-// rendering (`subtask_table.ts`, `health_panel.ts`, `dead_letter_panel.ts`,
+// rendering (`subtask_tables.ts`, `health_panel.ts`, `dead_letter_panel.ts`,
 // `html.ts`): change both together.
 (function () {
   "use strict";
