@@ -3,9 +3,13 @@
 
 import type { Context } from "hono";
 import { HttpError } from "./errors.ts";
-import type { ExplainQuery } from "./_explain.ts";
-import { DEFAULT_HEALTH_THRESHOLDS, type HealthThresholds } from "./health.ts";
-import type { JobHandle, ServiceOptions } from "./service.ts";
+import type { ExplainQuery } from "../observe/explain_report.ts";
+import {
+  DEFAULT_HEALTH_THRESHOLDS,
+  type HealthThresholds,
+} from "../observe/health_thresholds.ts";
+import type { JobHandle } from "../observe/job_handle.ts";
+import type { ServiceOptions } from "./service.ts";
 
 /** The handle of the job named in the path, or a 404. */
 export function jobOf(options: ServiceOptions, c: Context): JobHandle {

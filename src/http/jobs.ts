@@ -15,16 +15,16 @@ import { streamSSE } from "hono/streaming";
 import { requireToken } from "./auth.ts";
 import { HttpError } from "./errors.ts";
 import { deadLetterRoutes } from "./_dead_letter_route.ts";
-import { explainWindow } from "./_explain.ts";
+import { explainWindow } from "../observe/explain.ts";
 import {
   explainQuery,
   healthThresholds,
   jobOf,
   optionalInteger,
 } from "./_job_request.ts";
-import { describe, summarize } from "./_job_summary.ts";
+import { describe, summarize } from "../observe/job_summary.ts";
 import { json, stringify } from "./_json.ts";
-import { jobHealth } from "./health.ts";
+import { jobHealth } from "../observe/health.ts";
 import type { ServiceOptions } from "./service.ts";
 
 /**

@@ -1,6 +1,8 @@
 /**
  * The HTTP service: one hono app that ingests records into durable logs and
- * shows running jobs, their watermarks, checkpoints and metrics.
+ * shows running jobs, their watermarks, checkpoints and metrics. The routes
+ * live here; what they show (sampling, health, diagnosis, explain, the
+ * timeline, the Prometheus text, the dashboard page) lives in `observe/`.
  *
  * {@linkcode createApp} builds the app from {@linkcode ServiceOptions};
  * handlers throw {@linkcode HttpError} with a stable code, and one error
@@ -40,16 +42,20 @@ export {
 } from "./errors.ts";
 export { ingestRoutes } from "./ingest.ts";
 export { isLoopbackHost, loopbackHosts, requireHost } from "./host_check.ts";
-export type {
-  CheckpointRecord,
-  IngestStream,
-  JobHandle,
-  ServiceOptions,
-  WatermarkSample,
-} from "./service.ts";
-export { LocalJobHandle, type LocalJobHandleOptions } from "./job_handle.ts";
+export type { IngestStream, ServiceOptions } from "./service.ts";
 export { jobRoutes } from "./jobs.ts";
 export { metricsRoutes } from "./metrics.ts";
 export { dashboardRoutes, timelineRoute } from "./dashboard.ts";
-export { renderTimelineSvg } from "./timeline.ts";
-export * from "./health.ts";
+// What the routes show lives in observe/; re-exported for existing imports.
+export type {
+  CheckpointRecord,
+  JobHandle,
+  WatermarkSample,
+} from "../observe/job_handle.ts";
+export {
+  LocalJobHandle,
+  type LocalJobHandleOptions,
+} from "../observe/local_job_handle.ts";
+export { renderTimelineSvg } from "../observe/timeline.ts";
+export * from "../observe/health.ts";
+export * from "../observe/health_thresholds.ts";

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { createApp } from "../../src/http/app.ts";
-import { LocalJobHandle } from "../../src/http/job_handle.ts";
+import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
 import type { ServiceOptions } from "../../src/http/service.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { ScriptedSource } from "../../src/connectors/sources/scripted.ts";

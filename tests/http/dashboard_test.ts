@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { dashboardRoutes, timelineRoute } from "../../src/http/dashboard.ts";
 import { onError } from "../../src/http/errors.ts";
+import type { ServiceOptions } from "../../src/http/service.ts";
 import type {
   CheckpointRecord,
   JobHandle,
-  ServiceOptions,
   WatermarkSample,
-} from "../../src/http/service.ts";
+} from "../../src/observe/job_handle.ts";
 import type { SubtaskStatus } from "../../src/actors/actor_runtime.ts";
 import { ManualClock } from "../../src/time/clock.ts";
 import { DeadLetterLog } from "../../src/actors/dead_letter_log.ts";

@@ -1,6 +1,6 @@
 // /jobs through app.request() (STYLE rule 32): the job list and detail,
 // watermark history, checkpoints (trigger, conflict, token) and the
-// server-sent event stream; LocalJobHandle's history and channels.
+// server-sent event stream.
 
 import assert from "node:assert/strict";
 import { Hono } from "hono";
@@ -15,7 +15,7 @@ import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
-import { LocalJobHandle } from "../../src/http/job_handle.ts";
+import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
 import { jobRoutes } from "../../src/http/jobs.ts";
 import { onError } from "../../src/http/errors.ts";
 import { timedSink } from "../_support/timed_sink.ts";
@@ -206,74 +206,6 @@ Deno.test("GET /jobs/:job/watermarks returns the history, which grows with sampl
   assert.match(bad.body.error.message, /'since'/);
 });
 
-Deno.test("LocalJobHandle.history() keeps only the last historySize samples", () => {
-  const { handle, clock } = build({ historySize: 2 });
-  for (let i = 0; i < 3; i++) {
-    clock.advance(500);
-    handle.sample();
-  }
-  assert.deepEqual(handle.history().map((s) => s.at), [1_000, 1_500]);
-});
-
-Deno.test("new LocalJobHandle() throws a RangeError naming 'historySize' when it is not a positive integer", () => {
-  const { handle } = build();
-  assert.throws(
-    () =>
-      new LocalJobHandle({
-        runtime: {} as LocalRuntime,
-        graph: handle.graph,
-        clock: new ManualClock(0),
-        historySize: 0,
-      }),
-    { name: "RangeError", message: /'historySize'/ },
-  );
-});
-
-Deno.test("LocalJobHandle.inputChannels() dates each channel's last watermark move", () => {
-  const { handle, advance } = build();
-  assert.deepEqual(handle.inputChannels("clicks/window-1/0"), [
-    { channel: 0, watermark: -Infinity, idle: false, lastMovedAt: null },
-    { channel: 1, watermark: -Infinity, idle: false, lastMovedAt: null },
-  ]);
-  assert.deepEqual(handle.inputChannels("clicks/source-0/0"), []);
-  advance(1_000);
-  const channels = handle.inputChannels("clicks/window-1/0");
-  assert.deepEqual(channels.map((c) => c.lastMovedAt), [1_000, 1_000]);
-  // The periodic emit at 1 s runs before that second's records are read.
-  assert.equal(channels[0].watermark, T0 - 2_001);
-  assert.throws(() => handle.inputChannels("clicks/nope/0"), RangeError);
-});
-
-Deno.test("LocalJobHandle.startSampling() samples until stop()", async () => {
-  const { runtime, clock, handle: built } = build();
-  // Counts the samples the interval takes and wakes the test at the second,
-  // whenever the timers get to run.
-  let samples = 0;
-  let wake = () => {};
-  const secondSample = new Promise<void>((resolve) => wake = resolve);
-  class CountingHandle extends LocalJobHandle {
-    override sample() {
-      const sample = super.sample();
-      if (++samples === 2) wake();
-      return sample;
-    }
-  }
-  const handle = new CountingHandle({ runtime, graph: built.graph, clock });
-  handle.startSampling(5);
-  await secondSample;
-  handle.stop();
-  assert.equal(handle.history().length, 2);
-  // Timers run in the order they are due: an interval still scheduled
-  // (due within 5 ms) would fire before this 15 ms timer, however slow
-  // the machine.
-  await new Promise((resolve) => setTimeout(resolve, 15));
-  assert.equal(samples, 2, "no sample after stop()");
-  assert.throws(() => handle.startSampling(0), {
-    name: "RangeError",
-    message: /'intervalMs'/,
-  });
-});
-
 Deno.test("POST /jobs/:job/checkpoints answers 401 without the token, 202 with an id, then 409 while it runs", async () => {
   const { app, runtime } = build({ token: TOKEN });
   const headers = { Authorization: `Bearer ${TOKEN}` };
@@ -337,19 +269,6 @@ Deno.test("GET /jobs/:job/checkpoints lists the stored checkpoints with their du
   const { body } = await get(app, "/jobs/clicks/checkpoints");
   assert.deepEqual(body.checkpoints, [
     { id: 1, createdAt: 1_250, durationMs: 250 },
-  ]);
-});
-
-Deno.test("LocalJobHandle.checkpoints() without a store lists the checkpoints it saw complete", async () => {
-  const { runtime, clock, handle: stored } = build();
-  const handle = new LocalJobHandle({ runtime, graph: stored.graph, clock });
-  assert.deepEqual(await handle.checkpoints(), []);
-  runtime.triggerCheckpoint();
-  runtime.runUntilIdle();
-  await runtime.flushCheckpoints();
-  handle.sample();
-  assert.deepEqual(await handle.checkpoints(), [
-    { id: 1, createdAt: 0, durationMs: 0 },
   ]);
 });
 

@@ -12,7 +12,7 @@ import {
 } from "../../src/connectors/sources/scripted.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
-import { LocalJobHandle } from "../../src/http/job_handle.ts";
+import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
 import { DeadLetterLog } from "../../src/actors/dead_letter_log.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 import { metricsRoutes } from "../../src/http/metrics.ts";

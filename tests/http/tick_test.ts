@@ -10,7 +10,7 @@ import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { KvRuntimeView } from "../../src/actors/kv/kv_runtime_view.ts";
 import { createApp } from "../../src/http/app.ts";
-import { LocalJobHandle } from "../../src/http/job_handle.ts";
+import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
 
 async function setUp(token?: string) {
   const kv = await Deno.openKv(":memory:");

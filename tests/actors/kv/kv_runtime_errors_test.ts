@@ -14,8 +14,8 @@ import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
 import { ExternalTable, twoPhaseSink } from "../../_support/two_phase_sink.ts";
 import { recordingKv } from "../../_support/recording_kv.ts";
 import { KvRuntimeView } from "../../../src/actors/kv/kv_runtime_view.ts";
-import { LocalJobHandle } from "../../../src/http/job_handle.ts";
-import { jobHealth } from "../../../src/http/health.ts";
+import { LocalJobHandle } from "../../../src/observe/local_job_handle.ts";
+import { jobHealth } from "../../../src/observe/health.ts";
 
 function job(
   clock: ManualClock,

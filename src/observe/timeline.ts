@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { WatermarkSample } from "./service.ts";
+import type { WatermarkSample } from "./job_handle.ts";
 
 /** What {@linkcode renderTimelineSvg} draws. */
 export interface TimelineInput {

@@ -13,7 +13,7 @@ import {
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import type { SubtaskStatus } from "../../src/actors/actor_runtime.ts";
 import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
-import { LocalJobHandle } from "../../src/http/job_handle.ts";
+import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
 import { jobRoutes } from "../../src/http/jobs.ts";
 import { metricsRoutes } from "../../src/http/metrics.ts";
 import { dashboardRoutes } from "../../src/http/dashboard.ts";
@@ -22,8 +22,8 @@ import {
   type Diagnosis,
   type DiagnosisCause,
   jobHealth,
-} from "../../src/http/health.ts";
-import type { JobHandle } from "../../src/http/service.ts";
+} from "../../src/observe/health.ts";
+import type { JobHandle } from "../../src/observe/job_handle.ts";
 import { timedSink } from "../_support/timed_sink.ts";
 
 const T0 = 1_700_000_000_000;

@@ -1,13 +1,17 @@
-// What `GET /jobs` and `GET /jobs/:job` say of a job: its summary, and its
-// plan with every subtask's status.
+/**
+ * What `GET /jobs` and `GET /jobs/:job` say of a job: its summary, and its
+ * plan with every subtask's status.
+ *
+ * @module
+ */
 
 import type { SubtaskStatus } from "../actors/actor_runtime.ts";
 import {
   type DeadLetterBrief,
   type DeadLetterSummary,
   readDeadLetters,
-} from "./_dead_letters.ts";
-import type { JobHandle } from "./service.ts";
+} from "./dead_letters.ts";
+import type { JobHandle } from "./job_handle.ts";
 
 // How many dead letters `GET /jobs/:job` shows.
 const RECENT_DEAD_LETTERS = 5;

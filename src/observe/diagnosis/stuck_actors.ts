@@ -1,11 +1,15 @@
-// The diagnosis of actors that keep failing: the KV runtime stops an actor
-// whose step fails (its code threw, Deno KV kept failing) and tries it
-// again after a delay that doubles, up to a minute, without ever ending
-// the job; meanwhile its status says what it is stuck on
-// (`SubtaskStatus.stuck`), and health names it.
+/**
+ * The diagnosis `stuck-actor`: actors that keep failing. The KV runtime
+ * stops an actor whose step fails (its code threw, Deno KV kept failing)
+ * and tries it again after a delay that doubles, up to a minute, without
+ * ever ending the job; meanwhile its status says what it is stuck on
+ * (`SubtaskStatus.stuck`), and health names it.
+ *
+ * @module
+ */
 
-import type { SubtaskStatus } from "../actors/actor_runtime.ts";
-import type { Diagnosis } from "./_diagnosis.ts";
+import type { SubtaskStatus } from "../../actors/actor_runtime.ts";
+import type { Diagnosis } from "./diagnosis.ts";
 
 /**
  * One finding per stuck actor: what it failed on (the record's position

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { renderTimelineSvg } from "../../src/http/timeline.ts";
-import type { WatermarkSample } from "../../src/http/service.ts";
+import { renderTimelineSvg } from "../../src/observe/timeline.ts";
+import type { WatermarkSample } from "../../src/observe/job_handle.ts";
 
 const T0 = 1_700_000_000_000;
 

@@ -15,10 +15,10 @@ import type { ActorFailure } from "../../src/actors/actor_failure.ts";
 import {
   LocalJobHandle,
   type ObservedRuntime,
-} from "../../src/http/job_handle.ts";
+} from "../../src/observe/local_job_handle.ts";
 import { jobRoutes } from "../../src/http/jobs.ts";
 import { onError } from "../../src/http/errors.ts";
-import { readDeadLetters } from "../../src/http/_dead_letters.ts";
+import { readDeadLetters } from "../../src/observe/dead_letters.ts";
 import { timedSink } from "../_support/timed_sink.ts";
 
 const T0 = 1_700_000_000_000;

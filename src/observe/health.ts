@@ -8,96 +8,19 @@
 
 import type { SubtaskStatus } from "../actors/actor_runtime.ts";
 import type { JobVertex } from "../runtime/job_graph.ts";
-import {
-  type DiagnosableJob,
-  diagnose,
-  type Diagnosis,
-  type DiagnosisCause,
-} from "./_diagnosis.ts";
-import type { WatermarkSample } from "./service.ts";
+import { diagnose } from "./diagnosis/diagnose.ts";
+import type {
+  DiagnosableJob,
+  Diagnosis,
+  DiagnosisCause,
+} from "./diagnosis/diagnosis.ts";
+import { checkThresholds, type HealthThresholds } from "./health_thresholds.ts";
+import type { WatermarkSample } from "./job_handle.ts";
 
 export type { DiagnosableJob, Diagnosis, DiagnosisCause };
 
 /** How healthy a number (or an operator, or a job) is. */
 export type HealthStatus = "ok" | "warn" | "bad";
-
-/**
- * When a number turns `warn` or `bad`, and how far back trends are read.
- * Every field is optional in {@linkcode jobHealth}; the defaults follow
- * seed 004 §4.1.
- */
-export interface HealthThresholds {
-  /**
-   * Watermark lag (processing time − watermark) from which an operator
-   * warns, in milliseconds.
-   * @default {30000}
-   */
-  readonly lagWarnMs: number;
-  /**
-   * Watermark lag from which an operator is bad, in milliseconds.
-   * @default {300000}
-   */
-  readonly lagBadMs: number;
-  /**
-   * Drift rate (event time per processing time) below which an operator
-   * warns; a healthy watermark keeps pace with the clock at about 1.0.
-   * @default {0.5}
-   */
-  readonly driftWarn: number;
-  /**
-   * Drift rate at or below which an operator is bad: event time stands
-   * still.
-   * @default {0}
-   */
-  readonly driftBad: number;
-  /**
-   * Share of records dropped as late from which an operator warns.
-   * @default {0.01}
-   */
-  readonly lateRatioWarn: number;
-  /**
-   * Share of records dropped as late from which an operator is bad.
-   * @default {0.1}
-   */
-  readonly lateRatioBad: number;
-  /**
-   * Open windows (state) from which an operator warns.
-   * @default {100000}
-   */
-  readonly windowsWarn: number;
-  /**
-   * Open windows from which an operator is bad.
-   * @default {1000000}
-   */
-  readonly windowsBad: number;
-  /**
-   * How far back the drift rate and the state trends are read, in
-   * milliseconds of processing time; at least half of it must be sampled.
-   * @default {60000}
-   */
-  readonly lookbackMs: number;
-  /**
-   * How long a channel's watermark must stand still to be called stuck, in
-   * milliseconds.
-   * @default {10000}
-   */
-  readonly stallMs: number;
-}
-
-/** The default {@linkcode HealthThresholds}. */
-export const DEFAULT_HEALTH_THRESHOLDS: Readonly<HealthThresholds> = Object
-  .freeze({
-    lagWarnMs: 30_000,
-    lagBadMs: 300_000,
-    driftWarn: 0.5,
-    driftBad: 0,
-    lateRatioWarn: 0.01,
-    lateRatioBad: 0.1,
-    windowsWarn: 100_000,
-    windowsBad: 1_000_000,
-    lookbackMs: 60_000,
-    stallMs: 10_000,
-  });
 
 /** One number of an operator's health and its status. */
 export interface HealthMetric {
@@ -214,7 +137,7 @@ const RANK: Readonly<Record<HealthStatus, number>> = { ok: 0, warn: 1, bad: 2 };
  *
  * @param handle The job; `LocalJobHandle` gives every detector its input.
  * @param now The current processing time, epoch milliseconds.
- * @param thresholds Overrides of {@linkcode DEFAULT_HEALTH_THRESHOLDS}.
+ * @param thresholds Overrides of `DEFAULT_HEALTH_THRESHOLDS`.
  * @returns The operators' health, the job's status and the diagnosis.
  * @throws {RangeError} If a threshold is negative or not a finite number.
  *
@@ -402,22 +325,4 @@ function ratio(part: number, whole: number): number {
 
 function sum(values: readonly (number | undefined)[]): number {
   return values.reduce<number>((a, b) => a + (b ?? 0), 0);
-}
-
-/** The thresholds with defaults filled in, checked once. */
-function checkThresholds(
-  overrides: Partial<HealthThresholds>,
-): HealthThresholds {
-  const limits: Record<string, unknown> = { ...DEFAULT_HEALTH_THRESHOLDS };
-  for (const [name, value] of Object.entries(overrides)) {
-    if (value !== undefined) limits[name] = value;
-  }
-  for (const [name, value] of Object.entries(limits)) {
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-      throw new RangeError(
-        `Cannot compute job health as '${name}' must be a non-negative finite number: current value is ${value}`,
-      );
-    }
-  }
-  return limits as unknown as HealthThresholds;
 }

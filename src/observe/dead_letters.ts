@@ -6,7 +6,7 @@
  */
 
 import type { DeadLetter } from "../runtime/dead_letter.ts";
-import type { JobHandle } from "./service.ts";
+import type { JobHandle } from "./job_handle.ts";
 
 /** A dead letter without its record: what summaries and the dashboard show. */
 export type DeadLetterBrief = Omit<DeadLetter, "value">;

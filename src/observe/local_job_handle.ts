@@ -14,9 +14,10 @@ import type { JobGraph } from "../runtime/job_graph.ts";
 import type { Clock } from "../time/mod.ts";
 import type {
   CheckpointRecord,
+  GaugeSample,
   JobHandle,
   WatermarkSample,
-} from "./service.ts";
+} from "./job_handle.ts";
 
 /**
  * What a job handle reads from its runtime: a `LocalRuntime`, or a
@@ -55,27 +56,6 @@ export interface LocalJobHandleOptions {
    * @default {600}
    */
   readonly historySize?: number;
-}
-
-/**
- * One sample of every subtask's counters and gauges, taken with each
- * watermark sample: what the health check reads to see state grow and
- * records flow over time.
- */
-export interface GaugeSample {
-  /** Processing time of the sample, epoch milliseconds. */
-  readonly at: number;
-  /** Per actor id: records in and out, and the subtask's gauges. */
-  readonly subtasks: Readonly<
-    Record<
-      string,
-      {
-        readonly recordsIn: number;
-        readonly recordsOut: number;
-        readonly gauges: Readonly<Record<string, number>>;
-      }
-    >
-  >;
 }
 
 /** What the handle remembers of one input channel between observations. */

@@ -12,7 +12,7 @@ import {
 } from "../../src/connectors/sources/scripted.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
-import { LocalJobHandle } from "../../src/http/job_handle.ts";
+import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
 import { jobRoutes } from "../../src/http/jobs.ts";
 import { onError } from "../../src/http/errors.ts";
 import {

@@ -1,0 +1,142 @@
+/**
+ * The dashboard page as served: the job list and the job shown, with its
+ * health, dead letters, subtasks, timeline and checkpoints, and the page's
+ * styles and script (`dashboard.css`, `dashboard.js`) inline, so the page
+ * loads no other resource.
+ *
+ * @module
+ */
+
+import type { CheckpointRecord, JobHandle } from "../job_handle.ts";
+import { readDeadLetters } from "../dead_letters.ts";
+import { dashboardAsset } from "./assets.ts";
+import { deadLetterPanel } from "./dead_letter_panel.ts";
+import { healthSection } from "./health_panel.ts";
+import { bytesText, durationText, escapeHtml, formatTime } from "./html.ts";
+import { subtaskTables } from "./subtask_tables.ts";
+
+/**
+ * The whole page: the list of `jobs` and the one named `requested` (the
+ * first job without it), or a note that it is not running.
+ *
+ * @param jobs The running jobs by name.
+ * @param requested The job asked for (`?job=`), if any.
+ * @param now The current processing time, epoch milliseconds.
+ * @returns The page's HTML.
+ */
+export async function dashboardPage(
+  jobs: ReadonlyMap<string, JobHandle>,
+  requested: string | undefined,
+  now: number,
+): Promise<string> {
+  const names = [...jobs.keys()];
+  const name = requested ?? names[0];
+  const handle = name === undefined ? undefined : jobs.get(name);
+  const body = handle === undefined
+    ? missing(requested)
+    : await jobSection(handle, now);
+  const [style, script] = await Promise.all([
+    dashboardAsset("dashboard.css"),
+    dashboardAsset("dashboard.js"),
+  ]);
+  return page(names, handle?.name ?? null, body, now, { style, script });
+}
+
+function missing(requested: string | undefined): string {
+  if (requested === undefined) {
+    return `<main id="job" data-polls="0"><p data-testid="no-jobs">No jobs are running.</p></main>`;
+  }
+  return `<main id="job" data-polls="0"><p data-testid="error">No job named &#8220;${
+    escapeHtml(requested)
+  }&#8221; is running.</p></main>`;
+}
+
+async function jobSection(handle: JobHandle, now: number): Promise<string> {
+  let checkpoints: CheckpointRecord[] | null;
+  try {
+    checkpoints = await handle.checkpoints();
+  } catch {
+    checkpoints = null;
+  }
+  const job = escapeHtml(handle.name);
+  const path = `/jobs/${escapeHtml(encodeURIComponent(handle.name))}`;
+  const deadLetters = await readDeadLetters(handle, 5);
+  return `<main id="job" data-job="${job}" data-polls="0">
+<h2>Job <span data-testid="job-name">${job}</span></h2>
+${healthSection(handle, now)}
+${deadLetterPanel(deadLetters, path)}
+<section>
+<h3>Subtasks</h3>
+<div id="subtasks" data-testid="subtasks">${
+    subtaskTables(
+      handle.status(),
+      new Map(handle.graph.vertices.map((v) => [v.id, v.name])),
+    )
+  }</div>
+</section>
+<section>
+<h3>Timeline</h3>
+<p class="hint">Processing time across, event time up: one line per subtask&#8217;s output watermark.</p>
+<img id="timeline" data-testid="timeline" src="${path}/timeline.svg" alt="Watermarks of job ${job} over processing time" width="800" height="400">
+</section>
+<section>
+<h3>Checkpoints</h3>
+<table data-testid="checkpoints">
+<thead><tr><th>ID</th><th>Created at</th><th>Duration</th><th>Size</th></tr></thead>
+<tbody id="checkpoint-rows">${checkpointRows(checkpoints)}</tbody>
+</table>
+</section>
+</main>`;
+}
+
+function checkpointRows(checkpoints: CheckpointRecord[] | null): string {
+  if (checkpoints === null) {
+    return `<tr><td colspan="4">Checkpoints are unavailable.</td></tr>`;
+  }
+  if (checkpoints.length === 0) {
+    return `<tr><td colspan="4">No checkpoint yet.</td></tr>`;
+  }
+  // Newest first: the one a restore would use is on top.
+  return [...checkpoints].reverse().map((c) =>
+    `<tr data-testid="checkpoint-row"><td class="n">${c.id}</td><td>${
+      formatTime(c.createdAt)
+    }</td><td>${
+      c.durationMs === undefined ? "&#8212;" : durationText(c.durationMs)
+    }</td><td>${
+      c.sizeBytes === undefined ? "&#8212;" : bytesText(c.sizeBytes)
+    }</td></tr>`
+  ).join("");
+}
+
+function page(
+  names: string[],
+  current: string | null,
+  body: string,
+  now: number,
+  assets: { readonly style: string; readonly script: string },
+): string {
+  const items = names.map((name) =>
+    `<li><a href="/?job=${escapeHtml(encodeURIComponent(name))}"${
+      name === current ? ` aria-current="page"` : ""
+    }>${escapeHtml(name)}</a></li>`
+  ).join("");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>weir${current === null ? "" : ` · ${escapeHtml(current)}`}</title>
+<style>${assets.style}</style>
+</head>
+<body>
+<header><h1>weir</h1><span id="live" data-testid="live-status">served ${
+    formatTime(now)
+  }</span></header>
+<nav aria-label="Jobs"><h2>Jobs</h2><ul data-testid="job-list">${
+    items || "<li>none</li>"
+  }</ul></nav>
+${body}
+<script>${assets.script}</script>
+</body>
+</html>`;
+}

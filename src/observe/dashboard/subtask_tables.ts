@@ -1,0 +1,82 @@
+/**
+ * The dashboard's subtask tables, as served; `drawSubtasks()` in
+ * `dashboard.js` redraws the same markup from each poll of
+ * `GET /jobs/:job`: change both together.
+ *
+ * @module
+ */
+
+import type { SubtaskStatus } from "../../actors/actor_runtime.ts";
+import { durationText, escapeHtml, watermarkHtml } from "./html.ts";
+
+const COLUMNS = [
+  "Subtask",
+  "Input watermark",
+  "Output watermark",
+  "Status",
+  "Lag",
+  "Records in",
+  "Records out",
+  "Late records",
+  "Mailbox",
+];
+
+/**
+ * One table per operator, one row per subtask: input and output
+ * watermark, status, lag, records in and out, late records, mailbox.
+ *
+ * @param statuses Every subtask's status, grouped by operator in order.
+ * @param names Each operator's readable name, by vertex id.
+ * @returns The tables' HTML.
+ */
+export function subtaskTables(
+  statuses: readonly SubtaskStatus[],
+  names: ReadonlyMap<string, string>,
+): string {
+  const byOperator = new Map<string, SubtaskStatus[]>();
+  for (const status of statuses) {
+    const rows = byOperator.get(status.operator) ?? [];
+    rows.push(status);
+    byOperator.set(status.operator, rows);
+  }
+  const head = `<thead><tr>${
+    COLUMNS.map((c) => `<th>${c}</th>`).join("")
+  }</tr></thead>`;
+  return [...byOperator].map(([operator, rows]) =>
+    `<table class="operator" data-testid="operator-table" data-operator="${
+      escapeHtml(operator)
+    }">${caption(operator, names.get(operator))}${head}<tbody>${
+      rows.map(subtaskRow).join("")
+    }</tbody></table>`
+  ).join("\n");
+}
+
+function caption(operator: string, name: string | undefined): string {
+  if (name === undefined || name === operator) {
+    return `<caption>${escapeHtml(operator)}</caption>`;
+  }
+  return `<caption>${escapeHtml(name)} <small>${
+    escapeHtml(operator)
+  }</small></caption>`;
+}
+
+function subtaskRow(s: SubtaskStatus): string {
+  const late = s.gauges.numLateRecordsDropped;
+  return `<tr data-testid="subtask-row" data-subtask="${escapeHtml(s.id)}">` +
+    `<td>${s.subtask}</td>` +
+    watermarkCell("input-watermark", s.inputWatermark) +
+    watermarkCell("output-watermark", s.outputWatermark) +
+    `<td data-testid="subtask-status">${s.idle ? "idle" : "active"}${
+      s.paused ? " (paused)" : ""
+    }${s.worker ? ` on ${escapeHtml(s.worker)}` : ""}</td>` +
+    `<td data-testid="lag">${durationText(s.watermarkLagMs)}</td>` +
+    `<td class="n">${s.recordsIn}</td><td class="n">${s.recordsOut}</td>` +
+    `<td class="n">${late === undefined ? "&#8212;" : late}</td>` +
+    `<td class="n">${s.mailboxDepth}</td></tr>`;
+}
+
+function watermarkCell(testId: string, ms: number): string {
+  return `<td data-testid="${testId}" data-value="${ms}">${
+    watermarkHtml(ms)
+  }</td>`;
+}

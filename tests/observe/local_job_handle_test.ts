@@ -1,0 +1,154 @@
+// LocalJobHandle over a running LocalRuntime: its bounded history, the
+// dates of its channels' watermark moves, sampling, and the checkpoints it
+// lists.
+
+import assert from "node:assert/strict";
+import { ManualClock } from "../../src/time/clock.ts";
+import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
+import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
+import {
+  ScriptedSource,
+  type ScriptStep,
+} from "../../src/connectors/sources/scripted.ts";
+import { StreamEnvironment } from "../../src/api/stream_environment.ts";
+import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
+import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
+import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
+import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
+import { timedSink } from "../_support/timed_sink.ts";
+
+const T0 = 1_700_000_000_000;
+type Click = { ts: number; partition: number };
+
+/** Two partitions with a record per second for a minute, a 10 s window per partition. */
+function build(options: { historySize?: number } = {}) {
+  const steps: ScriptStep<Click>[] = [];
+  for (let s = 0; s <= 60; s++) {
+    for (const partition of [0, 1]) {
+      steps.push({
+        at: s * 1_000,
+        partition,
+        value: { ts: T0 + s * 1_000, partition },
+      });
+    }
+  }
+  const clock = new ManualClock(0);
+  const env = new StreamEnvironment({
+    jobName: "clicks",
+    parallelism: 2,
+    clock,
+  });
+  env.fromSource(
+    new ScriptedSource(steps, { partitions: 2 }),
+    WatermarkStrategy.forBoundedOutOfOrderness<Click>(2_000)
+      .withTimestampAssigner((c) => c.ts),
+    "clicks",
+  )
+    .keyBy((c) => c.partition)
+    .window(TumblingEventTimeWindows.of(10_000))
+    .aggregate({
+      createAccumulator: () => 0,
+      add: (_c, n) => n + 1,
+      getResult: (n) => n,
+      merge: (a, b) => a + b,
+    })
+    .sinkTo(timedSink(clock, []));
+  const graph = env.getJobGraph();
+  const store = new CheckpointStore(new MemoryStorage());
+  const runtime = new LocalRuntime(graph, { clock, checkpointStore: store });
+  const handle = new LocalJobHandle({
+    runtime,
+    graph,
+    clock,
+    store,
+    historySize: options.historySize,
+  });
+  function advance(until: number): void {
+    for (let t = clock.now(); t <= until; t += 100) {
+      clock.set(t);
+      runtime.runUntilIdle();
+    }
+  }
+  return { clock, runtime, handle, advance };
+}
+
+Deno.test("LocalJobHandle.history() keeps only the last historySize samples", () => {
+  const { handle, clock } = build({ historySize: 2 });
+  for (let i = 0; i < 3; i++) {
+    clock.advance(500);
+    handle.sample();
+  }
+  assert.deepEqual(handle.history().map((s) => s.at), [1_000, 1_500]);
+});
+
+Deno.test("new LocalJobHandle() throws a RangeError naming 'historySize' when it is not a positive integer", () => {
+  const { handle } = build();
+  assert.throws(
+    () =>
+      new LocalJobHandle({
+        runtime: {} as LocalRuntime,
+        graph: handle.graph,
+        clock: new ManualClock(0),
+        historySize: 0,
+      }),
+    { name: "RangeError", message: /'historySize'/ },
+  );
+});
+
+Deno.test("LocalJobHandle.inputChannels() dates each channel's last watermark move", () => {
+  const { handle, advance } = build();
+  assert.deepEqual(handle.inputChannels("clicks/window-1/0"), [
+    { channel: 0, watermark: -Infinity, idle: false, lastMovedAt: null },
+    { channel: 1, watermark: -Infinity, idle: false, lastMovedAt: null },
+  ]);
+  assert.deepEqual(handle.inputChannels("clicks/source-0/0"), []);
+  advance(1_000);
+  const channels = handle.inputChannels("clicks/window-1/0");
+  assert.deepEqual(channels.map((c) => c.lastMovedAt), [1_000, 1_000]);
+  // The periodic emit at 1 s runs before that second's records are read.
+  assert.equal(channels[0].watermark, T0 - 2_001);
+  assert.throws(() => handle.inputChannels("clicks/nope/0"), RangeError);
+});
+
+Deno.test("LocalJobHandle.startSampling() samples until stop()", async () => {
+  const { runtime, clock, handle: built } = build();
+  // Counts the samples the interval takes and wakes the test at the second,
+  // whenever the timers get to run.
+  let samples = 0;
+  let wake = () => {};
+  const secondSample = new Promise<void>((resolve) => wake = resolve);
+  class CountingHandle extends LocalJobHandle {
+    override sample() {
+      const sample = super.sample();
+      if (++samples === 2) wake();
+      return sample;
+    }
+  }
+  const handle = new CountingHandle({ runtime, graph: built.graph, clock });
+  handle.startSampling(5);
+  await secondSample;
+  handle.stop();
+  assert.equal(handle.history().length, 2);
+  // Timers run in the order they are due: an interval still scheduled
+  // (due within 5 ms) would fire before this 15 ms timer, however slow
+  // the machine.
+  await new Promise((resolve) => setTimeout(resolve, 15));
+  assert.equal(samples, 2, "no sample after stop()");
+  assert.throws(() => handle.startSampling(0), {
+    name: "RangeError",
+    message: /'intervalMs'/,
+  });
+});
+
+Deno.test("LocalJobHandle.checkpoints() without a store lists the checkpoints it saw complete", async () => {
+  const { runtime, clock, handle: stored } = build();
+  const handle = new LocalJobHandle({ runtime, graph: stored.graph, clock });
+  assert.deepEqual(await handle.checkpoints(), []);
+  runtime.triggerCheckpoint();
+  runtime.runUntilIdle();
+  await runtime.flushCheckpoints();
+  handle.sample();
+  assert.deepEqual(await handle.checkpoints(), [
+    { id: 1, createdAt: 0, durationMs: 0 },
+  ]);
+});
