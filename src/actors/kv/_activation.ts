@@ -7,7 +7,7 @@ import type { SourceSubtaskSnapshot } from "../../runtime/source_subtask.ts";
 import type { SubtaskSnapshot } from "../../runtime/subtask.ts";
 import { encodeStructured } from "../_codec.ts";
 import { buildSubtask } from "../_subtask_factory.ts";
-import type { ActorWiring } from "./_kv_wiring.ts";
+import type { ActorWiring } from "./_wiring.ts";
 import { moveOutbox } from "./_dead_letter_outbox.ts";
 import { replayEventTime } from "./_replay.ts";
 import { freshMeta, type Meta } from "./_step_commit.ts";

@@ -6,7 +6,7 @@
 import type { SourceSubtask } from "../../runtime/source_subtask.ts";
 import type { StreamElement } from "../../runtime/stream_element.ts";
 import type { Subtask } from "../../runtime/subtask.ts";
-import { applyEntries } from "./_alignment.ts";
+import { applyEntries } from "./_barrier_alignment.ts";
 import { isBlocked, refreshConsumed, trimDue } from "./_back_pressure.ts";
 import { commitWithLetters } from "./_dead_letter_outbox.ts";
 import { type LiveActor, machineOf, statusOf } from "./_live_actor.ts";

@@ -17,7 +17,7 @@ import { jobKeyPrefix } from "../job_keys.ts";
 import { AtomicConflictError, KvStorage } from "./kv_storage.ts";
 import { copyOutboxes } from "./_dead_letter_outbox.ts";
 import type { Lease } from "./lease.ts";
-import type { ActorWiring } from "./_kv_wiring.ts";
+import type { ActorWiring } from "./_wiring.ts";
 import { freshMeta } from "./_step_commit.ts";
 
 /** What {@linkcode startJob} needs of the worker. */

@@ -10,7 +10,7 @@ import type { Encoded } from "../_codec.ts";
 import type { BuiltSubtask } from "../_subtask_factory.ts";
 import type { KvStorage } from "./kv_storage.ts";
 import type { Lease } from "./lease.ts";
-import type { ActorWiring } from "./_kv_wiring.ts";
+import type { ActorWiring } from "./_wiring.ts";
 import type { CommittedStatus, Meta } from "./_step_commit.ts";
 
 /** An actor this worker holds the lease of, and its step buffers. */

@@ -11,7 +11,7 @@ import type { StorageOp } from "../storage.ts";
 import { LIMITS } from "../_commit_plan.ts";
 import { encodedKeySize } from "../_storage_keys.ts";
 import { logEntries, logKey } from "./channel_log.ts";
-import type { ActorWiring } from "./_kv_wiring.ts";
+import type { ActorWiring } from "./_wiring.ts";
 
 /** Deletions of applied log entries per step, at most. */
 const TRIMS_PER_STEP = 64;

@@ -10,7 +10,7 @@ import {
   WatermarkAlignmentCoordinator,
 } from "../../time/mod.ts";
 import type { JobGraph } from "../../runtime/job_graph.ts";
-import { actorId, type ActorWiring } from "./_kv_wiring.ts";
+import { actorId, type ActorWiring } from "./_wiring.ts";
 import type { Meta } from "./_step_commit.ts";
 import type { KvWorker } from "./_worker.ts";
 

@@ -24,7 +24,7 @@ import {
   type CoordinatorOptions,
   type CoordinatorState,
 } from "./checkpoint_coordinator.ts";
-import type { ActorWiring } from "./_kv_wiring.ts";
+import type { ActorWiring } from "./_wiring.ts";
 import type { Meta } from "./_step_commit.ts";
 import type { LiveActor } from "./_live_actor.ts";
 import { ActorFailures } from "./_actor_failures.ts";

@@ -4,11 +4,11 @@
  * instances, or local processes on one KV file).
  *
  * This file is the facade: the options are checked here, and the work is
- * done by the worker's parts (`_worker.ts` holds what they share):
- * `_worker_loop.ts` (rounds, waiting, shutdown), `_ownership.ts` and
- * `_activation.ts` (leases, sharing, taking actors up), `_job_start.ts`
- * (seeding a job, resetting it), `_actor_step.ts` (one step and its
- * commit), `_status.ts` and `_watermark_alignment.ts`.
+ * done by the worker's parts, each taking the state they share
+ * (`_worker.ts`): the loop of rounds (`_worker_loop.ts`), which actors it
+ * runs (`_ownership.ts`, `_activation.ts`), the job's record
+ * (`_job_start.ts`), one actor step (`_actor_step.ts`, committing
+ * `_step_commit.ts`), and the job's status (`_status.ts`).
  *
  * @module
  */
@@ -22,7 +22,7 @@ import type { ActorRuntime, RuntimeOptions } from "../actor_runtime.ts";
 import { requireWatermarkRecovery } from "../../time/_validate.ts";
 import { requireErrorPolicy } from "../_error_policy.ts";
 import { jobKeyPrefix } from "../job_keys.ts";
-import { wireActors } from "./_kv_wiring.ts";
+import { wireActors } from "./_wiring.ts";
 import { checkStepFits } from "./_step_commit.ts";
 import { jobStarted, resetJob } from "./_job_start.ts";
 import { KvWorker } from "./_worker.ts";
