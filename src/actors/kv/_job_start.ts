@@ -1,7 +1,8 @@
 // How a KV-runtime job starts in a database: its record is written once,
 // under a start lease, after the actors' first state is seeded from the
 // checkpoint it restores (redistributed on a rescale); a job already
-// recorded with another plan or watermarkRecovery is refused.
+// recorded with another plan or watermarkRecovery is refused. A reset
+// deletes it all again, so that the next start begins afresh.
 
 import type { Clock } from "../../time/mod.ts";
 import type { JobGraph } from "../../runtime/job_graph.ts";
@@ -10,9 +11,13 @@ import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import { encodeStructured, snapshotsToUse } from "../_codec.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
-import { AtomicConflictError, type KvStorage } from "./kv_storage.ts";
+import type { ActorStorage } from "../storage.ts";
+import { DeadLetterLog } from "../dead_letter_log.ts";
+import { jobKeyPrefix } from "../job_keys.ts";
+import { AtomicConflictError, KvStorage } from "./kv_storage.ts";
+import { copyOutboxes } from "./_dead_letter_outbox.ts";
 import type { Lease } from "./lease.ts";
-import type { ActorWiring } from "./_kv_wiring.ts";
+import type { ActorWiring } from "./_wiring.ts";
 import { freshMeta } from "./_step_commit.ts";
 
 /** What {@linkcode startJob} needs of the worker. */
@@ -179,4 +184,49 @@ async function seed(
         ], { checks: [lease.check] }),
     );
   }
+}
+
+/** Whether job `jobName` has been recorded in `kv` (see `KvRuntime.started`). */
+export async function jobStarted(
+  kv: Deno.Kv,
+  jobName: string,
+): Promise<boolean> {
+  const key = [...jobKeyPrefix(jobName), "kvrt", "job"];
+  return (await kv.get(key)).versionstamp !== null;
+}
+
+/**
+ * Deletes the job's KV-runtime state after copying the letters left in
+ * the actors' outboxes to its dead-letter log (see `KvRuntime.reset`).
+ *
+ * @returns How many keys were deleted.
+ */
+export async function resetJob(
+  kv: Deno.Kv,
+  jobName: string,
+  deadLetterStorage: ActorStorage | undefined,
+): Promise<number> {
+  let deleted = 0;
+  let op = kv.atomic();
+  let n = 0;
+  const prefix = [...jobKeyPrefix(jobName), "kvrt"];
+  await copyOutboxes(
+    kv,
+    prefix,
+    new DeadLetterLog(
+      deadLetterStorage ??
+        new KvStorage(kv, [...jobKeyPrefix(jobName), "dead-letters"]),
+    ),
+  );
+  for await (const entry of kv.list({ prefix })) {
+    op.delete(entry.key);
+    deleted++;
+    if (++n === 500) {
+      await op.commit();
+      op = kv.atomic();
+      n = 0;
+    }
+  }
+  if (n > 0) await op.commit();
+  return deleted;
 }

@@ -1,5 +1,6 @@
 // What one actor step of the KV runtime commits: its bookkeeping (Meta),
-// and the operations of the step's one atomic write.
+// and the operations of the step's one atomic write, which must fit one
+// Deno KV commit.
 
 import type { StreamElement } from "../../runtime/stream_element.ts";
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
@@ -7,11 +8,18 @@ import type { ValveSnapshot } from "../../time/mod.ts";
 import type { Encoded } from "../_codec.ts";
 import { encodeStructured } from "../_codec.ts";
 import type { StorageOp } from "../storage.ts";
+import { LIMITS } from "../_commit_plan.ts";
+import { encodedKeySize } from "../_storage_keys.ts";
 import { logEntries, logKey } from "./channel_log.ts";
-import type { ActorWiring } from "./_kv_wiring.ts";
+import type { ActorWiring } from "./_wiring.ts";
 
 /** Deletions of applied log entries per step, at most. */
 const TRIMS_PER_STEP = 64;
+// A step writes up to three log entries per output channel (a periodic
+// watermark, a barrier, records after it) besides its state, meta, a
+// checkpoint snapshot and up to 64 deletions: this many operations at most.
+const ENTRIES_PER_OUTPUT = 3;
+const OTHER_OPS = 72;
 
 /** What a subtask reports about itself, committed with every step. */
 export interface CommittedStatus {
@@ -171,4 +179,32 @@ export function stepCommit(
   }
   ops.push({ type: "put", key: ["meta"], value: next });
   return { next, ops };
+}
+
+/**
+ * Refuses a subtask whose step could exceed one Deno KV commit: too many
+ * output channels for 1000 mutations, or for 80 KiB of written keys with
+ * the job's key prefix.
+ *
+ * @param wiring The subtask.
+ * @param base The job's KV-runtime prefix.
+ * @param action What is refused, for the message ("create KvRuntime").
+ * @throws {RangeError} If a step of the subtask may not fit.
+ */
+export function checkStepFits(
+  wiring: ActorWiring,
+  base: readonly string[],
+  action: string,
+): void {
+  const outputs = wiring.outputs.length;
+  const key = [...base, "a", wiring.id, "v", ...logKey(outputs, 1e15)];
+  const mutations = ENTRIES_PER_OUTPUT * outputs + OTHER_OPS;
+  const keyBytes = (ENTRIES_PER_OUTPUT * outputs + OTHER_OPS) *
+    encodedKeySize(key);
+  if (mutations <= LIMITS.mutations && keyBytes <= LIMITS.keyTotalBytes) {
+    return;
+  }
+  throw new RangeError(
+    `Cannot ${action} as subtask '${wiring.id}' must have few enough output channels for one step to fit a Deno KV commit (${LIMITS.mutations} mutations, ${LIMITS.keyTotalBytes} bytes of written keys; a step writes up to ${ENTRIES_PER_OUTPUT} log entries per channel): current value is ${outputs} channels, up to ${mutations} mutations and ${keyBytes} bytes of keys (a shorter job name or a lower parallelism downstream helps)`,
+  );
 }

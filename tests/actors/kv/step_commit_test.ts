@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { decodeStored } from "../../../src/actors/_codec.ts";
 import { encodeStructured } from "../../../src/actors/_codec.ts";
 import { freshMeta, stepCommit } from "../../../src/actors/kv/_step_commit.ts";
-import type { ActorWiring } from "../../../src/actors/kv/_kv_wiring.ts";
+import type { ActorWiring } from "../../../src/actors/kv/_wiring.ts";
 import type { StorageOp } from "../../../src/actors/storage.ts";
 import type { Encoded } from "../../../src/actors/_codec.ts";
 

@@ -2,7 +2,7 @@
 // within one step.
 
 import assert from "node:assert/strict";
-import { applyEntries } from "../../../src/actors/kv/_alignment.ts";
+import { applyEntries } from "../../../src/actors/kv/_barrier_alignment.ts";
 import type { StreamElement } from "../../../src/runtime/stream_element.ts";
 import type { Subtask } from "../../../src/runtime/subtask.ts";
 

@@ -6,7 +6,7 @@ import {
   actorId,
   type ActorWiring,
   wireActors,
-} from "../../../src/actors/kv/_kv_wiring.ts";
+} from "../../../src/actors/kv/_wiring.ts";
 import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
 import { CollectSink } from "../../../src/connectors/sinks/collect.ts";
 import { ScriptedSource } from "../../../src/connectors/sources/scripted.ts";

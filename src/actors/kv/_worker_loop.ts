@@ -1,0 +1,245 @@
+// The loop of a KV-runtime worker: rounds, one at a time (the loop itself,
+// a cron tick and `POST /tick` may ask for one at once), each renewing and
+// taking leases, coordinating checkpoints and stepping every owned actor
+// that can make progress; between rounds it waits for the earliest work
+// (or moves a simulated clock), and on stop it gives its leases up.
+
+import { RecordFailedError } from "../../runtime/dead_letter.ts";
+import { AtomicConflictError } from "./kv_storage.ts";
+import { startJob } from "./_job_start.ts";
+import { stepActor } from "./_actor_step.ts";
+import { drop, fail, rebalance, releaseAll } from "./_ownership.ts";
+import { InputWatch } from "./_input_watch.ts";
+import { AlignmentAnnouncer } from "./_watermark_alignment.ts";
+import type { LiveActor } from "./_live_actor.ts";
+import { COORDINATOR, type KvWorker } from "./_worker.ts";
+
+/** Runs a worker's rounds (see the file's head). */
+export class WorkerLoop {
+  readonly #worker: KvWorker;
+  readonly #alignment: AlignmentAnnouncer;
+  readonly #watch: InputWatch;
+  #initialised = false;
+  #nextRebalance = -Infinity;
+  #nextPoll = -Infinity;
+  #stopped = false;
+  #finished = false;
+  #rounds: Promise<unknown> = Promise.resolve();
+  #wakeLoop: (() => void) | null = null;
+
+  /** @param worker The worker's shared state. */
+  constructor(worker: KvWorker) {
+    this.#worker = worker;
+    this.#alignment = new AlignmentAnnouncer(worker.graph, worker.wirings);
+    this.#watch = new InputWatch(worker, () => this.#wakeLoop?.());
+  }
+
+  /** Whether every actor of the job has finished (known after a `tick`). */
+  get finished(): boolean {
+    return this.#finished;
+  }
+
+  /** Runs rounds until the job finished or `stop()`; then shuts down. */
+  async run(): Promise<void> {
+    try {
+      while (!this.#stopped) {
+        const progressed = await this.tick();
+        if (this.#finished) break;
+        if (progressed) continue;
+        await this.#idle();
+      }
+    } finally {
+      // After any round already queued (a cron tick, POST /tick), and
+      // before none: rounds after this one do nothing.
+      this.#stopped = true;
+      const shutdown = this.#rounds.then(() => this.#shutdown());
+      this.#rounds = shutdown.catch(() => {});
+      await shutdown;
+    }
+  }
+
+  /** Stops `run()` after its current step. */
+  stop(): void {
+    this.#stopped = true;
+    this.#wakeLoop?.();
+  }
+
+  /** One round, after any round in progress; whether it committed anything. */
+  tick(): Promise<boolean> {
+    // One round at a time: `run()`, a cron tick and `POST /tick` may overlap.
+    const round = this.#rounds.then(() => this.#round());
+    this.#rounds = round.catch(() => {});
+    return round;
+  }
+
+  async #round(): Promise<boolean> {
+    const worker = this.#worker;
+    const now = worker.clock.now();
+    if (this.#finished || this.#stopped) return false;
+    await this.#initialise();
+    if (now >= this.#nextRebalance) {
+      this.#nextRebalance = now + Math.max(1, Math.floor(worker.leaseMs / 4));
+      await worker.passing("share the actors", () => rebalance(worker, now));
+    }
+    if (now >= this.#nextPoll || worker.simulate) {
+      this.#nextPoll = now + worker.pollMs;
+      for (const live of worker.live.values()) live.dirty = true;
+    }
+    this.#watch.update();
+    if (this.#alignment.due(now)) {
+      await worker.passing(
+        "align watermarks",
+        () => this.#alignment.announce(worker),
+      );
+    }
+    let progressed = false;
+    const coordinated = await worker.passing(
+      "coordinate checkpoints",
+      () => worker.coordinator.step(),
+    );
+    if (coordinated !== undefined) worker.coordinatorState = coordinated;
+    if (coordinated?.progressed) progressed = true;
+    // Downstream first, as in the local runtime: consumers make room.
+    const order = [...worker.live.values()].reverse();
+    for (const live of order) {
+      if (!worker.live.has(live.wiring.id)) continue;
+      try {
+        const renewed = !live.lease.due(worker.clock.now()) ||
+          await worker.retry("renew a lease", () => live.lease.renew());
+        if (!renewed) {
+          drop(worker, live, "its lease was taken over");
+          continue;
+        }
+        if (await stepActor(worker, live)) progressed = true;
+      } catch (error) {
+        await this.#failed(live, error);
+      }
+    }
+    if (!progressed) {
+      await worker.passing(
+        "see whether the job finished",
+        () => this.#checkFinished(),
+      );
+    }
+    return progressed;
+  }
+
+  /** Stops working on an actor whose step threw. */
+  async #failed(live: LiveActor, error: unknown): Promise<void> {
+    const worker = this.#worker;
+    if (error instanceof AtomicConflictError) {
+      drop(worker, live, "a commit failed its lease check");
+      return;
+    }
+    // Deno KV kept failing, or the subtask threw (a record under "fail",
+    // user code outside a record, a sink's commit) mid-step: what it holds
+    // in memory is half a step, so it is dropped and reloaded from the
+    // last commit after a backoff. A record that failed is struck first:
+    // the reload quarantines it.
+    if (error instanceof RecordFailedError) {
+      await worker.failures.struck(error);
+    }
+    await fail(worker, live, error);
+  }
+
+  /**
+   * Writes the job's record once per database, seeding the actors from
+   * `restoreFrom` if given (see `startJob`); the other workers wait for it.
+   */
+  async #initialise(): Promise<void> {
+    if (this.#initialised) return;
+    const worker = this.#worker;
+    worker.startedAt = await startJob({
+      kv: worker.kv,
+      graph: worker.graph,
+      key: [...worker.base, "job"],
+      wirings: worker.wirings,
+      persist: worker.persist,
+      restoreFrom: worker.restoreFrom,
+      allowNonRestoredState: worker.allowNonRestoredState,
+      clock: worker.clock,
+      lease: () => worker.leaseOf(`${COORDINATOR}-init`),
+      storageOf: (id) => worker.storageOf(id),
+      retry: (what, call) => worker.retry(what, call),
+      wait: () => worker.sleep(Math.min(worker.pollMs, 50)),
+    });
+    this.#initialised = true;
+  }
+
+  /** Whether every actor's committed meta says it finished. */
+  async #checkFinished(): Promise<void> {
+    const worker = this.#worker;
+    const metas = await Promise.all(
+      worker.wirings.map((w) => worker.metaOf(w.id)),
+    );
+    // Over when every actor finished, its sinks wrote their final
+    // transaction, and its consumers applied (and it deleted) every entry.
+    this.#finished = metas.every((m) =>
+      m !== undefined && m.finished && m.sinksDone &&
+      m.outputs.every((seq, k) => m.trimmed[k] >= seq)
+    );
+  }
+
+  /** The earliest processing time at which an owned actor has work. */
+  nextWakeup(): number {
+    const worker = this.#worker;
+    const now = worker.clock.now();
+    let next = Math.min(
+      this.#nextRebalance,
+      worker.coordinator.nextWakeup(),
+      this.#alignment.nextAt,
+    );
+    for (const live of worker.live.values()) {
+      const { meta } = live;
+      next = Math.min(next, live.lease.expiresSoonAt());
+      if (meta.finished) {
+        if (!meta.sinksDone) next = now;
+        else if (meta.outputs.some((seq, k) => meta.trimmed[k] < seq)) {
+          next = Math.min(next, now + worker.pollMs); // consumers to catch up
+        }
+        continue;
+      }
+      // Held by back-pressure: records waiting are no reason to wake.
+      const due = live.paused
+        ? now + worker.pollMs
+        : live.built.source !== null
+        ? live.built.source.nextProcessingTime(now)
+        : live.built.subtask!.nextProcessingTime();
+      next = Math.min(next, due);
+    }
+    return next;
+  }
+
+  async #idle(): Promise<void> {
+    const worker = this.#worker;
+    // Background reads (a KV log's prefetch) may bring records first.
+    await Promise.all(
+      [...worker.live.values()].map((l) => l.built.source?.ready()),
+    );
+    const now = worker.clock.now();
+    const next = this.nextWakeup();
+    if (worker.simulate) {
+      (worker.clock as unknown as { set(ms: number): void }).set(
+        Math.max(next, now + 1),
+      );
+      return;
+    }
+    const wait = Math.max(0, Math.min(next - now, worker.pollMs));
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, wait);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.#wakeLoop = () => {
+        this.#wakeLoop = null;
+        done();
+      };
+    });
+  }
+
+  async #shutdown(): Promise<void> {
+    await this.#watch.cancel();
+    await releaseAll(this.#worker);
+  }
+}
