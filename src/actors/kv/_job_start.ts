@@ -9,7 +9,7 @@ import type { SourceSubtaskSnapshot } from "../../runtime/source_subtask.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import { encodeStructured, snapshotsToUse } from "../_codec.ts";
-import { snapshotsToRestore } from "../_restore_plan.ts";
+import { snapshotsToRestore } from "../../runtime/rescale/mod.ts";
 import { AtomicConflictError, type KvStorage } from "./kv_storage.ts";
 import type { Lease } from "./lease.ts";
 import type { ActorWiring } from "./_kv_wiring.ts";
