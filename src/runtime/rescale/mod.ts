@@ -11,7 +11,7 @@
  * @module
  */
 
-export { onlyEventTime, type StateKind } from "./state_kind.ts";
+export type { StateKind } from "./state_kind.ts";
 export type { CheckpointSnapshots } from "./load.ts";
 export {
   type RescaleOptions,

@@ -33,11 +33,12 @@ type MergedOutput = NonNullable<
  * emitters' watermarks, active, so the watermark never goes back (the
  * periodic and alignment schedules restart); the chain's valve is dropped
  * (its one input is the emitter, which resumes anew). The chained operators
- * are redistributed as by {@linkcode rescaleSubtaskSnapshots}.
+ * are redistributed as by `rescaleSubtaskSnapshots`, each as its kind in
+ * `options.kinds` says.
  *
  * @param old The old snapshots, by old subtask index; at least one.
- * @param options The vertex, its new parallelism, the key groups and
- * `partitions`: each new reader's partition names.
+ * @param options The vertex, its new parallelism, the key groups, the
+ * chain's state kinds and `partitions`: each new reader's partition names.
  * @returns One snapshot per new subtask, by new subtask index.
  * @throws {RangeError} If `options.parallelism` is not from 1 to
  * `options.maxParallelism`, `old` is empty, `options.partitions` does not
