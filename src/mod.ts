@@ -153,6 +153,7 @@ export {
   type SourceReader,
   type SourceRestoreOptions,
   type SourceSpec,
+  type StateKind,
   type StreamOperator,
 } from "./runtime/mod.ts";
 

@@ -15,6 +15,7 @@ import type { StreamOperator } from "../runtime/stream_operator.ts";
 import type { JobEdge, JobGraph, JobVertex } from "../runtime/job_graph.ts";
 import type { StateMeaning } from "./_state_meaning.ts";
 import type { DataStream } from "./data_stream.ts";
+import type { StateKind } from "../runtime/rescale/state_kind.ts";
 
 /** How records reach a node from one producer. */
 export type Exchange =
@@ -41,6 +42,8 @@ export interface PlanNode {
   name: string;
   /** What the operator's state means, recorded in the fingerprint. */
   readonly state: StateMeaning;
+  /** How its state is split on a rescale, as its operator class declares. */
+  readonly stateKind: StateKind;
   parallelism: number;
   readonly inputs: readonly Input[];
   readonly source?: {
@@ -132,6 +135,7 @@ export function buildJobGraph(plan: Plan): JobGraph {
         ...(n.uid === undefined ? {} : { uid: n.uid }),
         name: n.name,
         state: n.state,
+        stateKind: n.stateKind,
       })),
     };
   });

@@ -28,6 +28,7 @@ import {
   type PlanNode,
 } from "./_plan.ts";
 import { connectorMeaning, type StateMeaning } from "./_state_meaning.ts";
+import type { StateKind } from "../runtime/rescale/state_kind.ts";
 import { KeyedStream } from "./keyed_stream.ts";
 
 /**
@@ -176,6 +177,7 @@ export class DataStream<T> {
         new TimestampsAndWatermarksOperator<T>(strategy, {
           autoWatermarkIntervalMs: interval,
         }),
+      TimestampsAndWatermarksOperator.stateKind,
       { operator: "timestampsAndWatermarks" },
     );
   }
@@ -187,7 +189,12 @@ export class DataStream<T> {
    * @returns The transformed stream.
    */
   map<R>(fn: (value: T) => R): DataStream<R> {
-    return this.#then("map", "Map", () => new MapOperator(fn));
+    return this.#then(
+      "map",
+      "Map",
+      () => new MapOperator(fn),
+      MapOperator.stateKind,
+    );
   }
 
   /**
@@ -208,6 +215,7 @@ export class DataStream<T> {
       "async",
       `Async (${options.mode})`,
       () => new AsyncWaitOperator<T, R>(fn, options),
+      AsyncWaitOperator.stateKind,
       { operator: "async", mode: options.mode },
     );
   }
@@ -219,7 +227,12 @@ export class DataStream<T> {
    * @returns The filtered stream.
    */
   filter(fn: (value: T) => boolean): DataStream<T> {
-    return this.#then("filter", "Filter", () => new FilterOperator(fn));
+    return this.#then(
+      "filter",
+      "Filter",
+      () => new FilterOperator(fn),
+      FilterOperator.stateKind,
+    );
   }
 
   /**
@@ -229,7 +242,12 @@ export class DataStream<T> {
    * @returns The resulting stream.
    */
   flatMap<R>(fn: (value: T, out: (value: R) => void) => void): DataStream<R> {
-    return this.#then("flatMap", "FlatMap", () => new FlatMapOperator(fn));
+    return this.#then(
+      "flatMap",
+      "FlatMap",
+      () => new FlatMapOperator(fn),
+      FlatMapOperator.stateKind,
+    );
   }
 
   /**
@@ -240,7 +258,12 @@ export class DataStream<T> {
    * @returns The resulting stream.
    */
   process<R>(fn: ProcessFunction<T, R>): DataStream<R> {
-    return this.#then("process", "Process", () => new ProcessOperator(fn));
+    return this.#then(
+      "process",
+      "Process",
+      () => new ProcessOperator(fn),
+      ProcessOperator.stateKind,
+    );
   }
 
   /**
@@ -333,6 +356,7 @@ export class DataStream<T> {
       `Sink: ${sink.name}`,
       (subtaskIndex, parallelism) =>
         new SinkOperator<T>(sink.createWriter(subtaskIndex, parallelism)),
+      SinkOperator.stateKind,
       connectorMeaning("sink", sink),
     );
   }
@@ -345,11 +369,13 @@ export class DataStream<T> {
       subtaskIndex: number,
       parallelism: number,
     ) => StreamOperator<unknown, unknown>,
+    stateKind: StateKind,
     state: StateMeaning = { operator: kind },
   ): DataStream<R> {
     const node = addNode(this.#plan, kind, {
       name,
       state,
+      stateKind,
       parallelism: this.#inputs.length === 1 && !this.#inputs[0].node.source
         ? this.#inputs[0].node.parallelism
         : this.#defaultParallelism,

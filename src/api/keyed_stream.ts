@@ -73,6 +73,7 @@ export class KeyedStream<T, K> {
     const node = addNode(this.#plan, "async", {
       name: "Async (keyed)",
       state: { operator: "async", mode: "keyed", keyed: true },
+      stateKind: AsyncWaitOperator.stateKind,
       parallelism: this.#defaultParallelism,
       inputs: this.#inputs.map((input) => ({
         ...input,
@@ -144,6 +145,7 @@ export class KeyedStream<T, K> {
     const node = addNode(this.#plan, "process", {
       name: "KeyedProcess",
       state: { operator: "keyedProcess", keyed: true },
+      stateKind: KeyedProcessOperator.stateKind,
       parallelism: this.#defaultParallelism,
       inputs: this.#inputs.map((input) => ({
         ...input,

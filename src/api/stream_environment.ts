@@ -289,6 +289,7 @@ export class StreamEnvironment {
     const node = addNode(this.#plan, "source", {
       name,
       state: connectorMeaning("source", source),
+      stateKind: "source",
       parallelism: this.#parallelism,
       inputs: [],
       source: {

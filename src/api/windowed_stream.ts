@@ -160,6 +160,7 @@ export class WindowedStream<T, K> {
     const node = addNode(this.#plan, "window", {
       name: "Window",
       state: windowMeaning(this.#assigner, kind, this.#trigger),
+      stateKind: WindowStreamOperator.stateKind,
       parallelism: this.#defaultParallelism,
       inputs: this.#inputs,
       inputPolicy: this.#inputPolicy,

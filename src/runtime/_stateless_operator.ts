@@ -12,6 +12,7 @@ import type {
   StreamOperator,
 } from "./stream_operator.ts";
 import { rethrowRecord } from "./_record_guard.ts";
+import type { StateKind } from "./rescale/state_kind.ts";
 
 /**
  * Turns one input batch into what it emits: called once per batch, with the
@@ -45,6 +46,9 @@ export type BatchFunction<IN, OUT> = (
  * @typeParam OUT The output record type.
  */
 export class StatelessOperator<IN, OUT> implements StreamOperator<IN, OUT> {
+  /** How a rescale splits its state: it has none. */
+  static readonly stateKind: StateKind = "stateless";
+
   /** Replayed records may run through it again: it keeps no state. */
   readonly replayRole = "pass";
   readonly #batch: BatchFunction<IN, OUT>;

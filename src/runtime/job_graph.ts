@@ -9,6 +9,7 @@ import type { WatermarkStrategy } from "../time/mod.ts";
 import type { Partitioner } from "./partitioner.ts";
 import type { Source } from "./source.ts";
 import type { StreamOperator } from "./stream_operator.ts";
+import type { StateKind } from "./rescale/state_kind.ts";
 
 /** How a source vertex reads: the connector and the watermark strategy. */
 export interface SourceSpec {
@@ -44,6 +45,12 @@ export interface OperatorDescriptor {
    * meaning is refused rather than misread.
    */
   readonly state: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * How the operator's state is split when its parallelism changes, as
+   * its class declares (`stateKind`); not part of the fingerprint.
+   * @default {undefined: only an operator without state can be rescaled}
+   */
+  readonly stateKind?: StateKind;
 }
 
 /**

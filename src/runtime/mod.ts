@@ -19,4 +19,4 @@ export * from "./pass_through.ts";
 export * from "./job_graph.ts";
 export * from "./fingerprint.ts";
 export * from "./operators/mod.ts";
-export * from "./rescale.ts";
+export * from "./rescale/mod.ts";

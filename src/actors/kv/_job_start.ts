@@ -10,7 +10,7 @@ import type { SourceSubtaskSnapshot } from "../../runtime/source_subtask.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import { encodeStructured, snapshotsToUse } from "../_codec.ts";
-import { snapshotsToRestore } from "../_restore_plan.ts";
+import { snapshotsToRestore } from "../../runtime/rescale/mod.ts";
 import type { ActorStorage } from "../storage.ts";
 import { DeadLetterLog } from "../dead_letter_log.ts";
 import { jobKeyPrefix } from "../job_keys.ts";

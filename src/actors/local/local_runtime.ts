@@ -20,7 +20,7 @@ import type {
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import { type Encoded, encodedCheckpoint, snapshotsToUse } from "../_codec.ts";
-import { snapshotsToRestore } from "../_restore_plan.ts";
+import { snapshotsToRestore } from "../../runtime/rescale/mod.ts";
 import { checkedHighestId } from "../_highest_id.ts";
 import { SnapshotEncoder } from "./_snapshot_encoder.ts";
 import type { StreamElement } from "../../runtime/stream_element.ts";

@@ -16,6 +16,7 @@ import type {
 import { type AsyncOrderQueue, createOrderQueue } from "./_async_order.ts";
 import { requireFunction } from "./_validate.ts";
 import { rethrowRecord } from "../_record_guard.ts";
+import type { StateKind } from "../rescale/state_kind.ts";
 
 /** What an asynchronous function may do besides returning its result. */
 export interface AsyncContext<OUT> {
@@ -133,6 +134,9 @@ export interface AsyncWaitSnapshot<IN> {
  * and O(log n) per watermark. Not thread safe.
  */
 export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
+  /** How a rescale splits its state: it does not; records in flight stay with their subtask. */
+  static readonly stateKind: StateKind = "pinned";
+
   readonly #fn: AsyncFunction<IN, OUT>;
   readonly #options: AsyncWaitOptions<IN, OUT>;
   readonly #capacity: number;

@@ -26,6 +26,7 @@ import { requireSnapshot } from "./_keyed_snapshot.ts";
 import { KeyedTimers } from "./_keyed_timers.ts";
 import { requireFunction } from "./_validate.ts";
 import { rethrowRecord } from "../_record_guard.ts";
+import type { StateKind } from "../rescale/state_kind.ts";
 
 /**
  * What a {@linkcode KeyedProcessFunction} sees besides the record: its key,
@@ -241,6 +242,9 @@ export interface KeyedProcessSnapshot<K, S> {
  */
 export class KeyedProcessOperator<IN, OUT, K, S>
   implements StreamOperator<IN, OUT> {
+  /** How a rescale splits its state: its keys and timers go by key group. */
+  static readonly stateKind: StateKind = "keyed";
+
   readonly #fn: KeyedProcessFunction<IN, OUT, K, S>;
   readonly #keySelector: (value: IN) => K;
   readonly #states = new Map<K, Entry<K, S>>();

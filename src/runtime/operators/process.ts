@@ -16,6 +16,7 @@ import type {
 } from "../stream_operator.ts";
 import { requireFunction } from "./_validate.ts";
 import { rethrowRecord } from "../_record_guard.ts";
+import type { StateKind } from "../rescale/state_kind.ts";
 
 /**
  * What a {@linkcode ProcessFunction} sees besides the record. One object is
@@ -88,6 +89,9 @@ class Context implements ProcessContext {
  * @typeParam OUT The output record type.
  */
 export class ProcessOperator<IN, OUT> implements StreamOperator<IN, OUT> {
+  /** How a rescale splits its state: each new subtask takes the lowest watermark. */
+  static readonly stateKind: StateKind = "watermark";
+
   readonly #fn: ProcessFunction<IN, OUT>;
   readonly #context: Context;
   #output: OperatorOutput<OUT> | null = null;

@@ -14,6 +14,7 @@ import type {
   SnapshotOptions,
   StreamOperator,
 } from "../stream_operator.ts";
+import type { StateKind } from "../rescale/state_kind.ts";
 
 // Marks a step snapshot's state (see SinkOperator).
 const STEP = "weir:sinkStep";
@@ -59,6 +60,9 @@ interface StepState<T> {
  * @typeParam T The record type.
  */
 export class SinkOperator<T> implements StreamOperator<T, never> {
+  /** How a rescale splits its state: its pending transactions all go to subtask 0. */
+  static readonly stateKind: StateKind = "transactions";
+
   readonly #sink: SinkWriter<T>;
   #output: OperatorOutput<never> | null = null;
   // Step snapshots: records held back until the next barrier, and the

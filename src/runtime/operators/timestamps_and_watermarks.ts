@@ -29,6 +29,7 @@ import {
   secondsWarning,
 } from "./_assigned_timestamp.ts";
 import { requireFunction } from "./_validate.ts";
+import type { StateKind } from "../rescale/state_kind.ts";
 
 /** Options of a {@linkcode TimestampsAndWatermarksOperator}. */
 export interface TimestampsAndWatermarksOptions {
@@ -101,6 +102,9 @@ function ignoreWarning(_message: string): void {}
  */
 export class TimestampsAndWatermarksOperator<T>
   implements StreamOperator<T, T> {
+  /** How a rescale splits its state: its generator starts afresh, its emitter at the lowest watermark. */
+  static readonly stateKind: StateKind = "generator";
+
   /** Rebuilds its generator from replayed records (see `replayRole`). */
   readonly replayRole = "generate";
   readonly #strategy: WatermarkStrategy<T>;

@@ -20,6 +20,7 @@ import type {
   SnapshotOptions,
   StreamOperator,
 } from "../stream_operator.ts";
+import type { StateKind } from "../rescale/state_kind.ts";
 
 /**
  * Options of a {@linkcode WindowStreamOperator}: those of a
@@ -79,6 +80,9 @@ const partitionOf = (key: unknown): number => keyGroupOf(key, SNAPSHOT_GROUPS);
  */
 export class WindowStreamOperator<T, K, ACC, OUT>
   implements StreamOperator<T, OUT> {
+  /** How a rescale splits its state: its windows and their timers go by key group. */
+  static readonly stateKind: StateKind = "windows";
+
   readonly #operator: WindowOperator<T, K, ACC, OUT>;
   #clock: Clock | null = null;
   #output: OperatorOutput<OUT> | null = null;

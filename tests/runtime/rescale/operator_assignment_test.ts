@@ -6,26 +6,33 @@ import {
   CheckpointMismatchError,
   fingerprintOf,
   type JobFingerprint,
-} from "../../src/runtime/fingerprint.ts";
+} from "../../../src/runtime/fingerprint.ts";
 import type {
   JobGraph,
   JobVertex,
   OperatorDescriptor,
-} from "../../src/runtime/job_graph.ts";
-import { assignOperatorState } from "../../src/runtime/state_assignment.ts";
-import { forwardPartitioner } from "../../src/runtime/partitioner.ts";
-import { ScriptedSource } from "../../src/connectors/sources/scripted.ts";
-import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
+} from "../../../src/runtime/job_graph.ts";
+import { assignOperatorState } from "../../../src/runtime/rescale/operator_assignment.ts";
+import type { StateKind } from "../../../src/runtime/rescale/state_kind.ts";
+import { forwardPartitioner } from "../../../src/runtime/partitioner.ts";
+import { ScriptedSource } from "../../../src/connectors/sources/scripted.ts";
+import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
 
 const WINDOW = { operator: "window", keyed: true, sizeMs: 1_000 };
 const SOURCE = { operator: "source" };
 
-function d(id: string, state: object, uid?: string): OperatorDescriptor {
+function d(
+  id: string,
+  state: object,
+  uid?: string,
+  stateKind?: StateKind,
+): OperatorDescriptor {
   return {
     id,
     ...(uid === undefined ? {} : { uid }),
     name: id,
     state: state as OperatorDescriptor["state"],
+    ...(stateKind === undefined ? {} : { stateKind }),
   };
 }
 
@@ -89,7 +96,7 @@ const VALVE = {
 /** Version 1: source "in" -> window "counts" (one vertex each), at parallelism 1. */
 const V1 = job([
   source("source-0", 1, [d("source-0", SOURCE, "in")]),
-  vertex("window-1", 1, [d("window-1", WINDOW, "counts")]),
+  vertex("window-1", 1, [d("window-1", WINDOW, "counts", "windows")]),
 ]);
 const V1_SNAPSHOTS: Record<string, unknown> = {
   "source-0": [{
@@ -118,7 +125,7 @@ Deno.test("assignOperatorState() finds a uid'd window after a map was added befo
       d("source-0", SOURCE, "in"),
       d("map-1", { operator: "map" }),
     ]),
-    vertex("window-2", 1, [d("window-2", WINDOW, "counts")]),
+    vertex("window-2", 1, [d("window-2", WINDOW, "counts", "windows")]),
   ]);
   const out = assign(v2);
   assert.deepEqual(out.get("source-0"), [
@@ -133,7 +140,7 @@ Deno.test("assignOperatorState() finds a uid'd window after a map was added afte
   const v2 = job([
     V1.vertices[0],
     vertex("window-1", 1, [
-      d("window-1", WINDOW, "counts"),
+      d("window-1", WINDOW, "counts", "windows"),
       d("map-2", { operator: "map" }),
     ]),
   ]);
@@ -146,7 +153,7 @@ Deno.test("assignOperatorState() redistributes a uid'd window by key group when 
   const v2 = job([
     V1.vertices[0],
     vertex("map-1", 1, [d("map-1", { operator: "map" })]),
-    vertex("window-2", 3, [d("window-2", WINDOW, "counts")]),
+    vertex("window-2", 3, [d("window-2", WINDOW, "counts", "windows")]),
   ]);
   const out = assign(v2).get("window-2") as {
     operators: { slots: { key: string; contents: number }[] }[];
@@ -163,7 +170,7 @@ Deno.test("assignOperatorState() redistributes a uid'd window by key group when 
 Deno.test("assignOperatorState() leaves an operator the checkpoint lacks undefined, and a source it lacks at its start (reader undefined)", () => {
   const v2 = job([
     source("source-0", 1, [d("source-0", SOURCE, "other")]),
-    vertex("window-1", 1, [d("window-1", WINDOW, "counts")]),
+    vertex("window-1", 1, [d("window-1", WINDOW, "counts", "windows")]),
     vertex("process-2", 1, [d("process-2", { operator: "keyedProcess" })]),
   ]);
   const out = assign(v2, { allow: true });
@@ -178,7 +185,7 @@ Deno.test("assignOperatorState() leaves an operator the checkpoint lacks undefin
 Deno.test("assignOperatorState() refuses to drop state of an operator the job no longer has, naming it and how to go on", () => {
   const v2 = job([
     V1.vertices[0],
-    vertex("window-1", 1, [d("window-1", WINDOW, "totals")]),
+    vertex("window-1", 1, [d("window-1", WINDOW, "totals", "windows")]),
   ]);
   assert.throws(() => assign(v2), (error: unknown) => {
     assert.ok(error instanceof CheckpointMismatchError);
@@ -206,7 +213,7 @@ Deno.test("assignOperatorState() refuses to drop a source's positions, and drops
       d("map-1", { operator: "map" }),
       d("process-2", { operator: "process" }),
     ]),
-    vertex("window-3", 1, [d("window-3", WINDOW, "counts")]),
+    vertex("window-3", 1, [d("window-3", WINDOW, "counts", "windows")]),
   ]);
   const snapshots: Record<string, unknown> = {
     "source-0": [{
@@ -235,7 +242,7 @@ Deno.test("assignOperatorState() refuses to drop a source's positions, and drops
     () =>
       restore(job([
         source("source-0", 1, [d("source-0", SOURCE, "elsewhere")]),
-        vertex("window-1", 1, [d("window-1", WINDOW, "counts")]),
+        vertex("window-1", 1, [d("window-1", WINDOW, "counts", "windows")]),
       ])),
     { name: "CheckpointMismatchError", message: /operator 'in' \(source-0\)/ },
   );
@@ -245,7 +252,7 @@ Deno.test("assignOperatorState() refuses a uid that was a source in the checkpoi
   const v2 = job([
     source("source-0", 1, [d("source-0", SOURCE, "new")]),
     vertex("map-1", 1, [d("map-1", { operator: "source" }, "in")]),
-    vertex("window-2", 1, [d("window-2", WINDOW, "counts")]),
+    vertex("window-2", 1, [d("window-2", WINDOW, "counts", "windows")]),
   ]);
   assert.throws(() => assign(v2), {
     name: "CheckpointMismatchError",

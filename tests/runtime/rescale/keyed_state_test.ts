@@ -5,18 +5,18 @@
 
 import assert from "node:assert/strict";
 import superjson from "superjson";
-import { rescaleSubtaskSnapshots } from "../../src/runtime/rescale.ts";
+import { rescaleSubtaskSnapshots } from "../../../src/runtime/rescale/subtask_snapshots.ts";
 import {
   keyGroupOf,
   subtaskForKeyGroup,
-} from "../../src/runtime/key_groups.ts";
+} from "../../../src/runtime/key_groups.ts";
 import {
   type KeyedProcessFunction,
   KeyedProcessOperator,
   type KeyedProcessSnapshot,
-} from "../../src/runtime/operators/keyed_process.ts";
-import type { SubtaskSnapshot } from "../../src/runtime/subtask.ts";
-import { OperatorHarness } from "../_support/operator_harness.ts";
+} from "../../../src/runtime/operators/keyed_process.ts";
+import type { SubtaskSnapshot } from "../../../src/runtime/subtask.ts";
+import { OperatorHarness } from "../../_support/operator_harness.ts";
 
 const MAX = 128;
 const KEYS = Array.from({ length: 40 }, (_, i) => `user-${i}`);
@@ -114,6 +114,7 @@ for (const to of [3, 1]) {
       vertexId: "process-2",
       parallelism: to,
       maxParallelism: MAX,
+      kinds: ["keyed"],
     });
     assert.equal(rescaled.length, to);
     const states = rescaled.map((s) => s.operators[0] as Snapshot);
@@ -161,7 +162,12 @@ Deno.test("rescaleSubtaskSnapshots() gives rescaled keyed process state the lowe
   ];
   const [only] = rescaleSubtaskSnapshots(
     old.map((s) => ({ operators: [s], ended: [false] })),
-    { vertexId: "process-1", parallelism: 1, maxParallelism: MAX },
+    {
+      vertexId: "process-1",
+      parallelism: 1,
+      maxParallelism: MAX,
+      kinds: ["keyed"],
+    },
   );
   const merged = only.operators[0] as Snapshot;
   // Replay mode left one old watermark at -Infinity: nothing is ahead of it.
@@ -172,7 +178,7 @@ Deno.test("rescaleSubtaskSnapshots() gives rescaled keyed process state the lowe
   assert.ok(ts[0] < 4_000 && ts[ts.length - 1] === 5_000);
 });
 
-Deno.test("rescaleSubtaskSnapshots() refuses to mix keyed process state with another kind, naming both", () => {
+Deno.test("rescaleSubtaskSnapshots() refuses to mix keyed process state with another kind, naming the declared kind and the odd state", () => {
   const keyed: Snapshot = {
     keyedState: [],
     eventTimers: [],
@@ -184,7 +190,16 @@ Deno.test("rescaleSubtaskSnapshots() refuses to mix keyed process state with ano
       rescaleSubtaskSnapshots([
         { operators: [keyed], ended: [false] },
         { operators: [{ currentWatermark: 0 }], ended: [false] },
-      ], { vertexId: "process-1", parallelism: 3, maxParallelism: MAX }),
-    { name: "TypeError", message: /watermark, before it keyed/ },
+      ], {
+        vertexId: "process-1",
+        parallelism: 3,
+        maxParallelism: MAX,
+        kinds: ["keyed"],
+      }),
+    {
+      name: "TypeError",
+      message:
+        /operator 0 of vertex 'process-1'.*keyed process operator's.*old subtask 1 is \{"currentWatermark":0\}/,
+    },
   );
 });

@@ -8,22 +8,26 @@
  * @module
  */
 
-import type { JobGraph, JobVertex } from "./job_graph.ts";
+import type { JobGraph, JobVertex } from "../job_graph.ts";
 import {
   CheckpointMismatchError,
   fingerprintOf,
   type JobFingerprint,
   type OperatorFingerprint,
-} from "./fingerprint.ts";
+} from "../fingerprint.ts";
 import {
   describeOperator,
   matchOperators,
   START_OVER,
-} from "./_operator_ids.ts";
-import { rescaleSourceSnapshots, rescaleSubtaskSnapshots } from "./rescale.ts";
-import { onlyEventTime, redistributeState } from "./_rescale_state.ts";
-import type { SubtaskSnapshot } from "./subtask.ts";
-import type { SourceSubtaskSnapshot } from "./source_subtask.ts";
+} from "../_operator_ids.ts";
+import type { SubtaskSnapshot } from "../subtask.ts";
+import type { SourceSubtaskSnapshot } from "../source_subtask.ts";
+import { chainOf } from "./load.ts";
+import { onlyEventTime, recordedStateKind } from "./state_kind.ts";
+import { redistributeState } from "./redistribute.ts";
+import { rescaleChains } from "./subtask_snapshots.ts";
+import { rescaleSources } from "./source_snapshots.ts";
+import { inputChannelsOf } from "./vertex_plan.ts";
 
 /** Options of {@linkcode assignOperatorState}. */
 export interface StateAssignmentOptions {
@@ -36,7 +40,8 @@ export interface StateAssignmentOptions {
   readonly fingerprint: JobFingerprint;
   /**
    * The snapshots of an old vertex's subtasks, by old subtask index: the
-   * checkpoint's `job/vertex/0`, `job/vertex/1`...
+   * checkpoint's `job/vertex/0`, `job/vertex/1`..., checked as
+   * `loadVertexSnapshots` checks them (they are not checked again).
    */
   snapshotsOf(vertexId: string): readonly unknown[];
   /**
@@ -58,9 +63,9 @@ export interface StateAssignmentOptions {
  * put together operator by operator from a checkpoint.
  *
  * Each operator finds its state by its uid (or, without one or with a uid
- * the checkpoint does not know, by its positional id), wherever it was: in another vertex, at another place in a
- * chain, at another parallelism (keyed state then goes by key group, see
- * `rescaleSubtaskSnapshots`). An operator not in the checkpoint starts
+ * the checkpoint does not know, by its positional id), wherever it was: in
+ * another vertex, at another place in a chain, at another parallelism (its
+ * state is then split as the job's operator declares: its `stateKind`). An operator not in the checkpoint starts
  * empty: its entry in the snapshot is `undefined`, which a subtask's
  * `restore` leaves alone, and a source whose reader is not in the
  * checkpoint gets `reader: undefined`, so it reads from the start. What
@@ -73,7 +78,8 @@ export interface StateAssignmentOptions {
  * State that this job has no operator for is refused, unless
  * `allowNonRestoredState`: a source's positions, and any operator state
  * but event-time progress (a process operator's watermark, a timestamps
- * operator's generator), which is dropped freely.
+ * operator's generator), which is dropped freely. The kind of such an
+ * operator is read from the operator name its fingerprint recorded.
  *
  * @param graph The job restoring the checkpoint; every vertex has its
  * `operators`.
@@ -83,7 +89,7 @@ export interface StateAssignmentOptions {
  * would be dropped without `allowNonRestoredState`, or an operator was a
  * source in one job and not in the other.
  * @throws {TypeError} If `graph` or the fingerprint lacks operators, or a
- * snapshot cannot be redistributed (see `rescaleSubtaskSnapshots`).
+ * state does not have the shape of its operator's kind.
  */
 export function assignOperatorState(
   graph: JobGraph,
@@ -163,9 +169,11 @@ function refuseLostState(
   const lost = theirs.filter((op) =>
     !used.has(op) &&
     (op.index === -1 ||
-      oldOf(op.vertexId).some((s) =>
-        !onlyEventTime(chainOf(s).operators[op.index])
-      ))
+      (!onlyEventTime(recordedStateKind(op.state)) &&
+        oldOf(op.vertexId).some((s) => {
+          const state = chainOf(s).operators[op.index];
+          return state !== null && state !== undefined;
+        })))
   );
   if (lost.length === 0) return;
   throw new CheckpointMismatchError(
@@ -199,7 +207,9 @@ function operatorStates(
   // The same parallelism keeps each subtask's state where it was: the key
   // groups of subtask i are the same.
   if (states.length === n) return states;
-  return redistributeState(states, {
+  // The job's operator declares the kind (the fingerprint does not hold it).
+  const kind = vertex.operators?.find((d) => d.id === op.id)?.stateKind;
+  return redistributeState(states, kind, {
     where: `${describeOperator(op)} of vertex '${vertex.id}'`,
     parallelism: n,
     maxParallelism: graph.maxParallelism,
@@ -230,10 +240,11 @@ function sourceBase(
     chain: { ...s.chain, operators: s.chain.operators.slice(0, 1) },
   }));
   if (old.length === n) return old;
-  return rescaleSourceSnapshots(old, {
+  return rescaleSources(old, {
     vertexId: vertex.id,
     parallelism: n,
     maxParallelism: graph.maxParallelism,
+    kinds: ["stateless"],
     partitions: options.readerPartitions(vertex.id),
   });
 }
@@ -246,10 +257,7 @@ function vertexBase(
   oldOf: (vertexId: string) => readonly unknown[],
 ): SubtaskSnapshot[] {
   const n = vertex.parallelism;
-  const inputs = graph.edges.filter((e) => e.to === vertex.id).reduce(
-    (sum, e) => sum + graph.vertices.find((v) => v.id === e.from)!.parallelism,
-    0,
-  );
+  const inputs = inputChannelsOf(graph, vertex.id);
   if (head === undefined) {
     return Array.from({ length: n }, () => ({
       operators: [],
@@ -263,16 +271,10 @@ function vertexBase(
   if (old.length === n && old.every((s) => s.ended?.length === inputs)) {
     return old;
   }
-  return rescaleSubtaskSnapshots(old, {
+  return rescaleChains(old, {
     vertexId: vertex.id,
     parallelism: n,
     maxParallelism: graph.maxParallelism,
     numInputChannels: inputs,
-  });
-}
-
-/** The chain of a subtask snapshot: a source's `chain`, or the snapshot itself. */
-function chainOf(snapshot: unknown): SubtaskSnapshot {
-  const s = snapshot as Partial<SourceSubtaskSnapshot> & SubtaskSnapshot;
-  return s.chain ?? s;
+  }, true);
 }
