@@ -46,6 +46,8 @@ export class CheckpointIds {
   #reading: Promise<void> | null = null;
 
   /**
+   * Starts above `lastId`; the store is read by {@linkcode read}.
+   *
    * @param store The checkpoint store, if any.
    * @param lastId The highest id already given out (0 for none).
    */

@@ -23,6 +23,8 @@ export class IdleClock {
   #wake: (() => void) | null = null;
 
   /**
+   * Decides once whether the clock is simulated.
+   *
    * @param clock The runtime's clock.
    * @param simulate Whether to simulate; by default, when the clock has a
    * `set` method.

@@ -22,6 +22,8 @@ export class PendingCheckpoint {
   readonly #acks = new Map<string, Encoded>();
 
   /**
+   * Starts collecting checkpoint `id`.
+   *
    * @param id The checkpoint id.
    * @param actors How many actors the job has.
    */
