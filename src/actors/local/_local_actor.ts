@@ -1,6 +1,6 @@
 // The local runtime's actor: the shared actor record plus a mailbox in
 // memory and the mailboxes it sends to; and how a job's actors are built
-// and wired, edge by edge.
+// and wired, edge by edge, and what status says of one.
 
 import type { Clock } from "../../time/clock.ts";
 import type { JobGraph } from "../../runtime/job_graph.ts";
@@ -8,7 +8,14 @@ import type { StreamElement } from "../../runtime/stream_element.ts";
 import type { ErrorPolicy } from "../../runtime/dead_letter.ts";
 import type { SnapshotOptions } from "../../runtime/stream_operator.ts";
 import { buildSubtask, edgeChannelOffsets } from "../_subtask_factory.ts";
-import { type ActorRecord, actorRecord } from "../actor_record.ts";
+import {
+  type ActorRecord,
+  actorRecord,
+  gaugeValues,
+  inputWatermarkOf,
+  machineOf,
+} from "../actor_record.ts";
+import type { SubtaskStatus } from "../actor_runtime.ts";
 import type { AlignmentReporter } from "../alignment_reporter.ts";
 
 /** One element in a mailbox, on one of the receiver's input channels. */
@@ -113,4 +120,23 @@ export function buildLocalActors(
     }
   });
   return actors;
+}
+
+/** What `LocalRuntime.status()` says of one actor at processing time `now`. */
+export function localStatusOf(actor: LocalActor, now: number): SubtaskStatus {
+  const metrics = machineOf(actor).metrics;
+  return {
+    id: actor.id,
+    operator: actor.vertex.id,
+    subtask: actor.index,
+    inputWatermark: inputWatermarkOf(actor),
+    outputWatermark: metrics.outputWatermark,
+    idle: metrics.idle,
+    recordsIn: metrics.recordsIn,
+    recordsOut: metrics.recordsOut,
+    mailboxDepth: actor.mailbox.length - actor.head,
+    watermarkLagMs: now - metrics.outputWatermark,
+    paused: actor.paused,
+    gauges: gaugeValues(actor),
+  };
 }

@@ -21,7 +21,11 @@ import { gaugeValues, inputWatermarkOf, machineOf } from "../actor_record.ts";
 import { AlignmentReporter } from "../alignment_reporter.ts";
 import { IdleClock } from "../idle_clock.ts";
 import { MemoryStorage } from "./memory_storage.ts";
-import { buildLocalActors, type LocalActor } from "./_local_actor.ts";
+import {
+  buildLocalActors,
+  type LocalActor,
+  localStatusOf,
+} from "./_local_actor.ts";
 import { LocalCheckpoints } from "./_checkpoints.ts";
 import { LocalAlignment } from "./_watermark_alignment.ts";
 import { LocalScheduler } from "./_scheduler.ts";
@@ -321,23 +325,7 @@ export class LocalRuntime implements ActorRuntime {
   /** Reports every subtask: watermarks, idleness, counts, mailbox depth, lag. */
   status(): SubtaskStatus[] {
     const now = this.#clock.now();
-    return this.#actors.map((actor) => {
-      const metrics = machineOf(actor).metrics;
-      return {
-        id: actor.id,
-        operator: actor.vertex.id,
-        subtask: actor.index,
-        inputWatermark: inputWatermarkOf(actor),
-        outputWatermark: metrics.outputWatermark,
-        idle: metrics.idle,
-        recordsIn: metrics.recordsIn,
-        recordsOut: metrics.recordsOut,
-        mailboxDepth: actor.mailbox.length - actor.head,
-        watermarkLagMs: now - metrics.outputWatermark,
-        paused: actor.paused,
-        gauges: gaugeValues(actor),
-      };
-    });
+    return this.#actors.map((actor) => localStatusOf(actor, now));
   }
 
   /**
