@@ -17,7 +17,7 @@ import type {
   RuntimeOptions,
   SubtaskStatus,
 } from "../actor_runtime.ts";
-import { gaugeValues, inputWatermarkOf, machineOf } from "../actor_record.ts";
+import { machineOf } from "../actor_record.ts";
 import { AlignmentReporter } from "../alignment_reporter.ts";
 import { IdleClock } from "../idle_clock.ts";
 import { MemoryStorage } from "./memory_storage.ts";
