@@ -44,8 +44,8 @@ export class LocalScheduler {
   readonly #alignment: LocalAlignment;
   // Resolves `waitForMail()` when an asynchronous operator has mail.
   #wake: (() => void) | null = null;
-  /** Stopping with a final checkpoint: sources read nothing more. */
-  draining = false;
+  // Stopping with a final checkpoint: sources read nothing more.
+  #draining = false;
   /** Set by `LocalRuntime.stop()`: `run()` returns after its current round. */
   stopped = false;
 
@@ -98,8 +98,18 @@ export class LocalScheduler {
     return false;
   }
 
+  /** See `LocalRuntime.finalCheckpoint`. */
+  async finalCheckpoint(): Promise<number | null> {
+    this.#draining = true;
+    const checkpoints = this.#checkpoints;
+    if (!(await this.#complete(checkpoints.inProgress))) return null;
+    // A periodic checkpoint may have started meanwhile: it is the final one.
+    const id = checkpoints.inProgress ?? checkpoints.trigger();
+    return (await this.#complete(id)) ? id : null;
+  }
+
   /** Runs until checkpoint `id` (if any) is saved; false if it cannot be. */
-  async complete(id: number | null): Promise<boolean> {
+  async #complete(id: number | null): Promise<boolean> {
     if (id === null) return true;
     for (;;) {
       const steps = this.runUntilIdle();
@@ -147,7 +157,7 @@ export class LocalScheduler {
             actor.mailbox.length = 0;
             actor.head = 0;
           }
-        } else if (!this.draining && actor.source!.poll(now)) {
+        } else if (!this.#draining && actor.source!.poll(now)) {
           steps++;
           progressed = true;
         }
@@ -184,7 +194,7 @@ export class LocalScheduler {
         actor.subtask.receive(message.channel, message.element);
         return true;
       }
-      if (!this.draining && actor.source!.poll(now)) return true;
+      if (!this.#draining && actor.source!.poll(now)) return true;
     }
     return false;
   }

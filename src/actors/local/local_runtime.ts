@@ -5,11 +5,9 @@
  */
 
 import type { Clock } from "../../time/clock.ts";
-import { requireWatermarkRecovery } from "../../time/_validate.ts";
 import { type JobGraph, validateJobGraph } from "../../runtime/job_graph.ts";
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
-import { requireErrorPolicy } from "../_error_policy.ts";
 import { DeadLetterLog } from "../dead_letter_log.ts";
 import { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
 import type {
@@ -30,6 +28,7 @@ import { LocalCheckpoints } from "./_checkpoints.ts";
 import { LocalAlignment } from "./_watermark_alignment.ts";
 import { LocalScheduler } from "./_scheduler.ts";
 import { restoreActors } from "./_restore.ts";
+import { localSettings } from "./_settings.ts";
 
 /** Options of a {@linkcode LocalRuntime}. */
 export interface LocalRuntimeOptions extends RuntimeOptions {
@@ -91,20 +90,7 @@ export class LocalRuntime implements ActorRuntime {
     validateJobGraph(graph);
     this.#graph = graph;
     this.#clock = options.clock;
-    const capacity = options.mailboxCapacity ?? 64;
-    if (!Number.isSafeInteger(capacity) || capacity < 1) {
-      throw new RangeError(
-        `Cannot create LocalRuntime as 'mailboxCapacity' must be a positive safe integer: current value is ${capacity}`,
-      );
-    }
-    const persist = requireWatermarkRecovery(
-      options.watermarkRecovery ?? "replay",
-      { action: "create LocalRuntime", param: "watermarkRecovery" },
-    ) === "persist";
-    const errorPolicy = requireErrorPolicy(
-      options.errorPolicy ?? "dead-letter",
-      { action: "create LocalRuntime", param: "errorPolicy" },
-    );
+    const { capacity, persist, errorPolicy } = localSettings(options);
     this.#letters = new DeadLetterRecorder({
       job: graph.jobName,
       log: new DeadLetterLog(options.deadLetterStorage ?? new MemoryStorage()),
@@ -303,13 +289,8 @@ export class LocalRuntime implements ActorRuntime {
    * finished (then no checkpoint can be taken, as in Flink) or the
    * checkpoint in progress cannot complete (input ended on the way).
    */
-  async finalCheckpoint(): Promise<number | null> {
-    this.#scheduler.draining = true;
-    const scheduler = this.#scheduler;
-    if (!(await scheduler.complete(this.#checkpoints.inProgress))) return null;
-    // A periodic checkpoint may have started meanwhile: it is the final one.
-    const id = this.#checkpoints.inProgress ?? this.triggerCheckpoint();
-    return (await scheduler.complete(id)) ? id : null;
+  finalCheckpoint(): Promise<number | null> {
+    return this.#scheduler.finalCheckpoint();
   }
 
   /** Stops the sources' background reading; `run()` calls it when the job finishes. */
