@@ -3,7 +3,7 @@
 // full mailbox pauses its producers (back-pressure).
 
 import type { Clock } from "../../time/clock.ts";
-import { machineOf, setPaused } from "../actor_record.ts";
+import { machineOf, nextProcessingTimeOf, setPaused } from "../actor_record.ts";
 import type { LocalActor, Message } from "./_local_actor.ts";
 import type { LocalCheckpoints } from "./_checkpoints.ts";
 import type { LocalAlignment } from "./_watermark_alignment.ts";
@@ -204,9 +204,7 @@ export class LocalScheduler {
     const now = this.#clock.now();
     let next = Math.min(this.#alignment.nextMs, this.#checkpoints.nextMs);
     for (const actor of this.#actors) {
-      const due = actor.source !== null
-        ? actor.source.nextProcessingTime(now)
-        : actor.subtask!.nextProcessingTime();
+      const due = nextProcessingTimeOf(actor, now);
       if (due < next) next = due;
     }
     return next;
