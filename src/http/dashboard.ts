@@ -1,13 +1,17 @@
 /**
- * The dashboard: one self-contained HTML page with every job's subtasks,
- * watermarks, timeline and checkpoints, kept live by polling the JSON API;
- * and the timeline image it shows.
+ * The dashboard: one HTML page with every job's subtasks, watermarks,
+ * timeline and checkpoints, kept live by polling the JSON API; its script
+ * and styles (static files); and the timeline image it shows.
  *
  * @module
  */
 
 import { Hono } from "hono";
 import { dashboardPage } from "../observe/dashboard/page.ts";
+import {
+  type DashboardAsset,
+  dashboardAsset,
+} from "../observe/dashboard/assets.ts";
 import { renderTimelineSvg } from "../observe/timeline.ts";
 import { HttpError } from "./errors.ts";
 import type { ServiceOptions } from "./service.ts";
@@ -16,8 +20,14 @@ import type { ServiceOptions } from "./service.ts";
 // history costs the same as a short one.
 const MAX_TIMELINE_SAMPLES = 600;
 
+const ASSET_TYPES: ReadonlyArray<readonly [DashboardAsset, string]> = [
+  ["dashboard.js", "text/javascript; charset=utf-8"],
+  ["dashboard.css", "text/css; charset=utf-8"],
+];
+
 /**
- * The dashboard page, to mount at `/` (`app.route("/", dashboardRoutes(options))`).
+ * The dashboard page, to mount at `/` (`app.route("/", dashboardRoutes(options))`),
+ * with its script and styles at `/dashboard.js` and `/dashboard.css`.
  *
  * `GET /` answers one HTML page with inline CSS and JavaScript and no
  * external resources (the static files `dashboard.css` and `dashboard.js`
@@ -59,7 +69,7 @@ const MAX_TIMELINE_SAMPLES = 600;
  * is read-only, so it needs no token.
  *
  * @param options The service's jobs.
- * @returns A hono app with `GET /`.
+ * @returns A hono app with `GET /`, `GET /dashboard.js` and `GET /dashboard.css`.
  *
  * @example Serving the page
  * ```ts
@@ -86,6 +96,15 @@ export function dashboardRoutes(options: ServiceOptions): Hono {
     const missing = requested !== undefined && !options.jobs.has(requested);
     return c.html(html, missing ? 404 : 200, { "Cache-Control": "no-store" });
   });
+  for (const [name, type] of ASSET_TYPES) {
+    routes.get(`/${name}`, async function asset(c) {
+      return c.body(await dashboardAsset(name), 200, {
+        "Content-Type": type,
+        // Revalidated on each load, so an upgraded service is seen at once.
+        "Cache-Control": "no-cache",
+      });
+    });
+  }
   return routes;
 }
 

@@ -95,16 +95,30 @@ const clicks = fakeJob("clicks", [
 ]);
 const other = fakeJob("other <b>&", [status("map", 0, T0)]);
 
-Deno.test("GET / serves one self-contained page with the first job's subtasks, timeline and checkpoints", async () => {
+Deno.test("GET /dashboard.js and /dashboard.css serve the page's static files with their types", async () => {
+  const script = await app([clicks]).request("/dashboard.js");
+  assert.equal(script.status, 200);
+  assert.equal(
+    script.headers.get("Content-Type"),
+    "text/javascript; charset=utf-8",
+  );
+  assert.match(await script.text(), /function drawSubtasks\(/);
+  const style = await app([clicks]).request("/dashboard.css");
+  assert.equal(style.status, 200);
+  assert.equal(style.headers.get("Content-Type"), "text/css; charset=utf-8");
+  assert.match(await style.text(), /\.dead-letters td/);
+});
+
+Deno.test("GET / serves a page with the first job's subtasks, timeline and checkpoints, loading nothing from elsewhere", async () => {
   const response = await app([clicks, other]).request("/");
   assert.equal(response.status, 200);
   assert.match(response.headers.get("Content-Type")!, /^text\/html/);
   const html = await response.text();
   assert.match(html, /^<!doctype html>/);
-  // No external resources: everything is inline.
-  assert.doesNotMatch(html, /<link |<script src|https?:\/\//);
-  assert.match(html, /<style>/);
-  assert.match(html, /<script>/);
+  // Its script and styles come from this service; nothing from elsewhere.
+  assert.doesNotMatch(html, /https?:\/\/|<style|<script>/);
+  assert.match(html, /<link rel="stylesheet" href="\/dashboard.css">/);
+  assert.match(html, /<script src="\/dashboard.js"><\/script>/);
   // Both jobs listed, the first shown.
   assert.match(
     html,
@@ -244,8 +258,9 @@ Deno.test("GET / shows the dead letters: the count, the 5 most recent newest fir
   // Escaped, and the records themselves are not on the page.
   assert.match(html, /&#60;script&#62;alert\(1\)&#60;\/script&#62;/);
   assert.doesNotMatch(html, /secret|<script>alert/);
-  // The script redraws the panel from each poll of /jobs/:job.
-  assert.match(html, /drawDeadLetters\(body\)/);
+  // The page's script redraws the panel from each poll of /jobs/:job.
+  const script = await (await app([clicks]).request("/dashboard.js")).text();
+  assert.match(script, /drawDeadLetters\(body\)/);
 });
 
 Deno.test("GET / shows the dead letters as none when the log is empty, and as unavailable without a log", async () => {

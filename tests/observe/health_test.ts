@@ -452,5 +452,6 @@ Deno.test("GET / shows the health panel with the job status and each operator's 
   );
   assert.match(html, /data-testid="diagnosis" data-cause="silent-partition"/);
   assert.match(html, /add \.withIdleness\(30_000\)/);
-  assert.match(html, /\/health/, "the script polls the endpoint");
+  const script = await (await app.request("/dashboard.js")).text();
+  assert.match(script, /\/health/, "the script polls the endpoint");
 });

@@ -1,4 +1,4 @@
-// The dashboard page's script (served inline by `dashboardRoutes`): it
+// The dashboard page's script (served at /dashboard.js by `dashboardRoutes`): it
 // polls the JSON API and redraws the subtask tables, the health and
 // dead-letter panels, the checkpoints and the timeline. It builds DOM nodes
 // with textContent, never from HTML strings, so no job data is parsed as

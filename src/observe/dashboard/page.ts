@@ -1,15 +1,14 @@
 /**
  * The dashboard page as served: the job list and the job shown, with its
- * health, dead letters, subtasks, timeline and checkpoints, and the page's
- * styles and script (`dashboard.css`, `dashboard.js`) inline, so the page
- * loads no other resource.
+ * health, dead letters, subtasks, timeline and checkpoints. Its styles and
+ * script are static files (`dashboard.css`, `dashboard.js`) that the page
+ * loads from the service that serves it, never from elsewhere.
  *
  * @module
  */
 
 import type { CheckpointRecord, JobHandle } from "../job_handle.ts";
 import { readDeadLetters } from "../dead_letters.ts";
-import { dashboardAsset } from "./assets.ts";
 import { deadLetterPanel } from "./dead_letter_panel.ts";
 import { healthSection } from "./health_panel.ts";
 import { bytesText, durationText, escapeHtml, formatTime } from "./html.ts";
@@ -35,11 +34,7 @@ export async function dashboardPage(
   const body = handle === undefined
     ? missing(requested)
     : await jobSection(handle, now);
-  const [style, script] = await Promise.all([
-    dashboardAsset("dashboard.css"),
-    dashboardAsset("dashboard.js"),
-  ]);
-  return page(names, handle?.name ?? null, body, now, { style, script });
+  return page(names, handle?.name ?? null, body, now);
 }
 
 function missing(requested: string | undefined): string {
@@ -113,7 +108,6 @@ function page(
   current: string | null,
   body: string,
   now: number,
-  assets: { readonly style: string; readonly script: string },
 ): string {
   const items = names.map((name) =>
     `<li><a href="/?job=${escapeHtml(encodeURIComponent(name))}"${
@@ -126,7 +120,7 @@ function page(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>weir${current === null ? "" : ` · ${escapeHtml(current)}`}</title>
-<style>${assets.style}</style>
+<link rel="stylesheet" href="/dashboard.css">
 </head>
 <body>
 <header><h1>weir</h1><span id="live" data-testid="live-status">served ${
@@ -136,7 +130,7 @@ function page(
     items || "<li>none</li>"
   }</ul></nav>
 ${body}
-<script>${assets.script}</script>
+<script src="/dashboard.js"></script>
 </body>
 </html>`;
 }
