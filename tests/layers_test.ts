@@ -8,6 +8,7 @@ const LAYERS = [
   "windows",
   "async",
   "runtime",
+  "kv",
   "actors",
   "connectors",
   "api",

@@ -1,7 +1,7 @@
 // Argument checks shared by the Deno KV connectors (STYLE rule 22).
 
 import { describeValue, requireNonEmptyString } from "../time/_validate.ts";
-import { utf8Length } from "./_kv_batches.ts";
+import { utf8Length } from "../kv/mod.ts";
 
 // A log or table name takes at most half of Deno KV's 2048-byte key limit.
 const MAX_NAME_BYTES = 1024;

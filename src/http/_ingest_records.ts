@@ -4,8 +4,7 @@
 // can hash and a Deno KV key can hold. Then where each record goes.
 
 import type { AppendRecord } from "../connectors/sources/kv_log.ts";
-import { utf8Length } from "../connectors/_kv_batches.ts";
-import { encodedKeySize } from "../actors/_storage_keys.ts";
+import { encodedKeySize, utf8Length } from "../kv/mod.ts";
 import type { IngestKeyRule, IngestKeyType } from "../api/ingest_key.ts";
 import { hashKey } from "../runtime/key_groups.ts";
 import { MAX_TIMESTAMP, MIN_TIMESTAMP } from "../time/constants.ts";

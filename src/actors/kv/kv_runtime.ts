@@ -35,8 +35,7 @@ import type {
 } from "../actor_runtime.ts";
 import { AtomicConflictError, KvStorage } from "./kv_storage.ts";
 import { logKey } from "./channel_log.ts";
-import { LIMITS } from "../_commit_plan.ts";
-import { encodedKeySize } from "../_storage_keys.ts";
+import { encodedKeySize, KV_LIMITS as LIMITS } from "../../kv/mod.ts";
 import { applyEntries } from "./_alignment.ts";
 import { type LeaseView, planShare } from "./_sharing.ts";
 import {

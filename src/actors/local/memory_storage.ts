@@ -11,21 +11,18 @@ import type {
   StorageKey,
   StorageOp,
 } from "../storage.ts";
+import { checkKey, type KeyCheck } from "../_storage_keys.ts";
+import { Encoded } from "../_codec.ts";
+import { resolveOps } from "../_resolve_ops.ts";
 import {
-  checkKey,
-  type KeyCheck,
+  KV_LIMITS,
+  type Manifest,
   MAX_KEY_BYTES,
   orderedKey,
-} from "../_storage_keys.ts";
-import { Encoded } from "../_codec.ts";
-import {
-  LIMITS,
-  type Manifest,
   PART_BYTES,
   planCommit,
-  resolveOps,
   SIZING_VERSION,
-} from "../_commit_plan.ts";
+} from "../../kv/mod.ts";
 import { requirePositiveInteger } from "../../time/_validate.ts";
 
 interface Entry {
@@ -169,7 +166,7 @@ export class MemoryStorage implements ActorStorage {
       const old = new Map<string, Manifest>();
       for (const op of resolved) {
         const entry = this.#entries.get(op.id);
-        if (entry && entry.bytes + 1 > LIMITS.valueBytes) {
+        if (entry && entry.bytes + 1 > KV_LIMITS.valueBytes) {
           old.set(op.id, {
             version: SIZING_VERSION,
             parts: Math.ceil(entry.bytes / PART_BYTES),

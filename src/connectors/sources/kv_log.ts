@@ -17,12 +17,11 @@ import { PersistentKvError } from "../../actors/kv/retry.ts";
 import {
   batchBody,
   batchHeader,
-  CommitCost,
   decodeBatch,
-  KV_LIMITS,
   packBatches,
   TAG_BATCH,
 } from "../_kv_batches.ts";
+import { CommitCost, KV_LIMITS } from "../../kv/mod.ts";
 import { requireKv, requireName } from "../_kv_checks.ts";
 import { withKvLock } from "../_kv_lock.ts";
 import {
