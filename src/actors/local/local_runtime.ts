@@ -19,7 +19,8 @@ import type {
 } from "../../runtime/source_subtask.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
-import { type Encoded, encodedCheckpoint, snapshotsToUse } from "../_codec.ts";
+import type { Encoded } from "../_codec.ts";
+import { encodedCheckpoint, snapshotsToUse } from "../_encoded_checkpoint.ts";
 import { snapshotsToRestore } from "../_restore_plan.ts";
 import { checkedHighestId } from "../_highest_id.ts";
 import { SnapshotEncoder } from "./_snapshot_encoder.ts";
