@@ -23,7 +23,7 @@ export interface ResolvedOp extends PlanOp {
  * Serialises a value with superjson, or takes an {@linkcode Encoded} one as
  * it is; the message names `param`.
  */
-export function encodeValue(
+function encodeValue(
   value: unknown,
   action: string,
   param: string,

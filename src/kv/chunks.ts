@@ -19,6 +19,7 @@
  */
 
 import type { PlainKeyPart } from "./key_encoding.ts";
+import { KV_LIMITS } from "./limits.ts";
 
 /** The largest part of a chunked value, in bytes. */
 export const PART_BYTES = 60 * 1024;
@@ -40,8 +41,8 @@ const decoder = new TextDecoder();
 export const PART_KEY_BYTES: number = 3 + 2 + ID_LENGTH + 9;
 /** The encoded size of a marker's relative key `["g", id]`. */
 export const MARKER_KEY_BYTES: number = 3 + 2 + ID_LENGTH;
-/** A placeholder version of the real length, for sizes only. */
-export const SIZING_VERSION: string = "x".repeat(ID_LENGTH);
+// A placeholder version of the real length, for sizes only.
+const SIZING_VERSION = "x".repeat(ID_LENGTH);
 
 /**
  * A fresh random id of 22 url-safe characters: a version or a marker.
@@ -62,6 +63,32 @@ export interface Manifest {
   readonly parts: number;
   /** The payload's length, all parts together. */
   readonly bytes: number;
+}
+
+/**
+ * Whether a payload of `payloadBytes` bytes is stored inline: with its tag
+ * byte, within Deno KV's value limit.
+ *
+ * @param payloadBytes The encoded value's size.
+ * @returns `true` if it is one value, `false` if it is chunked.
+ */
+export function fitsInline(payloadBytes: number): boolean {
+  return payloadBytes + 1 <= KV_LIMITS.valueBytes;
+}
+
+/**
+ * The manifest a chunked value of `payloadBytes` bytes has, with a
+ * placeholder version: for sizing the commits that replace it.
+ *
+ * @param payloadBytes The encoded value's size.
+ * @returns Its manifest.
+ */
+export function sizingManifest(payloadBytes: number): Manifest {
+  return {
+    version: SIZING_VERSION,
+    parts: Math.ceil(payloadBytes / PART_BYTES),
+    bytes: payloadBytes,
+  };
 }
 
 /** A stored value as read back: inline bytes or a manifest. */

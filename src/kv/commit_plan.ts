@@ -20,6 +20,7 @@ import { CommitCost } from "./commit_cost.ts";
 import { type CommitSizer, packBySize } from "./pack_commits.ts";
 import {
   chunkValue,
+  fitsInline,
   inlineValue,
   type Manifest,
   MARKER_KEY_BYTES,
@@ -160,7 +161,7 @@ export function planCommit(input: PlanInput): CommitPlan {
     const keyBytes = 3 + op.keyBytes;
     if (op.bytes === undefined) {
       visible.push({ key, keyBytes });
-    } else if (op.bytes.length + 1 <= KV_LIMITS.valueBytes) {
+    } else if (fitsInline(op.bytes.length)) {
       inline.push(visible.length);
       visible.push({ key, keyBytes, value: inlineValue(op.bytes) });
     } else {

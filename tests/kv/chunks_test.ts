@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   chunkValue,
+  fitsInline,
   inlineValue,
   markerValue,
   PART_BYTES,
@@ -8,6 +9,7 @@ import {
   readMarker,
   readStored,
   replacedManifest,
+  sizingManifest,
 } from "../../src/kv/chunks.ts";
 
 const encoder = new TextEncoder();
@@ -79,4 +81,16 @@ Deno.test("readChunks() joins the parts of a version, and returns null if one is
   } finally {
     kv.close();
   }
+});
+
+Deno.test("fitsInline() keeps a payload inline up to 64 KiB with its tag byte, and sizingManifest() counts the parts of a longer one", () => {
+  assert.ok(fitsInline(65_535));
+  assert.ok(!fitsInline(65_536));
+  const manifest = sizingManifest(2 * PART_BYTES + 1);
+  assert.equal(manifest.parts, 3);
+  assert.equal(manifest.bytes, 2 * PART_BYTES + 1);
+  assert.equal(
+    manifest.version.length,
+    chunkValue(new Uint8Array(1)).version.length,
+  );
 });

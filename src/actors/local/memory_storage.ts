@@ -15,13 +15,12 @@ import { checkKey, type KeyCheck } from "../_storage_keys.ts";
 import { Encoded } from "../_codec.ts";
 import { resolveOps } from "../_resolve_ops.ts";
 import {
-  KV_LIMITS,
+  fitsInline,
   type Manifest,
   MAX_KEY_BYTES,
   orderedKey,
-  PART_BYTES,
   planCommit,
-  SIZING_VERSION,
+  sizingManifest,
 } from "../../kv/mod.ts";
 import { requirePositiveInteger } from "../../time/_validate.ts";
 
@@ -166,12 +165,8 @@ export class MemoryStorage implements ActorStorage {
       const old = new Map<string, Manifest>();
       for (const op of resolved) {
         const entry = this.#entries.get(op.id);
-        if (entry && entry.bytes + 1 > KV_LIMITS.valueBytes) {
-          old.set(op.id, {
-            version: SIZING_VERSION,
-            parts: Math.ceil(entry.bytes / PART_BYTES),
-            bytes: entry.bytes,
-          });
+        if (entry && !fitsInline(entry.bytes)) {
+          old.set(op.id, sizingManifest(entry.bytes));
         }
       }
       planCommit({ ops: resolved, old, prefixBytes: 0 });
