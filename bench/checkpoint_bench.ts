@@ -17,7 +17,7 @@
 // throughput with checkpoints at least 80% of without.
 
 import superjson from "superjson";
-import { encodedSnapshots } from "../src/actors/_codec.ts";
+import { encodedSnapshots } from "../src/actors/_encoded_checkpoint.ts";
 import {
   countingSink,
   type Event,

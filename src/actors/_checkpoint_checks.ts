@@ -2,8 +2,9 @@
 // fingerprint, and a stored manifest, each checked with a message that
 // names the field.
 
-import type { CompletedCheckpoint } from "./checkpoint_store.ts";
-import { type Encoded, encodedSnapshots, encodeStructured } from "./_codec.ts";
+import type { CompletedCheckpoint } from "./checkpoint.ts";
+import { type Encoded, encodeStructured } from "./_codec.ts";
+import { encodedSnapshots } from "./_encoded_checkpoint.ts";
 import type { JobFingerprint } from "../runtime/fingerprint.ts";
 import {
   describeValue,

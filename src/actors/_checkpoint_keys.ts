@@ -2,6 +2,7 @@
 // how many of its keys one commit takes.
 
 import type { StorageKey } from "./storage.ts";
+import { utf8Length } from "../kv/mod.ts";
 
 // Keys, relative to the job's storage. A checkpoint's subtask snapshots are
 // separate values (the storage chunks those over 64 KiB), so no value holds
@@ -53,10 +54,8 @@ export const SHORT_KEY = 256;
 
 /** About how many bytes a key takes in a commit (its JSON in UTF-8). */
 export function keyBytes(key: StorageKey): number {
-  return encoder.encode(JSON.stringify(key)).length;
+  return utf8Length(JSON.stringify(key));
 }
-
-const encoder = new TextEncoder();
 
 /** The name of a part's key, or "" for any other key. */
 export function nameOfPartKey(key: StorageKey): string {

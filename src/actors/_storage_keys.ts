@@ -1,20 +1,9 @@
 // Storage keys, shared by MemoryStorage and KvStorage: validation at the
-// door (STYLE rule 22), and Deno KV's own key encoding, so that both
-// backends agree on key order and on the 2048-byte key limit.
-//
-// Deno KV encodes a key like a FoundationDB tuple: a string part is 0x02,
-// its UTF-8 bytes with each 0x00 escaped as 0x00 0xFF, then 0x00; a number
-// part is 0x21 and the 8 bytes of the float64, big-endian, with the sign bit
-// flipped (all bits when negative) so that the bytes sort like the numbers.
+// door (STYLE rule 22), sized in Deno KV's own key encoding (src/kv/), so
+// that both backends agree on the 2048-byte key limit.
 
-import type { StorageKey, StorageKeyPart } from "./storage.ts";
-
-/** Deno KV's limit on one encoded key, in bytes. */
-export const MAX_KEY_BYTES = 2048;
-
-const STRING_TAG = 0x02;
-const NUMBER_TAG = 0x21;
-const encoder = new TextEncoder();
+import type { StorageKey } from "./storage.ts";
+import { encodedKeySize } from "../kv/mod.ts";
 
 /** What a key check reports in its message. */
 export interface KeyCheck {
@@ -40,23 +29,6 @@ export function describeKey(key: readonly unknown[]): string {
   });
   if (key.length > 8) parts.push(`… ${key.length - 8} more`);
   return `[${parts.join(", ")}]`;
-}
-
-/** The size of one part in Deno KV's key encoding. */
-function partSize(part: StorageKeyPart): number {
-  if (typeof part === "number") return 9;
-  let zeros = 0;
-  for (let i = part.indexOf("\0"); i !== -1; i = part.indexOf("\0", i + 1)) {
-    zeros++;
-  }
-  return 2 + encoder.encode(part).length + zeros;
-}
-
-/** The size of a checked key in Deno KV's key encoding, in bytes. */
-export function encodedKeySize(key: StorageKey): number {
-  let size = 0;
-  for (const part of key) size += partSize(part);
-  return size;
 }
 
 /**
@@ -107,31 +79,4 @@ export function checkKey(
     );
   }
   return { key, bytes };
-}
-
-/**
- * Encodes a checked key as Deno KV does, as a string of byte values (one
- * char per byte): comparing two such strings with `<` orders them exactly as
- * Deno KV orders the keys. The keys under a prefix `p` (longer, starting
- * with its parts) are those from `p + "\x00"` up to, not including,
- * `p + "\xff"`: Deno KV's own prefix range.
- */
-export function orderedKey(key: StorageKey): string {
-  let out = "";
-  for (const part of key) {
-    if (typeof part === "number") {
-      const bytes = new Uint8Array(8);
-      new DataView(bytes.buffer).setFloat64(0, part);
-      if (bytes[0] & 0x80) { for (let i = 0; i < 8; i++) bytes[i] ^= 0xff; }
-      else bytes[0] ^= 0x80;
-      out += String.fromCharCode(NUMBER_TAG, ...bytes);
-    } else {
-      out += String.fromCharCode(STRING_TAG);
-      for (const byte of encoder.encode(part)) {
-        out += byte === 0 ? "\x00\xff" : String.fromCharCode(byte);
-      }
-      out += "\x00";
-    }
-  }
-  return out;
 }

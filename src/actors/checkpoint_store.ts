@@ -6,37 +6,23 @@
  * @module
  */
 
-import type { ActorStorage, StorageKey, StorageOp } from "./storage.ts";
-import {
-  type Encoded,
-  encodedSnapshots,
-  fillParts,
-  partRows,
-} from "./_codec.ts";
-import {
-  type JobFingerprint,
-  requireMatchingFingerprint,
-} from "../runtime/fingerprint.ts";
+import type { ActorStorage, StorageOp } from "./storage.ts";
+import type { Encoded } from "./_codec.ts";
+import type { CheckpointInfo, CompletedCheckpoint } from "./checkpoint.ts";
+import { encodedSnapshots } from "./_encoded_checkpoint.ts";
+import type { JobFingerprint } from "../runtime/fingerprint.ts";
 import { describeValue, requirePositiveInteger } from "../time/_validate.ts";
 import {
   type UnreadableCheckpoint,
   UnreadableCheckpointsError,
 } from "./unreadable_checkpoints_error.ts";
 import {
-  BATCH,
-  CHECKPOINTS,
   HIGHEST,
-  INDEX,
   indexKey,
-  keyBytes,
   LATEST,
   manifestKey,
-  nameOfPartKey,
   partKey,
   partName,
-  PARTS,
-  SHORT_KEY,
-  SHORT_KEY_BATCH,
   snapshotKey,
 } from "./_checkpoint_keys.ts";
 import {
@@ -44,34 +30,11 @@ import {
   checkFingerprint,
   encodeSnapshots,
   type Manifest,
-  parseManifest,
 } from "./_checkpoint_checks.ts";
+import { CheckpointReader, type IndexEntry } from "./_checkpoint_reader.ts";
+import { applyInBatches, CheckpointCleaner } from "./_checkpoint_cleanup.ts";
 
-/** A consistent cut of a job: every subtask's snapshot, with the job's fingerprint. */
-export interface CompletedCheckpoint {
-  /** The checkpoint id: a positive safe integer, increasing per checkpoint. */
-  readonly id: number;
-  /** The fingerprint of the job that took it. */
-  readonly fingerprint: JobFingerprint;
-  /** When it was taken, in milliseconds since the epoch (from the job's clock). */
-  readonly createdAt: number;
-  /**
-   * Each subtask's snapshot by actor id (`job/operator/subtask`): data that
-   * `structuredClone` copies (`±Infinity`, `Map`, `Set`, `Date` and shared
-   * references survive; class instances come back as plain objects). A
-   * snapshot may be several MB; it is stored in V8's structured-clone
-   * format, deflated when large and compressible.
-   */
-  readonly subtasks: Readonly<Record<string, unknown>>;
-}
-
-/** One entry of {@linkcode CheckpointStore.list}. */
-export interface CheckpointInfo {
-  /** The checkpoint id. */
-  readonly id: number;
-  /** When it was taken, in milliseconds since the epoch. */
-  readonly createdAt: number;
-}
+export type { CheckpointInfo, CompletedCheckpoint } from "./checkpoint.ts";
 
 /** Options of {@linkcode CheckpointStore}. */
 export interface CheckpointStoreOptions {
@@ -89,16 +52,6 @@ export interface CheckpointStoreOptions {
    */
   readonly log?: (line: string) => void;
 }
-
-interface IndexEntry {
-  readonly createdAt: number;
-  readonly subtaskIds: readonly string[];
-}
-
-/** A checkpoint read back whole, or what is wrong with it. */
-type ReadResult =
-  | { readonly checkpoint: CompletedCheckpoint }
-  | { readonly problem: string; readonly partial: boolean };
 
 /**
  * A job's completed checkpoints in one {@linkcode ActorStorage} (the job's,
@@ -145,7 +98,8 @@ type ReadResult =
  */
 export class CheckpointStore {
   readonly #storage: ActorStorage;
-  readonly #retain: number;
+  readonly #reader: CheckpointReader;
+  readonly #cleaner: CheckpointCleaner;
   readonly #log: (line: string) => void;
   #queue: Promise<unknown> = Promise.resolve();
   // Parts this store wrote in a complete checkpoint, by the very Encoded the
@@ -181,13 +135,20 @@ export class CheckpointStore {
         }`,
       );
     }
-    this.#storage = storage;
-    this.#retain = options.retain === undefined
+    const retain = options.retain === undefined
       ? 3
       : requirePositiveInteger(options.retain, {
         action,
         param: "options.retain",
       });
+    this.#storage = storage;
+    this.#reader = new CheckpointReader(storage);
+    this.#cleaner = new CheckpointCleaner({
+      storage,
+      reader: this.#reader,
+      retain,
+      stored: this.#stored,
+    });
     this.#log = options.log ?? console.warn;
   }
 
@@ -239,11 +200,11 @@ export class CheckpointStore {
   ): Promise<CompletedCheckpoint | null> {
     checkFingerprint(fingerprint, "read the latest checkpoint", "fingerprint");
     return await this.#exclusive(async () => {
-      const pointer = await this.#storage.get(LATEST);
-      const ids = this.#candidates(await this.#index(), pointer);
+      const pointer = await this.#reader.pointer();
+      const ids = this.#reader.candidates(await this.#reader.index(), pointer);
       const skipped: UnreadableCheckpoint[] = [];
       for (const id of ids) {
-        const result = await this.#read(id, fingerprint);
+        const result = await this.#reader.read(id, fingerprint);
         if ("checkpoint" in result) {
           for (const { id, problem } of skipped) {
             this.#log(
@@ -286,9 +247,9 @@ export class CheckpointStore {
     requirePositiveInteger(id, { action, param: "id" });
     checkFingerprint(fingerprint, action, "fingerprint");
     return await this.#exclusive(async () => {
-      const result = await this.#read(id, fingerprint);
+      const result = await this.#reader.read(id, fingerprint);
       if ("checkpoint" in result) return result.checkpoint;
-      const complete = (await this.#list()).map((info) => info.id);
+      const complete = (await this.#reader.list()).map((info) => info.id);
       throw new RangeError(
         `Cannot ${action} as 'id' must name a complete checkpoint: current value is ${id}, but ${result.problem}; the complete ones are ${
           complete.length > 0 ? complete.join(", ") : "none"
@@ -304,7 +265,7 @@ export class CheckpointStore {
    * @returns Their ids and creation times, by ascending id.
    */
   async list(): Promise<CheckpointInfo[]> {
-    return await this.#exclusive(() => this.#list());
+    return await this.#exclusive(() => this.#reader.list());
   }
 
   /**
@@ -320,7 +281,10 @@ export class CheckpointStore {
    */
   async highestId(): Promise<number> {
     return await this.#exclusive(async () =>
-      this.#highest(await this.#index(), await this.#storage.get(LATEST))
+      this.#reader.highest(
+        await this.#reader.index(),
+        await this.#reader.pointer(),
+      )
     );
   }
 
@@ -335,9 +299,10 @@ export class CheckpointStore {
     snapshots: Readonly<Record<string, Encoded>>,
   ): Promise<void> {
     const { id, fingerprint, createdAt } = checkpoint;
-    const index = await this.#index();
-    const pointer = await this.#storage.get(LATEST);
-    const complete = await this.#complete(this.#candidates(index, pointer));
+    const reader = this.#reader;
+    const index = await reader.index();
+    const pointer = await reader.pointer();
+    const complete = await reader.complete(reader.candidates(index, pointer));
     const newest = Math.max(...complete.keys());
     if (id <= newest) {
       throw new RangeError(
@@ -345,11 +310,13 @@ export class CheckpointStore {
       );
     }
     const previous = index.get(id);
-    if (previous !== undefined) await this.#drop(id, previous.subtaskIds);
+    if (previous !== undefined) {
+      await this.#cleaner.drop(id, previous.subtaskIds);
+    }
 
     const subtaskIds = Object.keys(snapshots);
     const entry: IndexEntry = { createdAt, subtaskIds };
-    const highest = Math.max(id, await this.#highest(index, pointer));
+    const highest = Math.max(id, await reader.highest(index, pointer));
     await this.#storage.atomic([
       { type: "put", key: indexKey(id), value: entry },
       { type: "put", key: HIGHEST, value: highest },
@@ -375,7 +342,7 @@ export class CheckpointStore {
         written.push([part, partName(id, actorId, n), [id, n]]);
       });
     }
-    await this.#apply(ops);
+    await applyInBatches(this.#storage, ops);
     const manifest: Manifest = {
       id,
       fingerprint,
@@ -393,308 +360,11 @@ export class CheckpointStore {
     }
 
     try {
-      await this.#cleanUp(id);
+      await this.#cleaner.cleanUp(id);
     } catch (error) {
       this.#log(
         `Checkpoint ${id} of job '${fingerprint.jobName}' is saved, but deleting older checkpoints failed, so they stay until the next save: ${error}`,
       );
     }
-  }
-
-  /** Deletes what the retention drops, and partial checkpoints below `newest`. */
-  async #cleanUp(newest: number): Promise<void> {
-    const index = await this.#index();
-    const manifests = await this.#complete([...index.keys()]);
-    const complete = [...manifests.keys()].sort((a, b) => b - a);
-    const kept = new Set(complete.slice(0, this.#retain));
-    const keep = await this.#referencedParts([...kept, newest]);
-    for (const [id, entry] of index) {
-      if (!kept.has(id) && id < newest) {
-        await this.#drop(id, entry.subtaskIds, keep, manifests.get(id));
-      }
-    }
-    // Parts without an index entry (written by hand, or by a tool) are
-    // found once they are the oldest keys: one small read per save.
-    const oldestKept = Math.min(newest, ...kept);
-    let dropped: unknown;
-    for (;;) {
-      const [first] = await this.#storage.list([CHECKPOINTS], {
-        limit: 1,
-        keysOnly: true,
-      });
-      const id = first?.[0][1];
-      if (typeof id !== "number" || id >= oldestKept || id === dropped) break;
-      await this.#drop(id, [], keep);
-      dropped = id;
-    }
-  }
-
-  /** The names of the parts the manifests of `ids` refer to. */
-  async #referencedParts(ids: readonly number[]): Promise<Set<string>> {
-    const names = new Set<string>();
-    for (const manifest of (await this.#complete(ids)).values()) {
-      for (const [actorId, refs] of Object.entries(manifest.parts ?? {})) {
-        for (let i = 0; i < refs.length; i += 2) {
-          names.add(partName(refs[i], actorId, refs[i + 1]));
-        }
-      }
-    }
-    return names;
-  }
-
-  /**
-   * Deletes a checkpoint: the parts of older checkpoints that its
-   * `manifest` refers to and `keep` does not (their own checkpoint's keys
-   * may be gone already, and only this manifest still says where they are),
-   * in the same commits as its manifest, so that it is partial (never read)
-   * once they are gone; then its snapshots, any other key under it, and its
-   * own parts except those in `keep` (later checkpoints refer to them); its
-   * index entry last, so that a crash leaves it findable.
-   */
-  async #drop(
-    id: number,
-    subtaskIds: readonly string[],
-    keep: ReadonlySet<string> = new Set(),
-    manifest?: Manifest,
-  ): Promise<void> {
-    const del = (key: StorageKey): StorageOp => ({ type: "delete", key });
-    const stale: StorageOp[] = [];
-    for (const [actorId, refs] of Object.entries(manifest?.parts ?? {})) {
-      for (let i = 0; i < refs.length; i += 2) {
-        const name = partName(refs[i], actorId, refs[i + 1]);
-        if (refs[i] === id || keep.has(name)) continue;
-        this.#stored.delete(name);
-        stale.push(del(partKey(refs[i], actorId, refs[i + 1])));
-      }
-    }
-    await this.#apply([
-      ...stale,
-      del(manifestKey(id)),
-      ...subtaskIds.map((actorId) => del(snapshotKey(id, actorId))),
-    ]);
-    const rest = await this.#storage.list([CHECKPOINTS, id], {
-      keysOnly: true,
-    });
-    const parts = (await this.#storage.list([PARTS, id], { keysOnly: true }))
-      .filter(([key]) => !keep.has(nameOfPartKey(key)));
-    for (const [key] of parts) this.#stored.delete(nameOfPartKey(key));
-    await this.#apply([...rest, ...parts].map(([key]) => del(key)));
-    await this.#storage.delete(indexKey(id));
-  }
-
-  async #apply(ops: readonly StorageOp[]): Promise<void> {
-    for (let i = 0; i < ops.length;) {
-      const head = ops.slice(i, i + SHORT_KEY_BATCH);
-      const size = head.every((op) => keyBytes(op.key) <= SHORT_KEY)
-        ? head.length
-        : Math.min(BATCH, head.length);
-      await this.#storage.atomic(ops.slice(i, i + size));
-      i += size;
-    }
-  }
-
-  /** The index entries by id; a malformed one counts with no subtask ids. */
-  async #index(): Promise<Map<number, IndexEntry>> {
-    const index = new Map<number, IndexEntry>();
-    for (const [key, value] of await this.#storage.list([INDEX])) {
-      if (key.length !== 2 || typeof key[1] !== "number") continue;
-      const entry = value as Partial<IndexEntry> | null;
-      index.set(key[1], {
-        createdAt: Number(entry?.createdAt),
-        subtaskIds: Array.isArray(entry?.subtaskIds)
-          ? entry.subtaskIds.filter((s) => typeof s === "string")
-          : [],
-      });
-    }
-    return index;
-  }
-
-  /**
-   * The highest id: the recorded one, or an indexed id or the pointer if
-   * higher (stores written before the record existed). A record that
-   * cannot be read while the storage works counts as absent, and the next
-   * save writes it again.
-   */
-  async #highest(
-    index: Map<number, IndexEntry>,
-    pointer: unknown,
-  ): Promise<number> {
-    let recorded: unknown;
-    try {
-      recorded = await this.#storage.get(HIGHEST);
-    } catch (error) {
-      await this.#probe(error);
-    }
-    return Math.max(
-      0,
-      ...[recorded, pointer, ...index.keys()].filter((id): id is number =>
-        Number.isSafeInteger(id)
-      ),
-    );
-  }
-
-  /** The ids to look at, newest first: the indexed ones and the pointer. */
-  #candidates(index: Map<number, IndexEntry>, pointer: unknown): number[] {
-    const ids = new Set(index.keys());
-    if (typeof pointer === "number") ids.add(pointer);
-    return [...ids].sort((a, b) => b - a);
-  }
-
-  /**
-   * The well-formed manifests among `ids`, by id. One that cannot be read
-   * while the storage works counts as absent (corrupt); a storage outage
-   * throws, so that a clean-up never deletes what it merely failed to read.
-   */
-  async #complete(ids: readonly number[]): Promise<Map<number, Manifest>> {
-    const out = new Map<number, Manifest>();
-    await Promise.all(ids.map(async (id) => {
-      let raw: unknown;
-      try {
-        raw = await this.#storage.get(manifestKey(id));
-      } catch (error) {
-        await this.#probe(error);
-      }
-      const manifest = raw == null ? null : parseManifest(raw, id);
-      if (typeof manifest === "object" && manifest !== null) {
-        out.set(id, manifest);
-      }
-    }));
-    return out;
-  }
-
-  async #list(): Promise<CheckpointInfo[]> {
-    const pointer = await this.#storage.get(LATEST);
-    const ids = this.#candidates(await this.#index(), pointer);
-    const complete = await this.#complete(ids);
-    return [...complete.values()].sort((a, b) => a.id - b.id).map((m) => ({
-      id: m.id,
-      createdAt: m.createdAt,
-    }));
-  }
-
-  /** Reads checkpoint `id` whole, or says what is wrong with it. */
-  async #read(id: number, fingerprint: JobFingerprint): Promise<ReadResult> {
-    let raw: unknown;
-    try {
-      raw = await this.#storage.get(manifestKey(id));
-    } catch (error) {
-      await this.#probe(error);
-      return {
-        problem: `its manifest cannot be read (${error})`,
-        partial: false,
-      };
-    }
-    if (raw === undefined) {
-      return {
-        problem: "it has no manifest (it was never completed, or was deleted)",
-        partial: true,
-      };
-    }
-    const manifest = parseManifest(raw, id);
-    if (typeof manifest === "string") {
-      return {
-        problem: `its manifest is malformed: ${manifest}`,
-        partial: false,
-      };
-    }
-    requireMatchingFingerprint(fingerprint, manifest.fingerprint, id);
-
-    const keys = manifest.subtaskIds.map((actorId) => snapshotKey(id, actorId));
-    let values: unknown[];
-    try {
-      values = await this.#storage.getMany(keys);
-    } catch (error) {
-      await this.#probe(error);
-      return { problem: await this.#unreadable(keys, error), partial: false };
-    }
-    const missing = manifest.subtaskIds.filter((_, i) =>
-      values[i] === undefined
-    );
-    if (missing.length > 0) {
-      const more = missing.length > 1
-        ? ` (and ${missing.length - 1} more)`
-        : "";
-      return {
-        problem: `the snapshot of subtask '${missing[0]}' is missing${more}`,
-        partial: false,
-      };
-    }
-    const subtasks = Object.fromEntries(
-      manifest.subtaskIds.map((actorId, i) => [actorId, values[i]]),
-    );
-    for (const [actorId, refs] of Object.entries(manifest.parts ?? {})) {
-      const problem = await this.#fillParts(subtasks, actorId, refs);
-      if (problem !== null) return { problem, partial: false };
-    }
-    return {
-      checkpoint: {
-        id,
-        fingerprint: manifest.fingerprint,
-        createdAt: manifest.createdAt,
-        subtasks,
-      },
-    };
-  }
-
-  /** Reads the parts of one subtask's snapshot into it, or says what is wrong. */
-  async #fillParts(
-    subtasks: Record<string, unknown>,
-    actorId: string,
-    refs: readonly number[],
-  ): Promise<string | null> {
-    const keys: StorageKey[] = [];
-    for (let i = 0; i < refs.length; i += 2) {
-      keys.push(partKey(refs[i], actorId, refs[i + 1]));
-    }
-    let parts: unknown[];
-    try {
-      parts = await this.#storage.getMany(keys);
-    } catch (error) {
-      await this.#probe(error);
-      return `the parts of subtask '${actorId}' cannot be read (${error})`;
-    }
-    const rows = parts.map(partRows);
-    const missing = rows.indexOf(null);
-    if (missing >= 0) {
-      return `part ${refs[2 * missing + 1]} of checkpoint ${
-        refs[2 * missing]
-      } of subtask '${actorId}' is ${
-        parts[missing] === undefined ? "missing" : "not an array or a table"
-      }`;
-    }
-    try {
-      subtasks[actorId] = fillParts(subtasks[actorId], rows);
-    } catch (error) {
-      return `the snapshot of subtask '${actorId}' cannot take its parts (${error})`;
-    }
-    return null;
-  }
-
-  /**
-   * Rethrows `error` if the storage itself fails (a healthy key cannot be
-   * read either): that is an outage, not a corrupt checkpoint, and must not
-   * make a job fall back or start fresh.
-   */
-  async #probe(error: unknown): Promise<void> {
-    try {
-      await this.#storage.get(LATEST);
-    } catch {
-      throw error;
-    }
-  }
-
-  /** Names the first snapshot among `keys` that cannot be read. */
-  async #unreadable(
-    keys: readonly StorageKey[],
-    error: unknown,
-  ): Promise<string> {
-    for (const key of keys) {
-      try {
-        await this.#storage.get(key);
-      } catch (cause) {
-        return `the snapshot of subtask '${key[3]}' cannot be read (${cause})`;
-      }
-    }
-    return `its snapshots cannot be read (${error})`;
   }
 }

@@ -7,7 +7,8 @@
 
 import type { CompletedCheckpoint } from "./checkpoint_store.ts";
 import type { JobFingerprint } from "../runtime/fingerprint.ts";
-import { type Encoded, encodedCheckpoint } from "./_codec.ts";
+import type { Encoded } from "./_codec.ts";
+import { encodedCheckpoint } from "./_encoded_checkpoint.ts";
 
 /**
  * Collects the acknowledgements (encoded snapshots) of one checkpoint until

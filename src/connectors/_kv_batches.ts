@@ -1,5 +1,5 @@
-// Records packed many to one Deno KV value, and writes packed into commits
-// within Deno KV's limits: shared by KvLog, KvAppendSink and KvTableSink.
+// Records packed many to one Deno KV value: shared by KvLog and
+// KvAppendSink. Deno KV's limits and commit packing are src/kv/'s.
 //
 // A batch value is a tag byte, the record count as a big-endian uint32, then
 // UTF-8 JSON `{"t":[timestamps],"r":[records]}` where each record is
@@ -8,11 +8,7 @@
 // a reader step over a batch without parsing it.
 
 import superjson from "superjson";
-import { LIMITS } from "../actors/_commit_plan.ts";
-import { encodedKeySize } from "../actors/_storage_keys.ts";
-
-/** Deno KV's limits on one value and one commit. */
-export const KV_LIMITS = LIMITS;
+import { utf8Length } from "../kv/mod.ts";
 
 /** The tag of a batch stored inline. */
 export const TAG_BATCH = 1;
@@ -32,24 +28,6 @@ export interface EncodedBatch {
   readonly count: number;
   /** `{"t":[...],"r":[...]}`. */
   readonly text: string;
-}
-
-/** The UTF-8 length of `text`, without encoding it. */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) bytes += 1;
-    else if (c < 0x800) bytes += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 /**
@@ -138,123 +116,4 @@ export function decodeBatch<T>(
   const values: T[] = [];
   for (let i = from; i < end; i++) values.push(superjson.deserialize<T>(r[i]));
   return { values, timestamps: t.slice(from, end) };
-}
-
-/** A Deno KV key of strings and numbers, as the connectors write them. */
-export type Key = readonly (string | number)[];
-
-/** One mutation of a commit: a set (with bytes) or a delete. */
-export interface KvWrite {
-  /** The full Deno KV key: strings and numbers only. */
-  readonly key: Key;
-  /** The value to set, or `null` to delete. */
-  readonly value: Uint8Array | number | null;
-}
-
-/**
- * The bytes a key counts for in Deno KV's commit limits; one byte more
- * than its encoding, to stay on the safe side of the server's accounting.
- */
-export function keyCost(key: Key): number {
-  return encodedKeySize(key) + 1;
-}
-
-// A number value is V8-serialised by Deno KV: a few bytes; 16 is a bound.
-function valueCost(value: Uint8Array | number): number {
-  return typeof value === "number" ? 16 : value.length;
-}
-
-/** What one commit costs against {@linkcode KV_LIMITS}, as Deno KV counts it. */
-export class CommitCost {
-  /** Mutations so far. */
-  mutations = 0;
-  /** Keys and values so far, checks included. */
-  payload = 0;
-  /** Written keys so far. */
-  keys = 0;
-
-  /** Counts a check of `key`. */
-  addCheck(key: Key): void {
-    this.payload += keyCost(key);
-  }
-
-  /** Counts a set of `key` to a value of `valueBytes` bytes. */
-  addSet(key: Key, valueBytes: number): void {
-    const size = keyCost(key);
-    this.mutations++;
-    this.payload += 2 * size + valueBytes;
-    this.keys += size;
-  }
-
-  /** Counts a mutation. */
-  add(write: KvWrite): void {
-    const [payload, keys] = CommitCost.#deltas(write);
-    this.mutations++;
-    this.payload += payload;
-    this.keys += keys;
-  }
-
-  /** Whether the commit fits with one more mutation. */
-  fitsWith(write: KvWrite): boolean {
-    const [payload, keys] = CommitCost.#deltas(write);
-    return this.mutations + 1 <= KV_LIMITS.mutations &&
-      this.payload + payload <= KV_LIMITS.mutationBytes &&
-      this.keys + keys <= KV_LIMITS.keyTotalBytes;
-  }
-
-  /** Whether the commit fits the limits. */
-  fits(): boolean {
-    return this.mutations <= KV_LIMITS.mutations &&
-      this.payload <= KV_LIMITS.mutationBytes &&
-      this.keys <= KV_LIMITS.keyTotalBytes;
-  }
-
-  // A key counts once in the payload; a set's key counts again with its
-  // value, and in the total of written keys (ext/kv/lib.rs).
-  static #deltas(write: KvWrite): [payload: number, keys: number] {
-    const size = keyCost(write.key);
-    return write.value === null
-      ? [size, 0]
-      : [2 * size + valueCost(write.value), size];
-  }
-}
-
-/** Splits writes, in order, into as few commits as the limits allow. */
-export function packCommits(writes: readonly KvWrite[]): KvWrite[][] {
-  const commits: KvWrite[][] = [];
-  let current: KvWrite[] = [];
-  let cost = new CommitCost();
-  for (const write of writes) {
-    if (current.length > 0 && !cost.fitsWith(write)) {
-      commits.push(current);
-      current = [];
-      cost = new CommitCost();
-    }
-    cost.add(write);
-    current.push(write);
-  }
-  if (current.length > 0) commits.push(current);
-  return commits;
-}
-
-/** Applies writes to an atomic operation. */
-export function applyWrites(
-  op: Deno.AtomicOperation,
-  writes: readonly KvWrite[],
-): Deno.AtomicOperation {
-  for (const write of writes) {
-    if (write.value === null) op.delete(write.key as Deno.KvKey);
-    else op.set(write.key as Deno.KvKey, write.value);
-  }
-  return op;
-}
-
-/** Commits writes in as many commits as needed, one after the other. */
-export async function commitAll(
-  kv: Deno.Kv,
-  writes: readonly KvWrite[],
-): Promise<void> {
-  for (const commit of packCommits(writes)) {
-    await applyWrites(kv.atomic(), commit).commit();
-  }
 }

@@ -1,10 +1,10 @@
 // Argument checks shared by the Deno KV connectors (STYLE rule 22).
 
 import { describeValue, requireNonEmptyString } from "../time/_validate.ts";
-import { utf8Length } from "./_kv_batches.ts";
+import { MAX_KEY_BYTES, utf8Length } from "../kv/mod.ts";
 
 // A log or table name takes at most half of Deno KV's 2048-byte key limit.
-const MAX_NAME_BYTES = 1024;
+const MAX_NAME_BYTES = MAX_KEY_BYTES / 2;
 
 /** Checks a Deno.Kv argument. */
 export function requireKv(kv: Deno.Kv, action: string): Deno.Kv {

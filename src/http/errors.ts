@@ -16,7 +16,7 @@
  */
 
 import type { Context } from "hono";
-import { AtomicConflictError } from "../actors/kv/kv_storage.ts";
+import { AtomicConflictError } from "../kv/mod.ts";
 import { PersistentKvError } from "../actors/kv/retry.ts";
 import { CheckpointMismatchError } from "../runtime/fingerprint.ts";
 

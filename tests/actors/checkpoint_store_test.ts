@@ -14,12 +14,9 @@ import {
   type StorageOp,
   UnreadableCheckpointsError,
 } from "../../src/actors/mod.ts";
-import {
-  Encoded,
-  encodedCheckpoint,
-  encodeStructured,
-  partsPlaceholder,
-} from "../../src/actors/_codec.ts";
+import { Encoded, encodeStructured } from "../../src/actors/_codec.ts";
+import { encodedCheckpoint } from "../../src/actors/_encoded_checkpoint.ts";
+import { partsPlaceholder } from "../../src/actors/_snapshot_parts.ts";
 import {
   CheckpointMismatchError,
   type JobFingerprint,

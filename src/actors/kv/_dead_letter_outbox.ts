@@ -10,8 +10,7 @@
 
 import type { DeadLetter } from "../../runtime/dead_letter.ts";
 import type { StorageKey, StorageOp } from "../storage.ts";
-import { LIMITS } from "../_commit_plan.ts";
-import { encodedKeySize } from "../_storage_keys.ts";
+import { encodedKeySize, KV_LIMITS as LIMITS } from "../../kv/mod.ts";
 import { keptLetter } from "../_kept_letter.ts";
 import type { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
 import type { DeadLetterLog } from "../dead_letter_log.ts";

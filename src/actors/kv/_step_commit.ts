@@ -8,8 +8,7 @@ import type { ValveSnapshot } from "../../time/mod.ts";
 import type { Encoded } from "../_codec.ts";
 import { encodeStructured } from "../_codec.ts";
 import type { StorageOp } from "../storage.ts";
-import { LIMITS } from "../_commit_plan.ts";
-import { encodedKeySize } from "../_storage_keys.ts";
+import { encodedKeySize, KV_LIMITS as LIMITS } from "../../kv/mod.ts";
 import { logEntries, logKey } from "./channel_log.ts";
 import type { ActorWiring } from "./_wiring.ts";
 

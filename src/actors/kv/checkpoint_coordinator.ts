@@ -9,11 +9,8 @@
 import type { Clock } from "../../time/mod.ts";
 import type { JobFingerprint } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
-import {
-  type Encoded,
-  encodedCheckpoint,
-  encodeStructured,
-} from "../_codec.ts";
+import { type Encoded, encodeStructured } from "../_codec.ts";
+import { encodedCheckpoint } from "../_encoded_checkpoint.ts";
 import type { KvStorage } from "./kv_storage.ts";
 import { checkedHighestId } from "../_highest_id.ts";
 import type { Lease } from "./lease.ts";

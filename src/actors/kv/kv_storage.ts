@@ -12,30 +12,25 @@ import type {
   StorageKeyPart,
   StorageOp,
 } from "../storage.ts";
-import {
-  checkKey,
-  describeKey,
-  encodedKeySize,
-  type KeyCheck,
-  MAX_KEY_BYTES,
-} from "../_storage_keys.ts";
+import { checkKey, describeKey, type KeyCheck } from "../_storage_keys.ts";
 import { decodeStored } from "../_codec.ts";
+import { type ResolvedOp, resolveOps } from "../_resolve_ops.ts";
 import {
-  LIMITS,
+  AtomicConflictError,
+  KV_LIMITS,
+  kvKeySize,
   type Manifest,
-  MARKERS,
-  type Mutation,
-  PARTS,
+  MAX_KEY_BYTES,
   planCommit,
-  planSweep,
-  readMarker,
+  readChunks,
   readStored,
   replacedManifest,
-  type ResolvedOp,
-  resolveOps,
   VALUES,
-} from "../_commit_plan.ts";
+} from "../../kv/mod.ts";
+import { type CommitTarget, runPlan, sweepMarkers } from "./_commit_runner.ts";
 import { requirePositiveInteger } from "../../time/_validate.ts";
+
+export { AtomicConflictError };
 
 // Retries of a chunked read whose parts a concurrent write removed.
 const READ_ATTEMPTS = 3;
@@ -49,27 +44,6 @@ export interface KvAtomicOptions {
    * @default {[]}
    */
   readonly checks?: readonly Deno.AtomicCheck[];
-}
-
-/**
- * A Deno KV commit of a {@linkcode KvStorage} returned `ok: false`: a check
- * failed because an entry changed since it was read. Nothing of the batch
- * is visible. The usual cause is a lost lease: another instance owns the
- * actor now, so this one should drop its in-memory state and stop.
- */
-export class AtomicConflictError extends Error {
-  /** A stable code for programs to branch on. */
-  readonly code = "ATOMIC_CONFLICT";
-
-  /**
-   * Creates the error.
-   *
-   * @param message What was being committed, and where.
-   */
-  constructor(message: string) {
-    super(message);
-    this.name = "AtomicConflictError";
-  }
 }
 
 /**
@@ -126,7 +100,7 @@ export class AtomicConflictError extends Error {
 export class KvStorage implements ActorStorage {
   readonly #kv: Deno.Kv;
   readonly #prefix: readonly StorageKeyPart[];
-  readonly #prefixBytes: number;
+  readonly #target: CommitTarget;
   readonly #keys: Omit<KeyCheck, "action" | "param">;
   #writes: Promise<unknown> = Promise.resolve();
   #swept = false;
@@ -156,7 +130,7 @@ export class KvStorage implements ActorStorage {
     });
     this.#kv = kv;
     this.#prefix = [...checked.key];
-    this.#prefixBytes = checked.bytes;
+    this.#target = { kv, prefix: this.#prefix, prefixBytes: checked.bytes };
     this.#keys = {
       budget: MAX_KEY_BYTES - checked.bytes - 3,
       budgetReason: `Deno KV's 2048-byte key limit less ${
@@ -191,8 +165,8 @@ export class KvStorage implements ActorStorage {
     }
     const checked = keys.map((key) => this.#check(key, "getMany from", "key"));
     const groups: Promise<Array<V | undefined>>[] = [];
-    for (let i = 0; i < checked.length; i += LIMITS.getMany) {
-      const group = checked.slice(i, i + LIMITS.getMany);
+    for (let i = 0; i < checked.length; i += KV_LIMITS.getMany) {
+      const group = checked.slice(i, i + KV_LIMITS.getMany);
       groups.push(
         this.#kv.getMany(group.map((key) => this.#full([VALUES, ...key])))
           .then((entries) =>
@@ -281,7 +255,7 @@ export class KvStorage implements ActorStorage {
    * @returns How many markers were swept.
    */
   sweep(): Promise<number> {
-    return this.#exclusive(() => this.#sweep());
+    return this.#exclusive(() => sweepMarkers(this.#target));
   }
 
   #check(key: unknown, verb: string, param: string): StorageKey {
@@ -320,44 +294,18 @@ export class KvStorage implements ActorStorage {
   ): Promise<void> {
     if (!this.#swept) {
       this.#swept = true;
-      await this.#sweep();
+      await sweepMarkers(this.#target);
     }
     const plan = planCommit({
       ops,
       old: await this.#replacedManifests(ops),
-      prefixBytes: this.#prefixBytes,
+      prefixBytes: this.#target.prefixBytes,
       checks: {
         count: checks.length,
-        bytes: checks.reduce((sum, c) => sum + anyKeySize(c.key), 0),
+        bytes: checks.reduce((sum, c) => sum + kvKeySize(c.key), 0),
       },
     });
-    const marker = plan.marker === null ? null : this.#full(plan.marker);
-    let stamp: string | null = null;
-    try {
-      for (const commit of plan.staged) {
-        const fence: Deno.AtomicCheck[] = stamp === null
-          ? []
-          : [{ key: marker!, versionstamp: stamp }];
-        const result = await this.#write(commit, fence, "stage parts of");
-        stamp ??= result.versionstamp;
-      }
-      const fence: Deno.AtomicCheck[] = marker === null
-        ? []
-        : [{ key: marker, versionstamp: stamp }];
-      await this.#write(plan.main, [...checks, ...fence], "commit");
-    } catch (error) {
-      // Fenced or refused: nothing is visible, and the staged parts are
-      // ours alone, so delete them now rather than at the next sweep.
-      if (error instanceof AtomicConflictError && marker !== null) {
-        const list = readMarker(plan.staged[0][0].value);
-        const commits = planSweep(list, plan.marker!, this.#prefixBytes);
-        for (const commit of commits) await this.#write(commit, [], "discard");
-      }
-      throw error;
-    }
-    for (const commit of plan.cleanup) {
-      await this.#write(commit, [], "delete replaced parts of");
-    }
+    await runPlan(this.#target, plan, checks);
   }
 
   /**
@@ -371,8 +319,8 @@ export class KvStorage implements ActorStorage {
   ): Promise<Map<string, Manifest>> {
     const old = new Map<string, Manifest>();
     const reads: Promise<void>[] = [];
-    for (let i = 0; i < ops.length; i += LIMITS.getMany) {
-      const group = ops.slice(i, i + LIMITS.getMany);
+    for (let i = 0; i < ops.length; i += KV_LIMITS.getMany) {
+      const group = ops.slice(i, i + KV_LIMITS.getMany);
       reads.push(
         this.#kv.getMany(group.map((op) => this.#full([VALUES, ...op.key])))
           .then((entries) =>
@@ -387,33 +335,15 @@ export class KvStorage implements ActorStorage {
     return old;
   }
 
-  async #write(
-    mutations: readonly Mutation[],
-    checks: readonly Deno.AtomicCheck[],
-    what: string,
-  ): Promise<Deno.KvCommitResult> {
-    const op = this.#kv.atomic();
-    for (const check of checks) op.check(check);
-    for (const m of mutations) {
-      if (m.value === undefined) op.delete(this.#full(m.key));
-      else op.set(this.#full(m.key), m.value);
-    }
-    const result = await op.commit();
-    if (!result.ok) {
-      throw new AtomicConflictError(
-        `Cannot ${what} the atomic batch to KvStorage ${
-          describeKey(this.#prefix)
-        } as a check failed: an entry changed since it was read (a caller's check such as a lease, or another instance swept this prefix); nothing of the batch is visible`,
-      );
-    }
-    return result;
-  }
-
   async #resolve<V>(key: StorageKey, raw: unknown): Promise<V | undefined> {
     for (let attempt = 1; raw !== null; attempt++) {
       const stored = readStored(raw, `key ${describeKey(key)} of KvStorage`);
       if ("inline" in stored) return decodeStored<V>(stored.inline);
-      const bytes = await this.#readParts(stored.manifest);
+      const bytes = await readChunks(
+        this.#kv,
+        this.#prefix,
+        stored.manifest,
+      );
       if (bytes !== null) return decodeStored<V>(bytes);
       if (attempt === READ_ATTEMPTS) {
         throw new Error(
@@ -427,61 +357,4 @@ export class KvStorage implements ActorStorage {
     }
     return undefined;
   }
-
-  /** The parts of one version, joined; `null` if any is missing. */
-  async #readParts(manifest: Manifest): Promise<Uint8Array | null> {
-    const out = new Uint8Array(manifest.bytes);
-    let next = 0;
-    let offset = 0;
-    const parts = this.#kv.list<Uint8Array>({
-      prefix: this.#full([PARTS, manifest.version]),
-    });
-    for await (const entry of parts) {
-      const part = entry.value;
-      if (
-        entry.key.at(-1) !== next || offset + part.length > manifest.bytes
-      ) return null;
-      out.set(part, offset);
-      offset += part.length;
-      next++;
-    }
-    return next === manifest.parts && offset === manifest.bytes ? out : null;
-  }
-
-  async #sweep(): Promise<number> {
-    let swept = 0;
-    for await (
-      const entry of this.#kv.list({ prefix: this.#full([MARKERS]) })
-    ) {
-      // Rewriting the marker first fences a writer still staging under it:
-      // its switch commit checks the marker's versionstamp.
-      const touched = await this.#kv.atomic().check(entry).set(
-        entry.key,
-        entry.value,
-      ).commit();
-      if (!touched.ok) continue; // switched or swept meanwhile
-      const marker = entry.key.slice(this.#prefix.length) as StorageKeyPart[];
-      const commits = planSweep(
-        readMarker(entry.value),
-        marker,
-        this.#prefixBytes,
-      );
-      for (const commit of commits) await this.#write(commit, [], "sweep");
-      swept++;
-    }
-    return swept;
-  }
-}
-
-/** The encoded size of any Deno KV key, at least (for check accounting). */
-function anyKeySize(key: Deno.KvKey): number {
-  let size = 0;
-  for (const part of key) {
-    if (typeof part === "string" || typeof part === "number") {
-      size += encodedKeySize([part]);
-    } else if (part instanceof Uint8Array) size += 2 + part.length;
-    else if (typeof part === "bigint") size += 10;
-    else size += 1;
-  }
-  return size;
 }

@@ -4,12 +4,8 @@
 // checkpoint is the same array, and its encoding is reused (incremental
 // checkpoints).
 
-import {
-  Encoded,
-  encodeStructured,
-  partForm,
-  partsPlaceholder,
-} from "../_codec.ts";
+import { Encoded, encodeStructured } from "../_codec.ts";
+import { partForm, partsPlaceholder } from "../_snapshot_parts.ts";
 
 /** Encodes subtasks' snapshots and the parts they hand out. */
 export class SnapshotEncoder {

@@ -11,21 +11,17 @@ import type {
   StorageKey,
   StorageOp,
 } from "../storage.ts";
+import { checkKey, type KeyCheck } from "../_storage_keys.ts";
+import { Encoded } from "../_codec.ts";
+import { resolveOps } from "../_resolve_ops.ts";
 import {
-  checkKey,
-  type KeyCheck,
+  fitsInline,
+  type Manifest,
   MAX_KEY_BYTES,
   orderedKey,
-} from "../_storage_keys.ts";
-import { Encoded } from "../_codec.ts";
-import {
-  LIMITS,
-  type Manifest,
-  PART_BYTES,
   planCommit,
-  resolveOps,
-  SIZING_VERSION,
-} from "../_commit_plan.ts";
+  sizingManifest,
+} from "../../kv/mod.ts";
 import { requirePositiveInteger } from "../../time/_validate.ts";
 
 interface Entry {
@@ -169,12 +165,8 @@ export class MemoryStorage implements ActorStorage {
       const old = new Map<string, Manifest>();
       for (const op of resolved) {
         const entry = this.#entries.get(op.id);
-        if (entry && entry.bytes + 1 > LIMITS.valueBytes) {
-          old.set(op.id, {
-            version: SIZING_VERSION,
-            parts: Math.ceil(entry.bytes / PART_BYTES),
-            bytes: entry.bytes,
-          });
+        if (entry && !fitsInline(entry.bytes)) {
+          old.set(op.id, sizingManifest(entry.bytes));
         }
       }
       planCommit({ ops: resolved, old, prefixBytes: 0 });

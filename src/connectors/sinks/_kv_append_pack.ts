@@ -5,9 +5,9 @@
 import {
   batchValueBytes,
   type EncodedBatch,
-  KV_LIMITS,
   packBatches,
 } from "../_kv_batches.ts";
+import { KV_LIMITS } from "../../kv/mod.ts";
 import type { RefusedRecords } from "./_two_phase_writer.ts";
 
 /**

@@ -4,8 +4,12 @@
 
 import superjson from "superjson";
 import { describeValue } from "../../time/_validate.ts";
-import { type Key, keyCost, KV_LIMITS } from "../_kv_batches.ts";
-import { MAX_KEY_BYTES } from "../../actors/_storage_keys.ts";
+import {
+  keyCost,
+  KV_LIMITS,
+  MAX_KEY_BYTES,
+  type PlainKey as Key,
+} from "../../kv/mod.ts";
 
 const encoder = new TextEncoder();
 

@@ -16,12 +16,10 @@ import type { Sink, SinkWriter } from "../../runtime/sink.ts";
 import {
   batchHeader,
   batchValue,
-  commitAll,
   decodeBatch,
   type EncodedBatch,
-  type Key,
-  type KvWrite,
 } from "../_kv_batches.ts";
+import { commitAll, type KvWrite, type PlainKey as Key } from "../../kv/mod.ts";
 import { requireCheckpointId, requireKv, requireName } from "../_kv_checks.ts";
 import { packRecords } from "./_kv_append_pack.ts";
 import {

@@ -14,7 +14,7 @@ import {
   requirePositiveInteger,
 } from "../../time/_validate.ts";
 import type { Sink, SinkWriter } from "../../runtime/sink.ts";
-import { commitAll } from "../_kv_batches.ts";
+import { commitAll } from "../../kv/mod.ts";
 import { requireCheckpointId, requireKv, requireName } from "../_kv_checks.ts";
 import { type Row, tablePrefix, TableRows } from "./_kv_table_rows.ts";
 import {

@@ -12,7 +12,7 @@
 // can land after the caller was told nothing was appended.
 
 import { describeValue } from "../../time/_validate.ts";
-import { AtomicConflictError } from "../../actors/kv/kv_storage.ts";
+import { AtomicConflictError } from "../../kv/mod.ts";
 import { PersistentKvError, retryTransient } from "../../actors/kv/retry.ts";
 import { decodeMemo, encodeMemo } from "./_kv_log_once.ts";
 import type { LogKeys } from "./_kv_log_plan.ts";

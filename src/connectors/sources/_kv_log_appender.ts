@@ -5,7 +5,7 @@
 
 import type { Clock } from "../../time/clock.ts";
 import { PersistentKvError } from "../../actors/kv/retry.ts";
-import { CommitCost } from "../_kv_batches.ts";
+import { CommitCost } from "../../kv/mod.ts";
 import { withKvLock } from "../_kv_lock.ts";
 import { type LogKeys, MEMO_BYTES, planAppend } from "./_kv_log_plan.ts";
 import { LogCommitter } from "./_kv_log_commit.ts";

@@ -7,9 +7,9 @@
 // _kv_log_append_ids.ts).
 
 import { describeValue } from "../../time/_validate.ts";
-import { AtomicConflictError } from "../../actors/kv/kv_storage.ts";
+import { AtomicConflictError } from "../../kv/mod.ts";
 import { isTransient } from "../../actors/kv/retry.ts";
-import { KV_LIMITS } from "../_kv_batches.ts";
+import { KV_LIMITS } from "../../kv/mod.ts";
 import {
   AppendIds,
   isLockError,

@@ -22,14 +22,16 @@
 import {
   batchValue,
   batchValueBytes,
-  type CommitCost,
   type EncodedBatch,
   HEADER_BYTES,
-  type Key,
-  KV_LIMITS,
-  type KvWrite,
   TAG_MANIFEST,
 } from "../_kv_batches.ts";
+import {
+  type CommitCost,
+  KV_LIMITS,
+  type KvWrite,
+  type PlainKey as Key,
+} from "../../kv/mod.ts";
 
 /** A manifest's value is at most this: header and `{"id","from","parts"}`. */
 export const MANIFEST_BYTES = HEADER_BYTES + 96;

@@ -11,9 +11,9 @@ import {
   batchBody,
   batchHeader,
   decodeBatch,
-  KV_LIMITS,
   TAG_BATCH,
 } from "../_kv_batches.ts";
+import { KV_LIMITS } from "../../kv/mod.ts";
 import type { LogKeys, Manifest } from "./_kv_log_plan.ts";
 import type { LogRecord } from "./kv_log_append.ts";
 

@@ -7,7 +7,8 @@ import {
   requireIndex,
   requireSafeInteger,
 } from "../../time/_validate.ts";
-import { type EncodedBatch, KV_LIMITS, packBatches } from "../_kv_batches.ts";
+import { type EncodedBatch, packBatches } from "../_kv_batches.ts";
+import { KV_LIMITS } from "../../kv/mod.ts";
 import type { AppendRecord, PartitionRecords } from "./kv_log_append.ts";
 
 /** One partition's records, packed into batches of at most 64 KiB. */

@@ -28,8 +28,7 @@
  */
 
 import { MAX_TIMESTAMP, MIN_TIMESTAMP } from "../../time/constants.ts";
-import { encodedKeySize } from "../../actors/_storage_keys.ts";
-import { utf8Length } from "../_kv_batches.ts";
+import { encodedKeySize, utf8Length } from "../../kv/mod.ts";
 
 // Larger records would each need a KV value of their own; 60 KiB keeps a
 // record inside one 64 KiB batch with room for its superjson envelope.

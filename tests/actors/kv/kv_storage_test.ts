@@ -248,3 +248,28 @@ kvTest(
     assert.equal(await countUnder(kv, PREFIX), 0);
   },
 );
+
+kvTest(
+  "KvStorage reads values stored in the layout existing databases hold: tag 1 and superjson, or tag 2, a manifest and its parts",
+  async (kv) => {
+    const encoder = new TextEncoder();
+    const tagged = (tag: number, text: string) =>
+      new Uint8Array([tag, ...encoder.encode(text)]);
+    const text = JSON.stringify({ json: { big: "x".repeat(70_000) } });
+    const bytes = encoder.encode(text);
+    await kv.set([...PREFIX, "v", "small"], tagged(1, '{"json":41}'));
+    await kv.set(
+      [...PREFIX, "v", "big"],
+      tagged(2, `{"v":"abcdefghijklmnopqrstuv","n":2,"b":${bytes.length}}`),
+    );
+    const version = "abcdefghijklmnopqrstuv";
+    await kv.set([...PREFIX, "p", version, 0], bytes.subarray(0, 61_440));
+    await kv.set([...PREFIX, "p", version, 1], bytes.subarray(61_440));
+    const storage = new KvStorage(kv, PREFIX);
+    assert.equal(await storage.get(["small"]), 41);
+    assert.deepEqual(await storage.get(["big"]), { big: "x".repeat(70_000) });
+    // A delete takes the parts with it.
+    await storage.delete(["big"]);
+    assert.equal(await countUnder(kv, [...PREFIX, "p"]), 0);
+  },
+);

@@ -15,12 +15,9 @@ import {
   type CompletedCheckpoint,
 } from "../../../src/actors/checkpoint_store.ts";
 import { MemoryStorage } from "../../../src/actors/local/memory_storage.ts";
-import {
-  decodeStored,
-  type Encoded,
-  encodedSnapshots,
-  partRows,
-} from "../../../src/actors/_codec.ts";
+import { decodeStored, type Encoded } from "../../../src/actors/_codec.ts";
+import { encodedSnapshots } from "../../../src/actors/_encoded_checkpoint.ts";
+import { partRows } from "../../../src/actors/_snapshot_parts.ts";
 import type { Source, SourceBatch } from "../../../src/runtime/source.ts";
 
 function statusOf(
