@@ -122,7 +122,9 @@ export async function runCli(
   const parsed = parseFlags(args, allFlags(Object.values(commands)));
   const help = parsed.given.includes("help");
   const [first] = parsed.positionals;
-  const example = first === undefined ? undefined : setup.examples[first];
+  const example = first !== undefined && Object.hasOwn(setup.examples, first)
+    ? setup.examples[first]
+    : undefined;
   if (example !== undefined) {
     // Its job has settings of its own: a settings flag would be ignored.
     if (!help) refuseSettingFlags(parsed.values, first!);
@@ -145,7 +147,7 @@ export async function runCli(
   refuseOtherFlags(parsed, command, ["runtime", "processes"]);
   if (parsed.positionals.length > 1) {
     throw new RangeError(
-      `Cannot start as it takes one job file: current arguments are ${
+      `Cannot start as the command takes one job file: current arguments are ${
         parsed.positionals.join(" ")
       }`,
     );

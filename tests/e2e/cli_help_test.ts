@@ -168,6 +168,12 @@ Deno.test("deno task dev refuses a flag the command does not take, naming it and
     ran.stderr,
     /error: Cannot start as '--lease-ms' does not apply to the dev command: see its --help/,
   );
+  const two = await dev(["examples/ingest_counts.ts", "constructor"]);
+  assert.equal(two.code, 1);
+  assert.match(
+    two.stderr,
+    /error: Cannot start as the command takes one job file: current arguments are examples\/ingest_counts.ts constructor/,
+  );
   const worker = await dev([
     "--runtime",
     "kv",
