@@ -6,8 +6,8 @@
  * exactly as if nothing had happened.
  *
  * ```sh
- * deno task dev durable ./.weir/durable.sqlite            # seed, then run or resume
- * deno task dev durable ./.weir/durable.sqlite --restore 7 # from checkpoint 7
+ * deno task durable ./.weir/durable.sqlite            # seed, then run or resume
+ * deno task durable ./.weir/durable.sqlite --restore 7 # from checkpoint 7
  * ```
  *
  * @module
@@ -198,13 +198,4 @@ export async function runDurableCounts(
   restore: "latest" | "none" | number = "latest",
 ): Promise<void> {
   await durableCountsJob(kv).execute({ restore });
-}
-
-if (import.meta.main) {
-  const kv = await Deno.openKv(Deno.args[0] ?? "./.weir/durable.sqlite");
-  try {
-    await runDurableCounts(kv);
-  } finally {
-    kv.close();
-  }
 }

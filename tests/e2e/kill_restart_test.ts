@@ -22,8 +22,8 @@ import {
 
 const EVENTS = 300_000;
 const KILLS = 12;
-const WORKER =
-  new URL("../../examples/durable_counts.ts", import.meta.url).pathname;
+// `deno task durable`: finds the log seeded, and runs the job to its end.
+const WORKER = new URL("../../examples/durable.ts", import.meta.url).pathname;
 // Where examples/durable_counts.ts keeps its checkpoints.
 const CHECKPOINTS = ["weir", "durable-counts", "checkpoints"];
 // How many new checkpoints each run saves before it is killed, in turn.

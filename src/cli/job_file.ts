@@ -1,0 +1,139 @@
+/**
+ * A job file on a store: its module loaded (or the default job's), its
+ * settings resolved against the flags, its environment built over the
+ * store, and its ingest streams.
+ *
+ * @module
+ */
+
+import { CheckpointStore, jobKeyPrefix, KvStorage } from "../actors/mod.ts";
+import {
+  createJobContext,
+  type JobDefinition,
+  type JobSettings,
+  type ResolvedJobSettings,
+  resolveJobSettings,
+  StreamEnvironment,
+} from "../api/mod.ts";
+import { SystemClock } from "../time/mod.ts";
+
+/** A job file's module: its job and its settings. */
+export interface JobModule {
+  /** The job: `(context) => void`. */
+  readonly default?: unknown;
+  /** Its `settings` export. */
+  readonly settings?: unknown;
+}
+
+/** The job run when no job file is given. */
+export interface DefaultJob {
+  /** Its name, e.g. `"demo"`. */
+  readonly name: string;
+  /** Its file, as the settings line names it. */
+  readonly file: string;
+  /** Loads its module. */
+  readonly load: () => Promise<JobModule>;
+}
+
+async function loadJob(
+  file: string | undefined,
+  defaultJob: DefaultJob,
+): Promise<{ name: string; define: JobDefinition; settings: unknown }> {
+  if (file === undefined) {
+    const module = await defaultJob.load();
+    return {
+      name: defaultJob.name,
+      define: module.default as JobDefinition,
+      settings: module.settings,
+    };
+  }
+  const url = new URL(file, `file://${Deno.cwd()}/`).href;
+  let module: JobModule;
+  try {
+    module = await import(url);
+  } catch (error) {
+    throw new Error(
+      `Cannot load the job file '${file}': ${
+        error instanceof Error ? error.message.split("\n")[0] : String(error)
+      }`,
+    );
+  }
+  if (typeof module.default !== "function") {
+    throw new TypeError(
+      `Cannot load the job file '${file}' as its default export must be a function (context) => void: current value is ${typeof module
+        .default}`,
+    );
+  }
+  const name = file.split("/").pop()!.replace(/\.[jt]s$/, "");
+  return {
+    name,
+    define: module.default as JobDefinition,
+    settings: module.settings,
+  };
+}
+
+/**
+ * A job file's job on a store: the environment (with the job's settings,
+ * overridden by the flags) and its ingest streams.
+ *
+ * @param file The job file; `undefined` for the default job.
+ * @param defaultJob The job run without a job file.
+ * @param kv The store.
+ * @param flags The settings given on the command line.
+ * @returns The job's name, environment, clock, streams, resolved settings
+ * and checkpoint store.
+ * @throws {Error} If the file cannot be loaded or its settings are wrong.
+ */
+export async function openJob(
+  file: string | undefined,
+  defaultJob: DefaultJob,
+  kv: Deno.Kv,
+  flags: JobSettings,
+): Promise<OpenJob> {
+  const { name, define, settings: own } = await loadJob(file, defaultJob);
+  const settings = resolveJobSettings(own, {
+    flags,
+    jobFile: file ?? defaultJob.file,
+  });
+  const clock = new SystemClock();
+  const prefix = jobKeyPrefix(name);
+  const storage = new KvStorage(kv, [...prefix, "checkpoints"]);
+  const env = new StreamEnvironment({
+    jobName: name,
+    parallelism: settings.parallelism,
+    clock,
+    checkpointIntervalMs: settings.checkpointIntervalMs,
+    watermarkRecovery: settings.watermarkRecovery,
+    errorPolicy: settings.errorPolicy,
+    checkpointStorage: storage,
+    // Next to the checkpoints; the KV runtime keeps them there too.
+    deadLetterStorage: new KvStorage(kv, [...prefix, "dead-letters"]),
+    strikeStorage: new KvStorage(kv, [...prefix, "strikes"]),
+  });
+  const { context, streams } = createJobContext(env, kv);
+  await define(context);
+  return {
+    name,
+    env,
+    clock,
+    streams,
+    settings,
+    store: new CheckpointStore(storage),
+  };
+}
+
+/** A job file's job, opened on a store by {@linkcode openJob}. */
+export interface OpenJob {
+  /** Its name: the file's, without `.ts`. */
+  readonly name: string;
+  /** Its environment, the job defined in it. */
+  readonly env: StreamEnvironment;
+  /** The system clock it runs on. */
+  readonly clock: SystemClock;
+  /** Its ingest streams. */
+  readonly streams: ReturnType<typeof createJobContext>["streams"];
+  /** The settings it runs with, and where each came from. */
+  readonly settings: ResolvedJobSettings;
+  /** Its checkpoints. */
+  readonly store: CheckpointStore;
+}

@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import {
+  type Command,
+  formatHelp,
+  parseFlags,
+  parseInteger,
+  parseRestore,
+  refuseOtherFlags,
+} from "../../src/cli/flags.ts";
+
+const COMMAND: Command = {
+  name: "serve",
+  usage: "weir serve [flags]",
+  summary: "Serves.",
+  flags: [
+    { name: "port", value: "<n>", default: "8000", about: "port to serve on" },
+    { name: "store", value: "<path>", about: "the KV file" },
+    { name: "quiet", about: "prints less" },
+  ],
+  examples: ["weir serve --port 0"],
+};
+
+Deno.test("parseFlags() gives each flag's value, else its default, the positionals and the flags given in order", () => {
+  const parsed = parseFlags(
+    ["job.ts", "--quiet", "--port", "0", "-h"],
+    COMMAND.flags,
+  );
+  assert.deepEqual(parsed.positionals, ["job.ts"]);
+  assert.deepEqual(parsed.positionalIndexes, [0]);
+  assert.equal(parsed.values.port, "0");
+  assert.equal(parsed.values.store, undefined);
+  assert.equal(parsed.values.quiet, "true");
+  assert.deepEqual(parsed.given, ["quiet", "port", "help"]);
+  assert.equal(parseFlags([], COMMAND.flags).values.port, "8000");
+});
+
+Deno.test("parseFlags() refuses an unknown flag with a RangeError naming it and what takes it", () => {
+  assert.throws(() => parseFlags(["--prot", "1"], COMMAND.flags), {
+    name: "RangeError",
+    message:
+      "Cannot start as '--prot' is not a flag of weir's command line: see --help",
+  });
+  assert.throws(() => parseFlags(["-x"], COMMAND.flags, "deno task demo"), {
+    name: "RangeError",
+    message: "Cannot start as '-x' is not a flag of deno task demo: see --help",
+  });
+});
+
+Deno.test("parseFlags() refuses a flag that takes a value given none", () => {
+  assert.throws(() => parseFlags(["--port"], COMMAND.flags), {
+    name: "RangeError",
+    message: /^Cannot start as .*'--port <value>'/,
+  });
+});
+
+Deno.test("refuseOtherFlags() refuses a flag given that the command does not take, naming it and the command", () => {
+  const flags = [...COMMAND.flags, {
+    name: "lease-ms",
+    value: "<ms>",
+    about: "",
+  }];
+  refuseOtherFlags(parseFlags(["--port", "1", "--help"], flags), COMMAND);
+  refuseOtherFlags(parseFlags(["--lease-ms", "1"], flags), COMMAND, [
+    "lease-ms",
+  ]);
+  assert.throws(
+    () => refuseOtherFlags(parseFlags(["--lease-ms", "1"], flags), COMMAND),
+    {
+      name: "RangeError",
+      message:
+        "Cannot start as '--lease-ms' does not apply to the serve command: see its --help",
+    },
+  );
+});
+
+Deno.test("formatHelp() shows the usage, the summary, every flag with its default, --help, and the examples", () => {
+  const help = formatHelp(COMMAND);
+  assert.equal(
+    help,
+    [
+      "Usage: weir serve [flags]",
+      "",
+      "Serves.",
+      "",
+      "Flags:",
+      "  --port <n>      port to serve on (default: 8000)",
+      "  --store <path>  the KV file",
+      "  --quiet         prints less",
+      "  -h, --help      prints this help",
+      "",
+      "Examples:",
+      "  weir serve --port 0",
+    ].join("\n"),
+  );
+});
+
+Deno.test("parseRestore() reads latest, none or a checkpoint id, and refuses anything else naming the flag", () => {
+  assert.equal(parseRestore("latest"), "latest");
+  assert.equal(parseRestore("none"), "none");
+  assert.equal(parseRestore("7"), 7);
+  for (const value of ["0", "-1", "1.5", "oldest"]) {
+    assert.throws(() => parseRestore(value), {
+      name: "RangeError",
+      message:
+        `Cannot start as '--restore' must be latest, none or a checkpoint id: current value is ${value}`,
+    });
+  }
+});
+
+Deno.test("parseInteger() reads an integer in range, and refuses another value with the rule and the action", () => {
+  const rule = { min: 1, max: 10, rule: "from 1 to 10" };
+  assert.equal(parseInteger("n", "10", rule), 10);
+  assert.throws(() => parseInteger("n", "11", rule), {
+    name: "RangeError",
+    message: "Cannot start as '--n' must be from 1 to 10: current value is 11",
+  });
+  assert.throws(() => parseInteger("port", "x", { ...rule, action: "serve" }), {
+    message:
+      "Cannot serve as '--port' must be from 1 to 10: current value is x",
+  });
+});
