@@ -9,13 +9,10 @@
 import type { Clock } from "../../time/mod.ts";
 import type { JobFingerprint } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
-import {
-  type Encoded,
-  encodedCheckpoint,
-  encodeStructured,
-} from "../_codec.ts";
+import { encodeStructured } from "../_codec.ts";
+import { readHighestId } from "../checkpoint_ids.ts";
+import { PendingCheckpoint } from "../pending_checkpoint.ts";
 import type { KvStorage } from "./kv_storage.ts";
-import { checkedHighestId } from "../_highest_id.ts";
 import type { Lease } from "./lease.ts";
 
 /** What every worker learns from the coordinator each round. */
@@ -246,14 +243,11 @@ export class CheckpointCoordinator {
    * older checkpoint begins with a fresh `lastId`, and another runtime may
    * have saved to the store meanwhile. Read at each start: one small read.
    */
-  async #storeHighest(): Promise<number> {
+  #storeHighest(): Promise<number> {
     const { store, retry } = this.#options;
-    if (typeof store?.highestId !== "function") return 0;
-    return checkedHighestId(
-      await retry(
-        "read the highest checkpoint id of the store",
-        () => store.highestId!(),
-      ),
+    return readHighestId(
+      store,
+      (read) => retry("read the highest checkpoint id of the store", read),
     );
   }
 
@@ -270,18 +264,15 @@ export class CheckpointCoordinator {
 
   async #complete(id: number, now: number): Promise<void> {
     const { actors, storageOf, retry, fingerprint, store } = this.#options;
-    const snapshots: Record<string, Encoded> = {};
+    const pending = new PendingCheckpoint(id, actors.length);
     for (const actor of actors) {
       const snapshot = await retry(
         `read the snapshot of '${actor}'`,
         () => storageOf(actor).get(["ack", id]),
       );
-      snapshots[actor] = encodeStructured(snapshot);
+      pending.ack(actor, encodeStructured(snapshot));
     }
-    const checkpoint = encodedCheckpoint(
-      { id, fingerprint, createdAt: now },
-      snapshots,
-    );
+    const checkpoint = pending.complete(fingerprint, now);
     await store?.save(checkpoint);
     this.#latest = checkpoint;
   }

@@ -153,8 +153,7 @@ export class KvRuntime implements ActorRuntime {
       leaseMs: options.leaseMs ?? 10_000,
       pollMs: options.pollIntervalMs ?? 100,
       maxLag: options.maxChannelLag ?? 32,
-      simulate: options.simulate ??
-        typeof (options.clock as { set?: unknown }).set === "function",
+      simulate: options.simulate,
       persist,
       checkpointIntervalMs: options.checkpointIntervalMs ?? 0,
       lastCheckpointId: Math.max(
