@@ -10,6 +10,7 @@ import type { Clock } from "../../time/mod.ts";
 import type { JobFingerprint } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import { encodeStructured } from "../_codec.ts";
+import { CheckpointDurations } from "../checkpoint_durations.ts";
 import { readHighestId } from "../checkpoint_ids.ts";
 import { PendingCheckpoint } from "../pending_checkpoint.ts";
 import type { KvStorage } from "./kv_storage.ts";
@@ -86,6 +87,7 @@ export class CheckpointCoordinator {
   readonly #options: CoordinatorOptions;
   readonly #requestKey: Deno.KvKey;
   #latest: CompletedCheckpoint | null = null;
+  readonly #durations = new CheckpointDurations();
   #nextTry = -Infinity;
   #nextAt = Infinity;
 
@@ -102,6 +104,16 @@ export class CheckpointCoordinator {
   /** The last checkpoint this worker completed, or `null`. */
   get latest(): CompletedCheckpoint | null {
     return this.#latest;
+  }
+
+  /**
+   * How long checkpoint `id` took from its start to being saved, in
+   * processing time, if this worker completed it.
+   *
+   * @param id A checkpoint id.
+   */
+  durationMs(id: number): number | undefined {
+    return this.#durations.durationMs(id);
   }
 
   /** When the coordinator next has work in this worker, or `Infinity`. */
@@ -232,7 +244,7 @@ export class CheckpointCoordinator {
     const progress = await this.#progress();
     const id = meta.pending;
     if (!progress.every((p) => p.acked >= id)) return null;
-    await this.#complete(id, now);
+    await this.#complete(id, meta.pendingAt, now);
     return { ...meta, pending: null, completed: id };
   }
 
@@ -262,8 +274,10 @@ export class CheckpointCoordinator {
       ));
   }
 
-  async #complete(id: number, now: number): Promise<void> {
+  async #complete(id: number, startedAt: number, now: number): Promise<void> {
     const { actors, storageOf, retry, fingerprint, store } = this.#options;
+    // Started by whichever worker held the lease then: its start is in KV.
+    this.#durations.triggered(id, startedAt);
     const pending = new PendingCheckpoint(id, actors.length);
     for (const actor of actors) {
       const snapshot = await retry(
@@ -274,6 +288,7 @@ export class CheckpointCoordinator {
     }
     const checkpoint = pending.complete(fingerprint, now);
     await store?.save(checkpoint);
+    this.#durations.saved(id, now);
     this.#latest = checkpoint;
   }
 

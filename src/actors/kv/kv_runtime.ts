@@ -246,6 +246,17 @@ export class KvRuntime implements ActorRuntime {
   }
 
   /**
+   * How long checkpoint `id` took from its start to being saved, in
+   * processing time, if this worker's coordinator completed it.
+   *
+   * @param id A checkpoint id.
+   * @returns The duration, or `undefined` if unknown here.
+   */
+  checkpointDurationMs(id: number): number | undefined {
+    return this.#worker.coordinator.durationMs(id);
+  }
+
+  /**
    * Asks for a checkpoint now (the coordinator starts it on its next step,
    * in whichever worker holds its lease).
    */
