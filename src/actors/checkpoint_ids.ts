@@ -8,8 +8,6 @@
  * @module
  */
 
-import { checkedHighestId } from "./_highest_id.ts";
-
 /** The part of a checkpoint store that says its highest id, if it can. */
 export interface HighestIdSource {
   /** The highest checkpoint id the store ever held (0 for none). */
@@ -31,6 +29,17 @@ export async function readHighestId(
 ): Promise<number> {
   if (typeof store?.highestId !== "function") return 0;
   return checkedHighestId(await retry(() => store.highestId!()));
+}
+
+// Checked once here, so that a store returning nonsense fails the same way
+// in either runtime.
+function checkedHighestId(id: unknown): number {
+  if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) {
+    throw new RangeError(
+      `Cannot number checkpoints as 'checkpointStore.highestId()' must return a non-negative safe integer: current value is ${id}`,
+    );
+  }
+  return id;
 }
 
 /**

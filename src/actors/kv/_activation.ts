@@ -7,6 +7,7 @@ import type { SourceSubtaskSnapshot } from "../../runtime/source_subtask.ts";
 import type { SubtaskSnapshot } from "../../runtime/subtask.ts";
 import { encodeStructured } from "../_codec.ts";
 import { buildSubtask } from "../_subtask_factory.ts";
+import { actorRecord } from "../actor_record.ts";
 import type { ActorWiring } from "./_wiring.ts";
 import { moveOutbox } from "./_dead_letter_outbox.ts";
 import { replayEventTime } from "./_replay.ts";
@@ -61,8 +62,8 @@ export async function activate(
   });
   const committed = (meta as Meta | undefined) ?? freshMeta(wiring);
   live = {
+    ...actorRecord(built),
     wiring,
-    built,
     lease,
     storage,
     meta: committed,
@@ -73,10 +74,8 @@ export async function activate(
     readBase: built.source?.recordsRead.map(() => 0) ?? [],
     recordsInBase: committed.status.recordsIn,
     recordsOutBase: committed.status.recordsOut,
-    mail: false,
     wake: null,
     dirty: true,
-    paused: false,
     notified: 0,
   };
   if (state !== undefined) {

@@ -9,7 +9,13 @@ import type { Subtask } from "../../runtime/subtask.ts";
 import { applyEntries } from "./_barrier_alignment.ts";
 import { isBlocked, refreshConsumed, trimDue } from "./_back_pressure.ts";
 import { commitWithLetters } from "./_dead_letter_outbox.ts";
-import { type LiveActor, machineOf, statusOf } from "./_live_actor.ts";
+import {
+  type ActorMachine,
+  machineOf,
+  nextProcessingTimeOf,
+  setPaused,
+} from "../actor_record.ts";
+import { type LiveActor, statusOf } from "./_live_actor.ts";
 import { drop } from "./_ownership.ts";
 import { countReplay, cutReplay } from "./_replay.ts";
 import { type Meta, stepCommit } from "./_step_commit.ts";
@@ -53,21 +59,14 @@ export async function stepActor(
   const completed = worker.coordinatorState?.completed ?? 0;
   const notify = completed > live.notified;
   const now = worker.clock.now();
-  const { source, subtask } = live.built;
+  const { source, subtask } = live;
   // Paused by back-pressure, or held by watermark alignment.
   const blocked = (source?.shouldWait ?? false) ||
     await isBlocked(worker, live);
-  if (blocked !== live.paused) {
-    live.paused = blocked;
-    if (blocked) live.built.activityClock.pause();
-    else live.built.activityClock.resume();
-  }
+  setPaused(live, blocked);
   // Timers first, then input, as the local runtime orders a round.
   let worked = false;
-  const due = source !== null
-    ? source.nextProcessingTime(now)
-    : subtask!.nextProcessingTime();
-  if (due <= now) {
+  if (nextProcessingTimeOf(live, now) <= now) {
     if (source !== null) {
       // A periodic emission changes state (schedule, idleness countdowns)
       // even when it emits nothing: in persist mode it is committed, as
@@ -187,7 +186,7 @@ async function waitWhileBackPressured(
  */
 async function drainMail(
   live: LiveActor,
-  machine: Subtask | SourceSubtask<unknown>,
+  machine: ActorMachine,
 ): Promise<boolean> {
   let worked = false;
   for (;;) {
@@ -226,14 +225,13 @@ async function trimOnly(worker: KvWorker, live: LiveActor): Promise<boolean> {
 async function commit(
   worker: KvWorker,
   live: LiveActor,
-  machine: Subtask | SourceSubtask<unknown> | null,
+  machine: ActorMachine | null,
   work: Meta,
 ): Promise<void> {
   const { wiring, storage } = live;
   const { next, ops } = stepCommit(work, {
     subtask: machine === null ? null : {
-      state: live.built.source?.snapshot() ??
-        live.built.subtask!.snapshot(0, true),
+      state: live.source?.snapshot() ?? live.subtask!.snapshot(0, true),
       status: statusOf(live),
       finished: machine.finished,
     },

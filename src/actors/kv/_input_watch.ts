@@ -29,7 +29,7 @@ export class InputWatch {
    */
   update(): void {
     const worker = this.#worker;
-    if (worker.simulate) return;
+    if (worker.idleClock.simulated) return;
     const { live } = worker;
     // Producers (new entries to read) and consumers (entries they applied:
     // room to write, entries to delete) that other workers run.

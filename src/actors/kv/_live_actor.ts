@@ -1,22 +1,28 @@
-// An actor a KV-runtime worker runs now: its subtask built in memory, its
-// lease, its committed bookkeeping and what the step in progress has sent.
-// It exists only while the worker holds the lease; dropped, it is rebuilt
-// from the last commit by whichever worker takes the actor up.
+// An actor a KV-runtime worker runs now: the shared actor record (its
+// subtask built in memory, paused or with mail), plus its lease, its
+// committed bookkeeping and what the step in progress has sent. It exists
+// only while the worker holds the lease; dropped, it is rebuilt from the
+// last commit by whichever worker takes the actor up.
 
 import type { StreamElement } from "../../runtime/stream_element.ts";
-import type { SourceSubtask } from "../../runtime/source_subtask.ts";
-import type { Subtask } from "../../runtime/subtask.ts";
 import type { Encoded } from "../_codec.ts";
-import type { BuiltSubtask } from "../_subtask_factory.ts";
+import {
+  type ActorRecord,
+  inputWatermarkOf,
+  machineOf,
+} from "../actor_record.ts";
 import type { KvStorage } from "./kv_storage.ts";
 import type { Lease } from "./lease.ts";
 import type { ActorWiring } from "./_wiring.ts";
 import type { CommittedStatus, Meta } from "./_step_commit.ts";
 
-/** An actor this worker holds the lease of, and its step buffers. */
-export interface LiveActor {
+/**
+ * An actor this worker holds the lease of, and its step buffers. Its
+ * `paused` says it was held by back-pressure or watermark alignment at its
+ * last step.
+ */
+export interface LiveActor extends ActorRecord {
   readonly wiring: ActorWiring;
-  readonly built: BuiltSubtask;
   readonly lease: Lease;
   readonly storage: KvStorage;
   /** Its bookkeeping as last committed (a step works on a copy). */
@@ -33,35 +39,23 @@ export interface LiveActor {
   readBase: readonly number[];
   recordsInBase: number;
   recordsOutBase: number;
-  /** Whether an asynchronous call's result waits to be let in. */
-  mail: boolean;
   /** Resolves the step waiting for mail, if one is. */
   wake: (() => void) | null;
   /** Whether its input channels may hold entries not read yet. */
   dirty: boolean;
-  /** Held by back-pressure or watermark alignment at its last step. */
-  paused: boolean;
   /** The last completed checkpoint the subtask was told of. */
   notified: number;
-}
-
-/** The state machine of an actor: its source, or its operator chain. */
-export function machineOf(
-  live: LiveActor,
-): Subtask | SourceSubtask<unknown> {
-  return live.built.subtask ?? live.built.source!;
 }
 
 /** What an actor reports about itself now, as its next step commits it. */
 export function statusOf(live: LiveActor): CommittedStatus {
   const metrics = machineOf(live).metrics;
   return {
-    inputWatermark: live.built.source?.currentWatermark ??
-      metrics.inputWatermark,
+    inputWatermark: inputWatermarkOf(live),
     outputWatermark: metrics.outputWatermark,
     idle: metrics.idle,
     recordsIn: live.recordsInBase + metrics.recordsIn,
     recordsOut: live.recordsOutBase + metrics.recordsOut,
-    channels: live.built.subtask?.inputChannels() ?? [],
+    channels: live.subtask?.inputChannels() ?? [],
   };
 }

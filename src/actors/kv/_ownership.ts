@@ -46,7 +46,7 @@ export async function rebalance(worker: KvWorker, now: number): Promise<void> {
   );
   for (const live of extra) {
     worker.live.delete(live.wiring.id);
-    await live.built.source?.close();
+    await live.source?.close();
     await worker.retry("give a lease up", () => live.lease.release());
   }
 }
@@ -70,7 +70,7 @@ export async function readLeases(
 export function drop(worker: KvWorker, live: LiveActor, why: string): void {
   if (!worker.live.delete(live.wiring.id)) return;
   live.lease.lost();
-  void live.built.source?.close();
+  void live.source?.close();
   worker.log(
     `weir: worker ${worker.id} stops working on actor '${live.wiring.id}' as ${why}; its in-memory state is dropped`,
   );
@@ -88,7 +88,7 @@ export async function fail(
 ): Promise<void> {
   const id = live.wiring.id;
   worker.live.delete(id);
-  void live.built.source?.close();
+  void live.source?.close();
   const failure = await worker.failures.failed(id, error);
   worker.log(
     `weir: worker ${worker.id} stopped actor '${id}' (its in-memory state is dropped; failure ${failure.failures} in a row, tried again in ${failure.delayMs} ms): ${failure.error.message}`,
@@ -107,7 +107,7 @@ export async function releaseAll(worker: KvWorker): Promise<void> {
   const best = (what: string, call: () => Promise<unknown>) =>
     worker.retry(what, call).catch(() => {});
   for (const live of worker.live.values()) {
-    await live.built.source?.close();
+    await live.source?.close();
     await best("give a lease up", () => live.lease.release());
   }
   worker.live.clear();

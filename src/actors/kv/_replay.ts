@@ -170,14 +170,12 @@ export function countReplay(
 export function cutReplay(
   work: Meta,
   live: {
-    readonly built: {
-      source: SourceSubtask<unknown> | null;
-      subtask: Subtask | null;
-    };
+    readonly source: SourceSubtask<unknown> | null;
+    readonly subtask: Subtask | null;
     readBase: readonly number[];
   },
 ): void {
-  const { source, subtask } = live.built;
+  const { source, subtask } = live;
   if (source !== null) {
     work.replayReader = source.readerPosition;
     work.replayCounts = source.recordsRead.map(() => 0);

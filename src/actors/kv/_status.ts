@@ -4,6 +4,7 @@
 
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
 import type { SubtaskStatus } from "../actor_runtime.ts";
+import { gaugeValues } from "../actor_record.ts";
 import type { Meta } from "./_step_commit.ts";
 import { statusOf } from "./_live_actor.ts";
 import { readLeases } from "./_ownership.ts";
@@ -72,9 +73,7 @@ export async function readStatus(
       paused: live?.paused ?? false,
       worker: owner,
       ...(stuck === undefined ? {} : { stuck }),
-      gauges: live === undefined ? {} : Object.fromEntries(
-        [...live.built.gauges].map(([name, read]) => [name, read()]),
-      ),
+      gauges: live === undefined ? {} : gaugeValues(live),
       inputChannels: status?.channels ?? w.inputs.map(() => ({
         watermark: -Infinity,
         idle: false,

@@ -1,14 +1,11 @@
-// Watermark alignment (FLIP-182) across KV-runtime workers: every worker
-// reads the aligned sources' committed watermarks each update interval and
-// holds the sources it runs at their group's limit; no coordination is
-// written. Only the reading differs from the local runtime: the
-// coordinator itself is `WatermarkAlignmentCoordinator`.
+// Watermark alignment (FLIP-182) across KV-runtime workers: the shared
+// `AlignmentReporter`, fed each update interval with the aligned sources'
+// watermarks, read from their committed status for the sources other
+// workers run; every worker holds the sources it runs at their group's
+// limit, and no coordination is written. Only this reading differs from
+// the local runtime.
 
-import {
-  isAlignmentEnabled,
-  reportableWatermark,
-  WatermarkAlignmentCoordinator,
-} from "../../time/mod.ts";
+import { AlignmentReporter } from "../alignment_reporter.ts";
 import type { JobGraph } from "../../runtime/job_graph.ts";
 import { actorId, type ActorWiring } from "./_wiring.ts";
 import type { Meta } from "./_step_commit.ts";
@@ -17,10 +14,8 @@ import type { KvWorker } from "./_worker.ts";
 /** Announces the aligned sources' limits to the sources a worker runs. */
 export class AlignmentAnnouncer {
   readonly #graph: JobGraph;
-  readonly #alignment = new WatermarkAlignmentCoordinator();
-  readonly #aligned: ActorWiring[] = [];
-  readonly #intervalMs: number;
-  #next = -Infinity;
+  readonly #reporter: AlignmentReporter;
+  readonly #aligned: readonly ActorWiring[];
 
   /**
    * Registers the job's aligned sources.
@@ -30,23 +25,13 @@ export class AlignmentAnnouncer {
    */
   constructor(graph: JobGraph, wirings: readonly ActorWiring[]) {
     this.#graph = graph;
-    let interval = Infinity;
-    for (const vertex of graph.vertices) {
-      const alignment = vertex.source?.strategy.alignmentParameters;
-      if (alignment === undefined || !isAlignmentEnabled(alignment)) continue;
-      this.#alignment.registerSource(vertex.id, {
-        group: alignment.group,
-        maxDriftMs: alignment.maxDriftMs,
-      });
-      this.#aligned.push(...wirings.filter((w) => w.vertex === vertex.id));
-      interval = Math.min(interval, alignment.updateIntervalMs);
-    }
-    this.#intervalMs = interval;
+    this.#reporter = new AlignmentReporter(graph);
+    this.#aligned = wirings.filter((w) => this.#reporter.isAligned(w.vertex));
   }
 
   /** When the next announcement is due; `Infinity` without aligned sources. */
   get nextAt(): number {
-    return this.#aligned.length > 0 ? this.#next : Infinity;
+    return this.#reporter.nextMs;
   }
 
   /**
@@ -55,8 +40,8 @@ export class AlignmentAnnouncer {
    * @param now Processing time.
    */
   due(now: number): boolean {
-    if (now < this.#next || this.#aligned.length === 0) return false;
-    this.#next = now + this.#intervalMs;
+    if (!this.#reporter.due(now)) return false;
+    this.#reporter.schedule(now + this.#reporter.intervalMs);
     return true;
   }
 
@@ -78,30 +63,23 @@ export class AlignmentAnnouncer {
           ),
         ),
     );
+    const reporter = this.#reporter;
     this.#aligned.forEach((wiring, i) => {
-      const source = live.get(wiring.id)?.built.source;
+      const source = live.get(wiring.id)?.source;
       const meta = metas[i];
-      const reported = source !== undefined && source !== null
-        ? (source.finished
-          ? Infinity
-          : reportableWatermark(source.currentWatermark, source.idle))
-        : meta === undefined
-        ? null
-        : meta.finished
-        ? Infinity
-        : reportableWatermark(meta.status.inputWatermark, meta.status.idle);
-      if (reported !== null) {
-        this.#alignment.reportWatermark(wiring.vertex, wiring.index, reported);
+      if (source !== undefined && source !== null) {
+        reporter.report(wiring.vertex, wiring.index, source);
+      } else if (meta !== undefined) {
+        reporter.report(wiring.vertex, wiring.index, {
+          finished: meta.finished,
+          currentWatermark: meta.status.inputWatermark,
+          idle: meta.status.idle,
+        });
       }
     });
-    for (const announcement of this.#alignment.announcements()) {
-      const target = live.get(
-        actorId(this.#graph, announcement.sourceId, announcement.subtask),
-      );
-      if (target?.built.source) {
-        target.built.source.maxDesiredWatermark =
-          announcement.maxAllowedWatermark;
-      }
-    }
+    reporter.announce((vertex, index, maxAllowed) => {
+      const target = live.get(actorId(this.#graph, vertex, index));
+      if (target?.source) target.source.maxDesiredWatermark = maxAllowed;
+    });
   }
 }

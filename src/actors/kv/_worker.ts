@@ -12,6 +12,7 @@ import { fingerprintOf } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
 import type { ActorStorage } from "../storage.ts";
 import { DeadLetterLog } from "../dead_letter_log.ts";
+import { IdleClock } from "../idle_clock.ts";
 import { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
 import { StrikeLog } from "../_strike_log.ts";
 import { jobKeyPrefix } from "../job_keys.ts";
@@ -43,8 +44,11 @@ export interface WorkerSettings {
   readonly leaseMs: number;
   readonly pollMs: number;
   readonly maxLag: number;
-  /** Whether the clock is simulated: idle time moves it instead of waiting. */
-  readonly simulate: boolean;
+  /**
+   * Whether the clock is simulated: idle time moves it instead of waiting;
+   * by default, when the clock can be set.
+   */
+  readonly simulate: boolean | undefined;
   /** `watermarkRecovery: "persist"`. */
   readonly persist: boolean;
   readonly checkpointIntervalMs: number;
@@ -68,7 +72,8 @@ export class KvWorker {
   readonly leaseMs: number;
   readonly pollMs: number;
   readonly maxLag: number;
-  readonly simulate: boolean;
+  /** Moves a simulated clock, or waits, when no actor has work. */
+  readonly idleClock: IdleClock;
   readonly persist: boolean;
   // Without periodic checkpoints, replay mode has none to read its input
   // again from: every step is where a take-over starts.
@@ -105,7 +110,7 @@ export class KvWorker {
     this.leaseMs = settings.leaseMs;
     this.pollMs = settings.pollMs;
     this.maxLag = settings.maxLag;
-    this.simulate = settings.simulate;
+    this.idleClock = new IdleClock(clock, settings.simulate);
     this.persist = settings.persist;
     this.cutEveryStep = !settings.persist &&
       settings.checkpointIntervalMs === 0;

@@ -11,6 +11,7 @@ import { stepActor } from "./_actor_step.ts";
 import { drop, fail, rebalance, releaseAll } from "./_ownership.ts";
 import { InputWatch } from "./_input_watch.ts";
 import { AlignmentAnnouncer } from "./_watermark_alignment.ts";
+import { nextProcessingTimeOf } from "../actor_record.ts";
 import type { LiveActor } from "./_live_actor.ts";
 import { COORDINATOR, type KvWorker } from "./_worker.ts";
 
@@ -25,13 +26,12 @@ export class WorkerLoop {
   #stopped = false;
   #finished = false;
   #rounds: Promise<unknown> = Promise.resolve();
-  #wakeLoop: (() => void) | null = null;
 
   /** @param worker The worker's shared state. */
   constructor(worker: KvWorker) {
     this.#worker = worker;
     this.#alignment = new AlignmentAnnouncer(worker.graph, worker.wirings);
-    this.#watch = new InputWatch(worker, () => this.#wakeLoop?.());
+    this.#watch = new InputWatch(worker, () => worker.idleClock.wake());
   }
 
   /** Whether every actor of the job has finished (known after a `tick`). */
@@ -61,7 +61,7 @@ export class WorkerLoop {
   /** Stops `run()` after its current step. */
   stop(): void {
     this.#stopped = true;
-    this.#wakeLoop?.();
+    this.#worker.idleClock.wake();
   }
 
   /** One round, after any round in progress; whether it committed anything. */
@@ -81,7 +81,7 @@ export class WorkerLoop {
       this.#nextRebalance = now + Math.max(1, Math.floor(worker.leaseMs / 4));
       await worker.passing("share the actors", () => rebalance(worker, now));
     }
-    if (now >= this.#nextPoll || worker.simulate) {
+    if (now >= this.#nextPoll || worker.idleClock.simulated) {
       this.#nextPoll = now + worker.pollMs;
       for (const live of worker.live.values()) live.dirty = true;
     }
@@ -202,9 +202,7 @@ export class WorkerLoop {
       // Held by back-pressure: records waiting are no reason to wake.
       const due = live.paused
         ? now + worker.pollMs
-        : live.built.source !== null
-        ? live.built.source.nextProcessingTime(now)
-        : live.built.subtask!.nextProcessingTime();
+        : nextProcessingTimeOf(live, now);
       next = Math.min(next, due);
     }
     return next;
@@ -214,28 +212,11 @@ export class WorkerLoop {
     const worker = this.#worker;
     // Background reads (a KV log's prefetch) may bring records first.
     await Promise.all(
-      [...worker.live.values()].map((l) => l.built.source?.ready()),
+      [...worker.live.values()].map((l) => l.source?.ready()),
     );
-    const now = worker.clock.now();
     const next = this.nextWakeup();
-    if (worker.simulate) {
-      (worker.clock as unknown as { set(ms: number): void }).set(
-        Math.max(next, now + 1),
-      );
-      return;
-    }
-    const wait = Math.max(0, Math.min(next - now, worker.pollMs));
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, wait);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.#wakeLoop = () => {
-        this.#wakeLoop = null;
-        done();
-      };
-    });
+    if (worker.idleClock.simulated) worker.idleClock.advance(next);
+    else await worker.idleClock.sleep(next, worker.pollMs);
   }
 
   async #shutdown(): Promise<void> {

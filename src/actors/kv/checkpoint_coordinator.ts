@@ -9,10 +9,11 @@
 import type { Clock } from "../../time/mod.ts";
 import type { JobFingerprint } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint_store.ts";
-import { type Encoded, encodeStructured } from "../_codec.ts";
-import { encodedCheckpoint } from "../_encoded_checkpoint.ts";
+import { encodeStructured } from "../_codec.ts";
+import { CheckpointDurations } from "../checkpoint_durations.ts";
+import { readHighestId } from "../checkpoint_ids.ts";
+import { PendingCheckpoint } from "../pending_checkpoint.ts";
 import type { KvStorage } from "./kv_storage.ts";
-import { checkedHighestId } from "../_highest_id.ts";
 import type { Lease } from "./lease.ts";
 
 /** What every worker learns from the coordinator each round. */
@@ -86,6 +87,7 @@ export class CheckpointCoordinator {
   readonly #options: CoordinatorOptions;
   readonly #requestKey: Deno.KvKey;
   #latest: CompletedCheckpoint | null = null;
+  readonly #durations = new CheckpointDurations();
   #nextTry = -Infinity;
   #nextAt = Infinity;
 
@@ -102,6 +104,16 @@ export class CheckpointCoordinator {
   /** The last checkpoint this worker completed, or `null`. */
   get latest(): CompletedCheckpoint | null {
     return this.#latest;
+  }
+
+  /**
+   * How long checkpoint `id` took from its start to being saved, in
+   * processing time, if this worker completed it.
+   *
+   * @param id A checkpoint id.
+   */
+  durationMs(id: number): number | undefined {
+    return this.#durations.durationMs(id);
   }
 
   /** When the coordinator next has work in this worker, or `Infinity`. */
@@ -232,7 +244,7 @@ export class CheckpointCoordinator {
     const progress = await this.#progress();
     const id = meta.pending;
     if (!progress.every((p) => p.acked >= id)) return null;
-    await this.#complete(id, now);
+    await this.#complete(id, meta.pendingAt, now);
     return { ...meta, pending: null, completed: id };
   }
 
@@ -243,14 +255,11 @@ export class CheckpointCoordinator {
    * older checkpoint begins with a fresh `lastId`, and another runtime may
    * have saved to the store meanwhile. Read at each start: one small read.
    */
-  async #storeHighest(): Promise<number> {
+  #storeHighest(): Promise<number> {
     const { store, retry } = this.#options;
-    if (typeof store?.highestId !== "function") return 0;
-    return checkedHighestId(
-      await retry(
-        "read the highest checkpoint id of the store",
-        () => store.highestId!(),
-      ),
+    return readHighestId(
+      store,
+      (read) => retry("read the highest checkpoint id of the store", read),
     );
   }
 
@@ -265,21 +274,21 @@ export class CheckpointCoordinator {
       ));
   }
 
-  async #complete(id: number, now: number): Promise<void> {
+  async #complete(id: number, startedAt: number, now: number): Promise<void> {
     const { actors, storageOf, retry, fingerprint, store } = this.#options;
-    const snapshots: Record<string, Encoded> = {};
+    // Started by whichever worker held the lease then: its start is in KV.
+    this.#durations.triggered(id, startedAt);
+    const pending = new PendingCheckpoint(id, actors.length);
     for (const actor of actors) {
       const snapshot = await retry(
         `read the snapshot of '${actor}'`,
         () => storageOf(actor).get(["ack", id]),
       );
-      snapshots[actor] = encodeStructured(snapshot);
+      pending.ack(actor, encodeStructured(snapshot));
     }
-    const checkpoint = encodedCheckpoint(
-      { id, fingerprint, createdAt: now },
-      snapshots,
-    );
+    const checkpoint = pending.complete(fingerprint, now);
     await store?.save(checkpoint);
+    this.#durations.saved(id, now);
     this.#latest = checkpoint;
   }
 

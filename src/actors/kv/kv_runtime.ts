@@ -153,8 +153,7 @@ export class KvRuntime implements ActorRuntime {
       leaseMs: options.leaseMs ?? 10_000,
       pollMs: options.pollIntervalMs ?? 100,
       maxLag: options.maxChannelLag ?? 32,
-      simulate: options.simulate ??
-        typeof (options.clock as { set?: unknown }).set === "function",
+      simulate: options.simulate,
       persist,
       checkpointIntervalMs: options.checkpointIntervalMs ?? 0,
       lastCheckpointId: Math.max(
@@ -244,6 +243,17 @@ export class KvRuntime implements ActorRuntime {
    */
   get latestCheckpoint(): CompletedCheckpoint | null {
     return this.#worker.coordinator.latest;
+  }
+
+  /**
+   * How long checkpoint `id` took from its start to being saved, in
+   * processing time, if this worker's coordinator completed it.
+   *
+   * @param id A checkpoint id.
+   * @returns The duration, or `undefined` if unknown here.
+   */
+  checkpointDurationMs(id: number): number | undefined {
+    return this.#worker.coordinator.durationMs(id);
   }
 
   /**

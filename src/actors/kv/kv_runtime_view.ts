@@ -72,9 +72,14 @@ export class KvRuntimeView {
     return [];
   }
 
-  /** Not measured in the KV runtime. */
-  checkpointDurationMs(_id: number): number | undefined {
-    return undefined;
+  /**
+   * How long a checkpoint took, if this process coordinated it (see
+   * `KvRuntime.checkpointDurationMs`).
+   *
+   * @param id A checkpoint id.
+   */
+  checkpointDurationMs(id: number): number | undefined {
+    return this.#runtime.checkpointDurationMs(id);
   }
 
   /** The job's dead-letter log (see `KvRuntime.deadLetters`). */
