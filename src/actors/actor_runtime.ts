@@ -129,9 +129,10 @@ export interface SubtaskStatus {
 }
 
 /**
- * A running job as both runtimes present it: run it, stop it, and read
- * what it has done. `status()` is synchronous on the local runtime and
- * reads Deno KV on the KV runtime: `await` it on either.
+ * A running job as both runtimes present it: run it, stop it, ask for a
+ * checkpoint, and read what it has done. `status()` and
+ * `triggerCheckpoint()` are synchronous on the local runtime and go through
+ * Deno KV on the KV runtime: `await` them on either.
  */
 export interface ActorRuntime {
   /** Runs until the job has finished or `stop()` is called. */
@@ -142,6 +143,12 @@ export interface ActorRuntime {
   readonly finished: boolean;
   /** Every subtask's status. */
   status(): readonly SubtaskStatus[] | Promise<readonly SubtaskStatus[]>;
+  /**
+   * Starts a checkpoint now. The local runtime answers its id, or `null` if
+   * one is in progress; the KV runtime asks the job's coordinator, in
+   * whichever process holds it, and the id is known when it completes.
+   */
+  triggerCheckpoint(): number | null | Promise<void>;
   /** The last checkpoint this runtime completed, if any. */
   readonly latestCheckpoint: CompletedCheckpoint | null;
   /** The job's dead-letter log. */
