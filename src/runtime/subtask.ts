@@ -7,169 +7,33 @@
 
 import {
   type PausableClock,
-  type PausableClockSnapshot,
   StatusWatermarkValve,
   type ValveSnapshot,
-  type WatermarkStatus,
 } from "../time/mod.ts";
-import { END, recordBatch, type StreamElement } from "./stream_element.ts";
+import { END, type StreamElement } from "./stream_element.ts";
 import type {
   OperatorContext,
   OperatorOutput,
-  RejectRecord,
   SnapshotOptions,
   StreamOperator,
 } from "./stream_operator.ts";
-import type { Partitioner } from "./partitioner.ts";
+import type { SubtaskOptions, SubtaskSend } from "./subtask_options.ts";
+import type { SubtaskSnapshot } from "./subtask_snapshot.ts";
+import type { InputChannelStatus, SubtaskMetrics } from "./subtask_metrics.ts";
+import type { DeadLetter } from "./dead_letter.ts";
 import { ReplayGate } from "./_replay_gate.ts";
-import type { DeadLetter, ErrorPolicy } from "./dead_letter.ts";
-import type { OperatorDescriptor } from "./job_graph.ts";
 import { CAUSE, type RecordGuard } from "./_record_guard.ts";
 import { guardChain } from "./_guard_chain.ts";
+import { ChainOutput, inputOf } from "./_chain_output.ts";
+import { BarrierAlignment } from "./_barrier_alignment.ts";
 
-/** One output edge of a subtask: the channels of one downstream operator. */
-export interface SubtaskEdge {
-  /** How records are spread over the channels. */
-  readonly partitioner: Partitioner<unknown>;
-  /** The downstream parallelism. */
-  readonly numChannels: number;
-  /** When set, the edge carries this side output instead of the main output. */
-  readonly sideOutputTag?: string;
-  /**
-   * The downstream operator (its uid, or its positional id): a record whose
-   * key the partitioner cannot take (the key selector throws, the key
-   * cannot be hashed) is set aside by this subtask as a dead letter of
-   * operator `"<target> key"`.
-   * @default {"edge <index>"}
-   */
-  readonly target?: string;
-}
-
-/**
- * Sends one element to one channel of one edge.
- *
- * @param edge The index into the subtask's edges.
- * @param channel The downstream subtask index.
- * @param element The element; shared, never modify it.
- */
-export type SubtaskSend = (
-  edge: number,
-  channel: number,
-  element: StreamElement,
-) => void;
-
-/** Options of a {@linkcode Subtask}. */
-export interface SubtaskOptions {
-  /** The operator chain, head first; at least one operator. */
-  readonly operators: readonly StreamOperator<unknown, unknown>[];
-  /** How many upstream subtasks feed this one. */
-  readonly numInputChannels: number;
-  /** The output edges. */
-  readonly edges: readonly SubtaskEdge[];
-  /**
-   * How the input channels' watermarks combine.
-   * @default {"min"}
-   */
-  readonly inputPolicy?: "min" | "max";
-  /**
-   * Whether snapshots keep event-time progress (`watermarkRecovery: "persist"`).
-   * @default {true}
-   */
-  readonly persistWatermarks?: boolean;
-  /**
-   * Stores large groups of operator state apart, for incremental
-   * checkpoints (see {@linkcode SnapshotOptions.parts}); given by a runtime.
-   */
-  readonly snapshotParts?: SnapshotOptions["parts"];
-  /**
-   * Receives the subtask's snapshot when checkpoint barriers are aligned,
-   * before the barrier is forwarded.
-   */
-  readonly onSnapshot?: (
-    checkpointId: number,
-    snapshot: SubtaskSnapshot,
-  ) => void;
-  /**
-   * What to do with a record whose processing throws (see
-   * {@linkcode ErrorPolicy}): set it aside as a dead letter, or throw
-   * `RecordFailedError` out of `receive` (or whatever step processed it).
-   * @default {"dead-letter"}
-   */
-  readonly errorPolicy?: ErrorPolicy;
-  /**
-   * Under `"fail"`: the strikes (`RecordFailedError.strike`) of records
-   * that failed once, before the restore that built this subtask; the
-   * records are set aside (`"quarantined"`) this time instead of failing
-   * again, wherever they come in the input; and sites
-   * (`RecordFailedError.site`) where every record that fails is set aside.
-   * @default {new Set()}
-   */
-  readonly quarantine?: ReadonlySet<string>;
-  /**
-   * The chain's operators as the job graph describes them
-   * (`JobVertex.operators`, one per operator, head first): dead letters
-   * name an operator by its uid, or its name. Without them, by class name.
-   * @default {undefined}
-   */
-  readonly descriptors?: readonly OperatorDescriptor[];
-}
-
-/** A subtask's state at a checkpoint, as plain data. */
-export interface SubtaskSnapshot {
-  /** Each operator's snapshot, head first. */
-  readonly operators: unknown[];
-  /** The valve's state, in persist mode only. */
-  readonly valve?: ValveSnapshot;
-  /** Which input channels had ended. */
-  readonly ended: boolean[];
-  /**
-   * The last watermark and status the chain sent downstream, in persist
-   * mode only: a restored subtask reports them (status, lag) before its
-   * watermark next moves.
-   */
-  readonly output?: { readonly watermark: number; readonly idle: boolean };
-  /**
-   * The input-activity clock, in persist mode only: idleness countdowns
-   * are readings of it, so a restore must put its lag back.
-   */
-  readonly activityClock?: PausableClockSnapshot;
-  /**
-   * How many records came on each input channel, in both recovery modes:
-   * dead letters' positions (`"channel 1, record 230"`) and ids count from
-   * it, so a restored subtask names a record as the one before did. Absent
-   * in snapshots of older versions, and dropped when a rescale changes the
-   * channels: counts then start again at 0.
-   */
-  readonly received?: number[];
-}
-
-/** One input channel of a subtask, for diagnosis. */
-export interface InputChannelStatus {
-  /** The channel's last watermark. */
-  watermark: number;
-  /** Whether the channel is idle. */
-  idle: boolean;
-  /** Whether it takes part in the minimum (see `StatusWatermarkValve`). */
-  aligned: boolean;
-  /** Whether the channel has ended. */
-  ended: boolean;
-  /** Whether it is held by checkpoint barrier alignment. */
-  blocked: boolean;
-}
-
-/** Counters and gauges of a subtask, read by the runtime's metrics. */
-export interface SubtaskMetrics {
-  /** Records received. */
-  recordsIn: number;
-  /** Records sent on the main output. */
-  recordsOut: number;
-  /** The merged input watermark. */
-  inputWatermark: number;
-  /** The last watermark sent downstream. */
-  outputWatermark: number;
-  /** Whether the subtask's output is idle. */
-  idle: boolean;
-}
+export type {
+  SubtaskEdge,
+  SubtaskOptions,
+  SubtaskSend,
+} from "./subtask_options.ts";
+export type { SubtaskSnapshot } from "./subtask_snapshot.ts";
+export type { InputChannelStatus, SubtaskMetrics } from "./subtask_metrics.ts";
 
 /**
  * A subtask: a {@linkcode StatusWatermarkValve} over its input channels, an
@@ -197,22 +61,16 @@ export interface SubtaskMetrics {
  */
 export class Subtask {
   readonly #operators: readonly StreamOperator<unknown, unknown>[];
-  readonly #edges: readonly SubtaskEdge[];
-  readonly #send: SubtaskSend;
+  readonly #out: ChainOutput;
   readonly #valve: StatusWatermarkValve;
   readonly #ended: boolean[];
   #numEnded = 0;
   #finished = false;
-  readonly #side = new Map<string, [unknown[], number[]]>();
   readonly #snapshotOptions: SnapshotOptions;
   readonly #onSnapshot: SubtaskOptions["onSnapshot"];
   readonly #activityClock: PausableClock;
   readonly #pending: Promise<unknown>[] = [];
-  // Barrier alignment: the checkpoint being aligned, which channels delivered
-  // its barrier, and what arrived on those channels since (held back).
-  #aligning: number | null = null;
-  readonly #barrierSeen: boolean[];
-  readonly #held: StreamElement[][];
+  readonly #alignment: BarrierAlignment;
   // Event-time replay (see beginReplay): where each operator's input comes
   // from (the valve for the head, the tail last), how far replayed records
   // and watermarks go, and what reached that boundary.
@@ -220,7 +78,6 @@ export class Subtask {
   readonly #replay: ReplayGate;
   // The error policy: dead letters, and where the input is (positions).
   readonly #guard: RecordGuard;
-  readonly #rejectKey: readonly RejectRecord[];
   readonly #received: number[];
   /** The subtask's counters. */
   readonly metrics: SubtaskMetrics = {
@@ -250,15 +107,19 @@ export class Subtask {
       );
     }
     this.#operators = options.operators;
-    this.#edges = options.edges;
-    this.#send = send;
     const operators = options.operators;
     const chain = guardChain(this, options, context);
     const guard = this.#guard = chain.guard;
-    this.#rejectKey = chain.edges;
     this.#received = new Array(options.numInputChannels).fill(0);
     this.#replay = new ReplayGate(operators);
-    const tail = this.#replay.gate(operators.length, this.#tailOutput());
+    this.#out = new ChainOutput(
+      options.edges,
+      send,
+      guard,
+      chain.edges,
+      this.metrics,
+    );
+    const tail = this.#replay.gate(operators.length, this.#out.tail);
     for (let i = 0; i < operators.length; i++) {
       this.#inputs.push(
         this.#replay.gate(i, inputOf(operators[i], tail, guard, i)),
@@ -277,8 +138,7 @@ export class Subtask {
       },
     }, { policy: options.inputPolicy ?? "min" });
     this.#ended = new Array(options.numInputChannels).fill(false);
-    this.#barrierSeen = new Array(options.numInputChannels).fill(false);
-    this.#held = Array.from({ length: options.numInputChannels }, () => []);
+    this.#alignment = new BarrierAlignment(options.numInputChannels);
     this.#snapshotOptions = {
       watermarks: options.persistWatermarks ?? true,
       parts: options.snapshotParts,
@@ -315,8 +175,8 @@ export class Subtask {
     }
     // Aligned checkpoints: after a channel delivered the barrier, its input
     // waits until every channel has (reference §6 rule 6).
-    if (this.#barrierSeen[channel]) {
-      this.#held[channel].push(element);
+    if (this.#alignment.blocked(channel)) {
+      this.#alignment.hold(channel, element);
       return;
     }
     switch (element.kind) {
@@ -325,13 +185,13 @@ export class Subtask {
         this.#receiveRecords(channel, element.values, element.timestamps);
         break;
       case "watermark":
-        this.#flushSideOutputs();
+        this.#out.flushSideOutputs();
         this.#guard.cause = CAUSE.watermark;
         this.#guard.causeValue = element.watermark;
         this.#valve.inputWatermark(element.watermark, channel);
         break;
       case "status":
-        this.#flushSideOutputs();
+        this.#out.flushSideOutputs();
         this.#guard.cause = CAUSE.status;
         this.#valve.inputWatermarkStatus(element.status, channel);
         break;
@@ -339,13 +199,14 @@ export class Subtask {
         if (this.#ended[channel]) break;
         this.#ended[channel] = true;
         if (++this.#numEnded === this.#ended.length) this.#finishIfDrained();
-        else if (this.#aligning !== null) this.#completeAlignmentIfReady();
+        else if (this.#alignment.aligning) this.#completeAlignmentIfReady();
         break;
       case "barrier":
-        this.#receiveBarrier(channel, element.checkpointId);
+        this.#alignment.receiveBarrier(channel, element.checkpointId);
+        this.#completeAlignmentIfReady();
         break;
     }
-    this.#flushSideOutputs();
+    this.#out.flushSideOutputs();
   }
 
   /**
@@ -434,7 +295,7 @@ export class Subtask {
     this.#guard.cause = CAUSE.watermark;
     this.#guard.causeValue = this.metrics.inputWatermark;
     this.#replay.end(this.#inputs);
-    this.#flushSideOutputs();
+    this.#out.flushSideOutputs();
   }
 
   #replayElement(channel: number, element: StreamElement): void {
@@ -453,33 +314,13 @@ export class Subtask {
     }
   }
 
-  #receiveBarrier(channel: number, checkpointId: number): void {
-    if (this.#aligning === null) this.#aligning = checkpointId;
-    else if (checkpointId !== this.#aligning) {
-      throw new RangeError(
-        `Cannot align checkpoint barriers as barrier ${checkpointId} must not arrive while checkpoint ${this.#aligning} is aligning: current value is channel ${channel}`,
-      );
-    }
-    this.#barrierSeen[channel] = true;
-    this.#completeAlignmentIfReady();
-  }
-
   #completeAlignmentIfReady(): void {
-    for (let c = 0; c < this.#ended.length; c++) {
-      if (!this.#barrierSeen[c] && !this.#ended[c]) return;
-    }
-    const checkpointId = this.#aligning!;
-    this.#flushSideOutputs();
+    const checkpointId = this.#alignment.ready(this.#ended);
+    if (checkpointId === null) return;
+    this.#out.flushSideOutputs();
     this.#onSnapshot?.(checkpointId, this.snapshot(checkpointId));
-    this.#broadcast({ kind: "barrier", checkpointId });
-    this.#aligning = null;
-    this.#barrierSeen.fill(false);
-    // Release what the blocked channels held, in channel order; it may hold
-    // the next barrier, which starts the next alignment.
-    for (let c = 0; c < this.#held.length; c++) {
-      const held = this.#held[c].splice(0);
-      for (const element of held) this.receive(c, element);
-    }
+    this.#out.broadcast({ kind: "barrier", checkpointId });
+    this.#alignment.release((c, element) => this.receive(c, element));
   }
 
   /**
@@ -585,7 +426,7 @@ export class Subtask {
   processMail(): void {
     this.#guard.cause = CAUSE.mail;
     for (const operator of this.#operators) operator.processMail?.();
-    this.#flushSideOutputs();
+    this.#out.flushSideOutputs();
     this.#finishIfDrained();
   }
 
@@ -604,7 +445,7 @@ export class Subtask {
       idle: this.#valve.channelStatus(c) === "idle",
       aligned: this.#valve.channelAligned(c),
       ended,
-      blocked: this.#barrierSeen[c],
+      blocked: this.#alignment.blocked(c),
     }));
   }
 
@@ -639,7 +480,7 @@ export class Subtask {
     for (const operator of this.#operators) {
       if (operator.nextProcessingTime() <= now) operator.onProcessingTime(now);
     }
-    this.#flushSideOutputs();
+    this.#out.flushSideOutputs();
   }
 
   /** The earliest processing time at which an operator has work, or `Infinity`. */
@@ -669,106 +510,8 @@ export class Subtask {
       const work = (operator.finish as () => unknown)();
       if (work instanceof Promise) this.#pending.push(work);
     }
-    this.#flushSideOutputs();
-    this.#broadcast(END);
+    this.#out.flushSideOutputs();
+    this.#out.broadcast(END);
     this.#finished = true;
   }
-
-  #broadcast(element: StreamElement): void {
-    for (let e = 0; e < this.#edges.length; e++) {
-      for (let c = 0; c < this.#edges[e].numChannels; c++) {
-        this.#send(e, c, element);
-      }
-    }
-  }
-
-  #route(
-    tag: string | undefined,
-    values: unknown[],
-    timestamps: number[],
-  ): void {
-    for (let e = 0; e < this.#edges.length; e++) {
-      const edge = this.#edges[e];
-      if (edge.sideOutputTag !== tag) continue;
-      const send = this.#send;
-      this.#guard.edgeAligned = values === this.#guard.input;
-      edge.partitioner.route(
-        values,
-        timestamps,
-        edge.numChannels,
-        function toChannel(c, v, t) {
-          send(e, c, recordBatch(v, t));
-        },
-        this.#rejectKey[e],
-      );
-    }
-  }
-
-  #flushSideOutputs(): void {
-    if (this.#side.size === 0) return;
-    for (const [tag, [values, timestamps]] of this.#side) {
-      this.#route(tag, values, timestamps);
-    }
-    this.#side.clear();
-  }
-
-  #tailOutput(): OperatorOutput<unknown> {
-    return {
-      emitBatch: (values, timestamps) => {
-        if (values.length === 0) return;
-        this.metrics.recordsOut += values.length;
-        this.#route(undefined, values, timestamps);
-      },
-      emitWatermark: (watermark) => {
-        this.#flushSideOutputs();
-        this.metrics.outputWatermark = watermark;
-        this.#broadcast({ kind: "watermark", watermark });
-      },
-      emitWatermarkStatus: (status: WatermarkStatus) => {
-        this.#flushSideOutputs();
-        this.metrics.idle = status === "idle";
-        this.#broadcast({ kind: "status", status });
-      },
-      emitSideOutput: (tag, value, timestamp) => {
-        let buffer = this.#side.get(tag);
-        if (buffer === undefined) {
-          buffer = [[], []];
-          this.#side.set(tag, buffer);
-        }
-        buffer[0].push(value);
-        buffer[1].push(timestamp);
-      },
-    };
-  }
-}
-
-/**
- * Operator `next` as the output of the one before it; side outputs leave
- * the chain at once, through the chain's output.
- */
-function inputOf(
-  next: StreamOperator<unknown, unknown>,
-  tail: OperatorOutput<unknown>,
-  guard: RecordGuard,
-  index: number,
-): OperatorOutput<unknown> {
-  const aligned = guard.aligned;
-  return {
-    emitBatch(values, timestamps) {
-      if (values.length === 0) return;
-      // Whether `next` sees the subtask's input batch itself: its dead
-      // letters then get exact input positions.
-      aligned[index] = values === guard.input;
-      next.processBatch(values, timestamps);
-    },
-    emitWatermark(watermark) {
-      next.processWatermark(watermark);
-    },
-    emitWatermarkStatus(status) {
-      next.processWatermarkStatus(status);
-    },
-    emitSideOutput(tag, value, timestamp) {
-      tail.emitSideOutput(tag, value, timestamp);
-    },
-  };
 }
