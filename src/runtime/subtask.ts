@@ -5,27 +5,24 @@
  * @module
  */
 
-import {
-  type PausableClock,
-  StatusWatermarkValve,
-  type ValveSnapshot,
-} from "../time/mod.ts";
+import type { StatusWatermarkValve, ValveSnapshot } from "../time/mod.ts";
 import { END, type StreamElement } from "./stream_element.ts";
-import type {
-  OperatorContext,
-  OperatorOutput,
-  SnapshotOptions,
-  StreamOperator,
-} from "./stream_operator.ts";
+import type { OperatorContext, StreamOperator } from "./stream_operator.ts";
 import type { SubtaskOptions, SubtaskSend } from "./subtask_options.ts";
 import type { SubtaskSnapshot } from "./subtask_snapshot.ts";
 import type { InputChannelStatus, SubtaskMetrics } from "./subtask_metrics.ts";
 import type { DeadLetter } from "./dead_letter.ts";
-import { ReplayGate } from "./_replay_gate.ts";
 import { CAUSE, type RecordGuard } from "./_record_guard.ts";
 import { guardChain } from "./_guard_chain.ts";
-import { ChainOutput, inputOf } from "./_chain_output.ts";
+import { ChainOutput } from "./_chain_output.ts";
+import { OperatorChain } from "./_operator_chain.ts";
 import { BarrierAlignment } from "./_barrier_alignment.ts";
+import {
+  restoreSubtask,
+  snapshotOptionsOf,
+  snapshotSubtask,
+  type SubtaskParts,
+} from "./_subtask_state.ts";
 
 export type {
   SubtaskEdge,
@@ -46,9 +43,6 @@ export type { InputChannelStatus, SubtaskMetrics } from "./subtask_metrics.ts";
  * edge. When every input channel has ended, the operators finish head to
  * tail and `end` is sent on every channel.
  *
- * Side outputs are buffered during one input element and routed before the
- * next watermark or status, so they never overtake or fall behind it.
- *
  * Error policy (DESIGN: "Errors in user code and poison records"): each
  * operator gets its own `OperatorContext.reject`, and each output edge's
  * partitioner one for the keys it cannot place. A record set aside becomes
@@ -60,22 +54,16 @@ export type { InputChannelStatus, SubtaskMetrics } from "./subtask_metrics.ts";
  * Not thread safe; the runtime calls one method at a time.
  */
 export class Subtask {
-  readonly #operators: readonly StreamOperator<unknown, unknown>[];
+  readonly #head: StreamOperator<unknown, unknown>;
   readonly #out: ChainOutput;
   readonly #valve: StatusWatermarkValve;
   readonly #ended: boolean[];
   #numEnded = 0;
   #finished = false;
-  readonly #snapshotOptions: SnapshotOptions;
+  readonly #parts: SubtaskParts;
   readonly #onSnapshot: SubtaskOptions["onSnapshot"];
-  readonly #activityClock: PausableClock;
-  readonly #pending: Promise<unknown>[] = [];
   readonly #alignment: BarrierAlignment;
-  // Event-time replay (see beginReplay): where each operator's input comes
-  // from (the valve for the head, the tail last), how far replayed records
-  // and watermarks go, and what reached that boundary.
-  readonly #inputs: OperatorOutput<unknown>[] = [];
-  readonly #replay: ReplayGate;
+  readonly #chain: OperatorChain;
   // The error policy: dead letters, and where the input is (positions).
   readonly #guard: RecordGuard;
   readonly #received: number[];
@@ -106,12 +94,11 @@ export class Subtask {
         "Cannot create Subtask as 'operators' must hold at least one operator: current value is []",
       );
     }
-    this.#operators = options.operators;
     const operators = options.operators;
+    this.#head = operators[0];
     const chain = guardChain(this, options, context);
     const guard = this.#guard = chain.guard;
     this.#received = new Array(options.numInputChannels).fill(0);
-    this.#replay = new ReplayGate(operators);
     this.#out = new ChainOutput(
       options.edges,
       send,
@@ -119,35 +106,22 @@ export class Subtask {
       chain.edges,
       this.metrics,
     );
-    const tail = this.#replay.gate(operators.length, this.#out.tail);
-    for (let i = 0; i < operators.length; i++) {
-      this.#inputs.push(
-        this.#replay.gate(i, inputOf(operators[i], tail, guard, i)),
-      );
-    }
-    this.#inputs.push(tail);
-    const head = this.#inputs[0];
-    const metrics = this.metrics;
-    this.#valve = new StatusWatermarkValve(options.numInputChannels, {
-      emitWatermark(watermark) {
-        metrics.inputWatermark = watermark;
-        head.emitWatermark(watermark);
-      },
-      emitWatermarkStatus(status) {
-        head.emitWatermarkStatus(status);
-      },
-    }, { policy: options.inputPolicy ?? "min" });
+    this.#chain = new OperatorChain(operators, this.#out, guard);
+    this.#valve = this.#chain.valve(options, this.metrics);
     this.#ended = new Array(options.numInputChannels).fill(false);
     this.#alignment = new BarrierAlignment(options.numInputChannels);
-    this.#snapshotOptions = {
-      watermarks: options.persistWatermarks ?? true,
-      parts: options.snapshotParts,
-    };
     this.#onSnapshot = options.onSnapshot;
-    this.#activityClock = context.activityClock;
-    for (let i = 0; i < operators.length; i++) {
-      operators[i].open(chain.contexts[i], this.#inputs[i + 1]);
-    }
+    this.#parts = {
+      operators,
+      guard,
+      valve: this.#valve,
+      metrics: this.metrics,
+      activityClock: context.activityClock,
+      ended: this.#ended,
+      received: this.#received,
+      options: snapshotOptionsOf(options),
+    };
+    this.#chain.open(chain.contexts);
   }
 
   /** Whether every input ended and `end` was sent downstream. */
@@ -156,10 +130,8 @@ export class Subtask {
   }
 
   /**
-   * Processes one element from one input channel.
-   *
-   * @param channel The upstream subtask index.
-   * @param element The element.
+   * Processes one element (`element`) from input channel `channel` (the
+   * upstream subtask index).
    */
   receive(channel: number, element: StreamElement): void {
     if (!(channel >= 0 && channel < this.#ended.length)) {
@@ -169,8 +141,10 @@ export class Subtask {
         }: current value is ${channel}`,
       );
     }
-    if (this.#replay.replaying) {
-      this.#replayElement(channel, element);
+    if (this.#chain.replay.replaying) {
+      // Records set aside when they first came are skipped again, silently.
+      this.#guard.cause = CAUSE.replay;
+      this.#chain.replayElement(this.#valve, channel, element);
       return;
     }
     // Aligned checkpoints: after a channel delivered the barrier, its input
@@ -239,7 +213,7 @@ export class Subtask {
     guard.cause = CAUSE.records;
     guard.input = values;
     guard.aligned[0] = true;
-    this.#operators[0].processBatch(values, timestamps);
+    this.#head.processBatch(values, timestamps);
     guard.input = null;
   }
 
@@ -267,7 +241,7 @@ export class Subtask {
       this.#valve.restore(valve);
       this.metrics.inputWatermark = valve.outputWatermark;
     }
-    this.#replay.begin(
+    this.#chain.replay.begin(
       valve && { watermark: valve.outputWatermark, status: valve.outputStatus },
     );
   }
@@ -294,24 +268,8 @@ export class Subtask {
     // count again.
     this.#guard.cause = CAUSE.watermark;
     this.#guard.causeValue = this.metrics.inputWatermark;
-    this.#replay.end(this.#inputs);
+    this.#chain.replay.end(this.#chain.inputs);
     this.#out.flushSideOutputs();
-  }
-
-  #replayElement(channel: number, element: StreamElement): void {
-    // Records set aside when they first came are skipped again, silently.
-    this.#guard.cause = CAUSE.replay;
-    switch (element.kind) {
-      case "records":
-        this.#inputs[0].emitBatch(element.values, element.timestamps);
-        break;
-      case "watermark":
-        this.#valve.inputWatermark(element.watermark, channel);
-        break;
-      case "status":
-        this.#valve.inputWatermarkStatus(element.status, channel);
-        break;
-    }
   }
 
   #completeAlignmentIfReady(): void {
@@ -334,34 +292,7 @@ export class Subtask {
    * before processing more input.
    */
   snapshot(checkpointId: number, step = false): SubtaskSnapshot {
-    // A sink closing its transaction (writing held records, encoding its
-    // rows) may set records aside: they are positioned at the checkpoint.
-    if (!step) {
-      this.#guard.cause = CAUSE.barrier;
-      this.#guard.causeValue = checkpointId;
-    }
-    const options = step
-      ? { ...this.#snapshotOptions, step }
-      : this.#snapshotOptions;
-    const snapshot: SubtaskSnapshot = {
-      operators: this.#operators.map((op) =>
-        op.snapshotState(checkpointId, options)
-      ),
-      ended: [...this.#ended],
-      received: [...this.#received],
-    };
-    if (this.#snapshotOptions.watermarks) {
-      const persisted = snapshot as {
-        -readonly [F in keyof SubtaskSnapshot]: SubtaskSnapshot[F];
-      };
-      persisted.valve = this.#valve.snapshot();
-      persisted.output = {
-        watermark: this.metrics.outputWatermark,
-        idle: this.metrics.idle,
-      };
-      persisted.activityClock = this.#activityClock.snapshotState();
-    }
-    return snapshot;
+    return snapshotSubtask(this.#parts, checkpointId, step);
   }
 
   /**
@@ -377,37 +308,7 @@ export class Subtask {
    * @throws {RangeError} If the operator count differs.
    */
   restore(snapshot: SubtaskSnapshot): void {
-    if (snapshot.operators.length !== this.#operators.length) {
-      throw new RangeError(
-        `Cannot restore Subtask as 'operators' must hold ${this.#operators.length} snapshots: current value holds ${snapshot.operators.length}`,
-      );
-    }
-    this.#operators.forEach((op, i) => {
-      if (snapshot.operators[i] !== undefined) {
-        op.restoreState(snapshot.operators[i]);
-      }
-    });
-    if (snapshot.valve !== undefined) {
-      this.#valve.restore(snapshot.valve);
-      this.metrics.inputWatermark = snapshot.valve.outputWatermark;
-    }
-    if (snapshot.output !== undefined) {
-      this.metrics.outputWatermark = snapshot.output.watermark;
-      this.metrics.idle = snapshot.output.idle;
-    }
-    if (snapshot.activityClock !== undefined) {
-      this.#activityClock.restoreState(snapshot.activityClock);
-    }
-    // After a rescale the channels differ: their counts start again.
-    if (snapshot.received?.length === this.#received.length) {
-      this.#received.splice(0, Infinity, ...snapshot.received);
-    }
-    for (let c = 0; c < this.#ended.length; c++) {
-      if (snapshot.ended[c] && !this.#ended[c]) {
-        this.#ended[c] = true;
-        this.#numEnded++;
-      }
-    }
+    this.#numEnded += restoreSubtask(this.#parts, snapshot);
   }
 
   /**
@@ -417,15 +318,13 @@ export class Subtask {
    * @param checkpointId The completed (or restored) checkpoint.
    */
   async notifyCheckpointComplete(checkpointId: number): Promise<void> {
-    await Promise.all(
-      this.#operators.map((op) => op.notifyCheckpointComplete?.(checkpointId)),
-    );
+    await this.#chain.notifyCheckpointComplete(checkpointId);
   }
 
   /** Lets operators emit what completed asynchronously (their mail). */
   processMail(): void {
     this.#guard.cause = CAUSE.mail;
-    for (const operator of this.#operators) operator.processMail?.();
+    this.#chain.processMail();
     this.#out.flushSideOutputs();
     this.#finishIfDrained();
   }
@@ -451,49 +350,32 @@ export class Subtask {
 
   /** Whether an operator is full: the runtime stops delivering input until it drains. */
   get backPressured(): boolean {
-    for (const operator of this.#operators) {
-      if (operator.isBackPressured?.()) return true;
-    }
-    return false;
+    return this.#chain.backPressured;
   }
 
   /** Asynchronous calls in flight in the operators. */
   get inFlight(): number {
-    let count = 0;
-    for (const operator of this.#operators) count += operator.inFlight?.() ?? 0;
-    return count;
+    return this.#chain.inFlight;
   }
 
   /** Waits for asynchronous work started by the operators (e.g. a sink's final commit). */
   async settle(): Promise<void> {
-    await Promise.all(this.#pending.splice(0));
+    await this.#chain.settle();
   }
 
-  /**
-   * Runs the operators' processing-time work due at `now`.
-   *
-   * @param now The current processing time in milliseconds.
-   */
+  /** Runs the operators' processing-time work due at `now` (milliseconds). */
   onProcessingTime(now: number): void {
     this.#guard.cause = CAUSE.processingTime;
     this.#guard.causeValue = now;
-    for (const operator of this.#operators) {
-      if (operator.nextProcessingTime() <= now) operator.onProcessingTime(now);
-    }
+    this.#chain.onProcessingTime(now);
     this.#out.flushSideOutputs();
   }
 
   /** The earliest processing time at which an operator has work, or `Infinity`. */
   nextProcessingTime(): number {
-    let next = Infinity;
-    for (const operator of this.#operators) {
-      const due = operator.nextProcessingTime();
-      if (due < next) next = due;
-    }
-    return next;
+    return this.#chain.nextProcessingTime();
   }
 
-  /** Finishes the operators head to tail, then ends every output channel. */
   /**
    * Finishes once every input ended and no asynchronous call is in flight:
    * Flink's `endInput` waits for the async queue to drain.
@@ -506,10 +388,7 @@ export class Subtask {
 
   #finish(): void {
     this.#guard.cause = CAUSE.end;
-    for (const operator of this.#operators) {
-      const work = (operator.finish as () => unknown)();
-      if (work instanceof Promise) this.#pending.push(work);
-    }
+    this.#chain.finish();
     this.#out.flushSideOutputs();
     this.#out.broadcast(END);
     this.#finished = true;
