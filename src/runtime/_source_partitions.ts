@@ -8,12 +8,12 @@ import {
   isCheckpointedGenerator,
   WatermarkEmitter,
   type WatermarkGenerator,
-  type WatermarkGeneratorContext,
   type WatermarkOutput,
   WatermarkOutputMultiplexer,
   type WatermarkStatusOutput,
   type WatermarkStrategy,
 } from "../time/mod.ts";
+import type { OperatorContext } from "./stream_operator.ts";
 import type { SourceSubtaskSnapshot } from "./source_subtask_snapshot.ts";
 
 /** One partition's generator and its outputs into the multiplexer. */
@@ -40,18 +40,16 @@ export class SourcePartitions<T> {
   /**
    * @param names The reader's partitions.
    * @param strategy Creates each partition's generator.
-   * @param context What the generators are created with.
+   * @param context The subtask's context: clocks, index, metrics.
    * @param output Receives the merged watermark and status.
    * @param interval The periodic-emission interval (0 for none).
-   * @param start When the first interval starts, in processing time.
    */
   constructor(
     names: readonly string[],
     strategy: WatermarkStrategy<T>,
-    context: WatermarkGeneratorContext,
+    context: OperatorContext,
     output: WatermarkStatusOutput,
     interval: number,
-    start: () => number,
   ) {
     this.#names = names;
     this.#interval = interval;
@@ -61,7 +59,7 @@ export class SourcePartitions<T> {
       this.#multiplexer.registerNewOutput(id);
       this.all.push({
         generator: strategy.createWatermarkGenerator({
-          clock: context.clock,
+          clock: context.activityClock,
           subtaskIndex: context.subtaskIndex,
           metrics: context.metrics,
         }),
@@ -70,7 +68,9 @@ export class SourcePartitions<T> {
         released: false,
       });
     }
-    this.nextPeriodic = interval > 0 ? start() + interval : Infinity;
+    this.nextPeriodic = interval > 0
+      ? (context.startMs ?? context.clock.now()) + interval
+      : Infinity;
   }
 
   /** Runs the periodic emission if it is due at `now`; returns whether it ran. */

@@ -5,28 +5,28 @@
  * @module
  */
 
-import { LatenessHistogram, type TimestampAssigner } from "../time/mod.ts";
 import type { SourceBatch, SourceReader } from "./source.ts";
-import { END, recordBatch } from "./stream_element.ts";
-import type { OperatorContext, RejectRecord } from "./stream_operator.ts";
+import { END } from "./stream_element.ts";
+import type { OperatorContext } from "./stream_operator.ts";
 import { Subtask, type SubtaskSend, type SubtaskSnapshot } from "./subtask.ts";
 import type { SourceSubtaskOptions } from "./source_subtask_options.ts";
 import type { SourceSubtaskSnapshot } from "./source_subtask_snapshot.ts";
 import { PassThroughOperator } from "./pass_through.ts";
 import type { DeadLetter } from "./dead_letter.ts";
-import { CAUSE, guardOf, type RecordGuard } from "./_record_guard.ts";
+import { guardOf } from "./_record_guard.ts";
 import { guardedOperator } from "./_guard_chain.ts";
-import { stampBatch } from "./_stamp_batch.ts";
-import { type Partition, SourcePartitions } from "./_source_partitions.ts";
+import { SourceRecords } from "./_source_records.ts";
+import { SourcePartitions } from "./_source_partitions.ts";
 
 export type { SourceSubtaskOptions } from "./source_subtask_options.ts";
 export type { SourceSubtaskSnapshot } from "./source_subtask_snapshot.ts";
+
 /**
  * Drives a {@linkcode SourceReader} as a subtask (Flink's `SourceOperator`
  * with per-split watermarks, reference §1.8).
  *
  * Each partition has its own generator: `onEvent` goes to the partition's
- * immediate output of a {@linkcode WatermarkOutputMultiplexer}, periodic
+ * immediate output of a `WatermarkOutputMultiplexer`, periodic
  * emits to its deferred output, then one `onPeriodicEmit()` merges them (an
  * idle partition drops out of the minimum). A watermark caused by a record
  * follows that record: the records of a poll are cut where a watermark is
@@ -50,28 +50,14 @@ export type { SourceSubtaskSnapshot } from "./source_subtask_snapshot.ts";
  */
 export class SourceSubtask<T> {
   readonly #reader: SourceReader<T>;
-  readonly #assign: TimestampAssigner<T>;
-  readonly #interval: number;
   readonly #maxBatch: number;
   readonly #subtask: Subtask;
   readonly #partitions: SourcePartitions<T>;
-  readonly #lateness = new LatenessHistogram();
   #ended = false;
-  // Records of the current poll not yet handed downstream, see #flush.
-  #pendingValues: T[] = [];
-  #pendingTimestamps: number[] = [];
-  #pendingFrom = 0;
-  #pendingEnd = 0;
   readonly #persist: boolean;
   readonly #onSnapshot: SourceSubtaskOptions<T>["onSnapshot"];
   #chainSnapshot: SubtaskSnapshot | null = null;
-  // Records read from each partition since this subtask was created.
-  readonly #read: number[];
-  // Records read from each partition since the job started (restored):
-  // the offsets of dead letters.
-  readonly #offsets: number[];
-  readonly #guard: RecordGuard;
-  readonly #rejectTimestamp: RejectRecord;
+  readonly #records: SourceRecords<T>;
   /** The largest watermark alignment allows; `Infinity` until announced. */
   maxDesiredWatermark = Infinity;
   /**
@@ -95,8 +81,7 @@ export class SourceSubtask<T> {
     send: SubtaskSend,
   ) {
     this.#reader = options.reader;
-    this.#assign = options.strategy.createTimestampAssigner();
-    this.#interval = options.autoWatermarkIntervalMs;
+    const assign = options.strategy.createTimestampAssigner();
     this.#maxBatch = options.maxBatchSize ?? 1024;
     this.#persist = options.persistWatermarks ?? true;
     this.#onSnapshot = options.onSnapshot;
@@ -115,48 +100,24 @@ export class SourceSubtask<T> {
       context,
       send,
     );
-    this.#guard = guardOf(this.#subtask);
-    this.#guard.partitions = options.reader.partitions;
-    // The source itself (its descriptor, the pass-through head's) rejects
-    // records whose timestamps it cannot assign.
-    const guard = this.#guard;
-    const source = guardedOperator(options.reader, 0, options.descriptors);
-    this.#rejectTimestamp = function rejectTimestamp(value, ts, error, i) {
-      guard.reject(source, true, value, ts, error, i);
-    };
-    // Lateness statistics of this source subtask (issue #10): how late
-    // records arrive against the highest timestamp, and the delay it suggests.
-    const lateness = this.#lateness;
-    context.metrics.gauge("latenessP50Ms", () => lateness.quantile(0.5));
-    context.metrics.gauge("latenessP95Ms", () => lateness.quantile(0.95));
-    context.metrics.gauge("latenessP99Ms", () => lateness.quantile(0.99));
-    context.metrics.gauge("latenessMaxMs", () => lateness.max);
-    context.metrics.gauge(
-      "suggestedDelayMs",
-      () => lateness.suggestedDelayMs(),
+    const guard = guardOf(this.#subtask);
+    guard.partitions = options.reader.partitions;
+    this.#records = new SourceRecords(
+      options.reader.partitions,
+      assign,
+      // The source itself (its descriptor, the pass-through head's) rejects
+      // records whose timestamps it cannot assign.
+      guardedOperator(options.reader, 0, options.descriptors),
+      this.#subtask,
+      guard,
+      context.metrics,
     );
-    this.#read = options.reader.partitions.map(() => 0);
-    this.#offsets = options.reader.partitions.map(() => 0);
     this.#partitions = new SourcePartitions(
       options.reader.partitions,
       options.strategy,
-      {
-        clock: context.activityClock,
-        subtaskIndex: context.subtaskIndex,
-        metrics: context.metrics,
-      },
-      {
-        emitWatermark: (watermark) => {
-          this.#flush();
-          this.#subtask.receive(0, { kind: "watermark", watermark });
-        },
-        emitWatermarkStatus: (status) => {
-          this.#flush();
-          this.#subtask.receive(0, { kind: "status", status });
-        },
-      },
-      this.#interval,
-      () => context.startMs ?? context.clock.now(),
+      context,
+      this.#records.output,
+      options.autoWatermarkIntervalMs,
     );
   }
 
@@ -230,7 +191,7 @@ export class SourceSubtask<T> {
    * {@linkcode SourceSubtask.beginReplay}).
    */
   get recordsRead(): readonly number[] {
-    return this.#read;
+    return this.#records.read;
   }
 
   /** The reader's position now, as its snapshot would hold it. */
@@ -268,75 +229,10 @@ export class SourceSubtask<T> {
 
   /** Stamps a polled batch and hands it to its partition's generator and downstream. */
   #emit(batch: SourceBatch<T>, read: boolean): void {
-    const { values } = batch;
-    // Dead letters point at "partition <name>, offset <n>"; a replay sets
-    // nothing aside again (see RecordGuard).
-    const guard = this.#guard;
-    guard.cause = read ? CAUSE.records : CAUSE.replay;
-    guard.unit = batch.partition;
-    guard.base = this.#offsets[batch.partition];
-    guard.input = values;
-    const { timestamps, rejected } = stampBatch(
-      values,
-      batch.timestamps,
-      this.#assign,
-      this.#rejectTimestamp,
-      this.#reader.partitions[batch.partition],
-    );
-    // Counted only once the whole poll is stamped: under "fail" nothing of
-    // a failed poll counts.
-    if (read) {
-      const lateness = this.#lateness;
-      for (let i = 0; i < timestamps.length; i++) {
-        if (timestamps[i] === -Infinity || rejected?.[i]) continue;
-        lateness.record(timestamps[i]);
-      }
-      this.#read[batch.partition] += values.length;
-    }
-    const partition = this.#partitions.all[batch.partition];
-    this.#pendingValues = values;
-    this.#pendingTimestamps = timestamps;
-    this.#pendingFrom = 0;
-    this.#pendingEnd = 0;
-    if (rejected === null) {
-      const { generator, immediate } = partition;
-      for (let i = 0; i < values.length; i++) {
-        // Records up to i are pending; a watermark emitted here flushes them first.
-        this.#pendingEnd = i + 1;
-        generator.onEvent(values[i], timestamps[i], immediate);
-      }
-    } else {
-      this.#emitAround(partition, values, timestamps, rejected);
-    }
-    this.#flush();
-    guard.input = null;
-    if (read) this.#offsets[batch.partition] += values.length;
+    this.#records.emit(batch, read, this.#partitions.all[batch.partition]);
     // A replay's reader reports ends too; the live reader does so again
     // after a restore, and only its reports release.
     if (read && batch.ended === true) this.#release(batch.partition);
-  }
-
-  // The generator loop of #emit for a batch with rejected records: the
-  // records before a rejected one go on; it never does.
-  #emitAround(
-    partition: Partition<T>,
-    values: readonly T[],
-    timestamps: readonly number[],
-    rejected: readonly boolean[],
-  ): void {
-    for (let i = 0; i < values.length; i++) {
-      if (rejected[i]) {
-        this.#flush();
-        this.#pendingFrom = this.#pendingEnd = i + 1;
-        continue;
-      }
-      this.#pendingEnd = i + 1;
-      partition.generator.onEvent(
-        values[i],
-        timestamps[i],
-        partition.immediate,
-      );
-    }
   }
 
   /**
@@ -349,23 +245,6 @@ export class SourceSubtask<T> {
     // the next poll to find nothing.
     if (this.#reader.finished) this.#end();
     else this.#partitions.recombine();
-  }
-
-  /** Hands the pending records of the current poll downstream. */
-  #flush(): void {
-    if (this.#pendingEnd <= this.#pendingFrom) return;
-    const whole = this.#pendingFrom === 0 &&
-      this.#pendingEnd === this.#pendingValues.length;
-    const values = whole
-      ? this.#pendingValues
-      : this.#pendingValues.slice(this.#pendingFrom, this.#pendingEnd);
-    const timestamps = whole
-      ? this.#pendingTimestamps
-      : this.#pendingTimestamps.slice(this.#pendingFrom, this.#pendingEnd);
-    // The chain's dead letters count offsets from the first record sent.
-    this.#guard.base = this.#offsets[this.#guard.unit] + this.#pendingFrom;
-    this.#pendingFrom = this.#pendingEnd;
-    this.#subtask.receive(0, recordBatch(values as unknown[], timestamps));
   }
 
   /**
@@ -434,9 +313,7 @@ export class SourceSubtask<T> {
       -readonly [F in keyof SourceSubtaskSnapshot]?: SourceSubtaskSnapshot[F];
     } = {
       reader: this.#reader.snapshotState(),
-      offsets: Object.fromEntries(
-        this.#reader.partitions.map((name, p) => [name, this.#offsets[p]]),
-      ),
+      offsets: this.#records.offsetsByName(),
     };
     if (this.#persist) {
       this.#partitions.snapshotInto(snapshot);
@@ -466,9 +343,7 @@ export class SourceSubtask<T> {
     if (snapshot.reader !== undefined) {
       this.#reader.restoreState(snapshot.reader, { exact: this.#persist });
     }
-    this.#reader.partitions.forEach((name, p) => {
-      this.#offsets[p] = snapshot.offsets?.[name] ?? 0;
-    });
+    this.#records.restoreOffsets(snapshot.offsets);
     this.#partitions.restore(snapshot);
     if (snapshot.alignment !== undefined) {
       this.maxDesiredWatermark = snapshot.alignment.maxDesiredWatermark;
