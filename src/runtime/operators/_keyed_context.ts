@@ -4,7 +4,7 @@
 
 import type { Clock } from "../../time/mod.ts";
 import { describeValue } from "../../time/_validate.ts";
-import type { SnapshotGroups } from "../../windows/_snapshot_groups.ts";
+import type { SnapshotGroups } from "../../windows/snapshot_groups.ts";
 import type { OutputTag } from "../../windows/mod.ts";
 import type { OperatorOutput } from "../stream_operator.ts";
 import type { KeyedTimers } from "./_keyed_timers.ts";

@@ -1,7 +1,7 @@
 // One key's state in the keyed process operator, as its context, its undo
 // log and its snapshots hold it.
 
-import type { GroupedItem } from "../../windows/_snapshot_groups.ts";
+import type { GroupedItem } from "../../windows/snapshot_groups.ts";
 import { keyGroupOf } from "../key_groups.ts";
 
 /** One key's state, with its bookkeeping for incremental snapshots. */

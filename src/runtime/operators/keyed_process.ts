@@ -7,7 +7,7 @@
 
 import type { WatermarkStatus } from "../../time/mod.ts";
 import { describeValue } from "../../time/_validate.ts";
-import { SnapshotGroups } from "../../windows/_snapshot_groups.ts";
+import { SnapshotGroups } from "../../windows/snapshot_groups.ts";
 import type {
   OperatorContext,
   OperatorOutput,
