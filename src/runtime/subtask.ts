@@ -16,6 +16,7 @@ import { CAUSE, type RecordGuard } from "./_record_guard.ts";
 import { guardChain } from "./_guard_chain.ts";
 import { ChainOutput } from "./_chain_output.ts";
 import { OperatorChain } from "./_operator_chain.ts";
+import type { ReplayGate } from "./_replay_gate.ts";
 import { BarrierAlignment } from "./_barrier_alignment.ts";
 import {
   restoreSubtask,
@@ -64,6 +65,7 @@ export class Subtask {
   readonly #onSnapshot: SubtaskOptions["onSnapshot"];
   readonly #alignment: BarrierAlignment;
   readonly #chain: OperatorChain;
+  readonly #replay: ReplayGate;
   // The error policy: dead letters, and where the input is (positions).
   readonly #guard: RecordGuard;
   readonly #received: number[];
@@ -107,6 +109,7 @@ export class Subtask {
       this.metrics,
     );
     this.#chain = new OperatorChain(operators, this.#out, guard);
+    this.#replay = this.#chain.replay;
     this.#valve = this.#chain.valve(options, this.metrics);
     this.#ended = new Array(options.numInputChannels).fill(false);
     this.#alignment = new BarrierAlignment(options.numInputChannels);
@@ -141,7 +144,7 @@ export class Subtask {
         }: current value is ${channel}`,
       );
     }
-    if (this.#chain.replay.replaying) {
+    if (this.#replay.replaying) {
       // Records set aside when they first came are skipped again, silently.
       this.#guard.cause = CAUSE.replay;
       this.#chain.replayElement(this.#valve, channel, element);
@@ -241,7 +244,7 @@ export class Subtask {
       this.#valve.restore(valve);
       this.metrics.inputWatermark = valve.outputWatermark;
     }
-    this.#chain.replay.begin(
+    this.#replay.begin(
       valve && { watermark: valve.outputWatermark, status: valve.outputStatus },
     );
   }
@@ -268,7 +271,7 @@ export class Subtask {
     // count again.
     this.#guard.cause = CAUSE.watermark;
     this.#guard.causeValue = this.metrics.inputWatermark;
-    this.#chain.replay.end(this.#chain.inputs);
+    this.#replay.end(this.#chain.inputs);
     this.#out.flushSideOutputs();
   }
 
