@@ -5,27 +5,16 @@
  */
 
 import { type Clock, SystemClock, WatermarkStrategy } from "../time/mod.ts";
-import {
-  requireNonEmptyString,
-  requireNonNegativeInteger,
-  requirePositiveInteger,
-  requireWatermarkRecovery,
-} from "../time/_validate.ts";
-import { DEFAULT_MAX_PARALLELISM } from "../runtime/key_groups.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";
 import type { Source } from "../runtime/source.ts";
 import { LocalRuntime } from "../actors/local/local_runtime.ts";
 import { LocalJob } from "../actors/local/local_job.ts";
 import { MemoryStorage } from "../actors/local/memory_storage.ts";
 import type { ErrorPolicy } from "../runtime/dead_letter.ts";
-import {
-  DEFAULT_ERROR_POLICY,
-  requireErrorPolicy,
-} from "../actors/_error_policy.ts";
 import { KvRuntime, type KvRuntimeOptions } from "../actors/kv/kv_runtime.ts";
-import {
+import type {
   CheckpointStore,
-  type CompletedCheckpoint,
+  CompletedCheckpoint,
 } from "../actors/checkpoint_store.ts";
 import type { ActorStorage } from "../actors/storage.ts";
 import { fingerprintOf } from "../runtime/fingerprint.ts";
@@ -36,119 +25,17 @@ import {
 } from "../connectors/sinks/collect.ts";
 import { addNode, buildJobGraph, type Plan } from "./_plan.ts";
 import { connectorMeaning } from "./_state_meaning.ts";
+import { checkEnvironmentOptions } from "./_environment_options.ts";
 import { DataStream } from "./data_stream.ts";
+import type {
+  ExecuteOptions,
+  StreamEnvironmentOptions,
+} from "./stream_environment_options.ts";
 
-/** Options of a {@linkcode StreamEnvironment}. */
-export interface StreamEnvironmentOptions {
-  /** The job's name: part of actor ids, storage keys and the checkpoint fingerprint. */
-  jobName: string;
-  /**
-   * The default parallelism of operators.
-   * @default {1}
-   */
-  parallelism?: number;
-  /**
-   * The number of key groups: the largest parallelism the job can be rescaled to.
-   * @default {128}
-   */
-  maxParallelism?: number;
-  /**
-   * Processing time between periodic watermarks; 0 disables them.
-   * @default {200}
-   */
-  autoWatermarkIntervalMs?: number;
-  /**
-   * Processing time. A `ManualClock` makes runs a deterministic simulation.
-   * @default {new SystemClock()}
-   */
-  clock?: Clock;
-  /**
-   * Elements a subtask's mailbox holds before its producers pause.
-   * @default {64}
-   */
-  mailboxCapacity?: number;
-  /**
-   * Processing time between checkpoints; 0 disables them.
-   * @default {0}
-   */
-  checkpointIntervalMs?: number;
-  /**
-   * Whether event-time progress (generators, valves, watermarks) is part of
-   * checkpoints (`"persist"`: a restored job continues with the same event
-   * time and the same late-data decisions) or rebuilt from the replayed
-   * records (`"replay"`, Flink's behaviour: event time restarts at
-   * `-Infinity`).
-   * @default {"replay"}
-   */
-  watermarkRecovery?: "persist" | "replay";
-  /**
-   * Where checkpoints are stored, e.g. `new KvStorage(kv, ["weir", jobName,
-   * "checkpoints"])`; without it checkpoints live only in memory.
-   * @default {null}
-   */
-  checkpointStorage?: ActorStorage | null;
-  /**
-   * How many completed checkpoints to keep.
-   * @default {3}
-   */
-  retainedCheckpoints?: number;
-  /**
-   * What happens to a record whose processing throws (a key selector, a
-   * map, a window function, a sink that refuses it), on either runtime
-   * (DESIGN "Errors in user code and poison records"):
-   * - `"dead-letter"`: the record, the operator, the error and the input
-   *   position go to the dead-letter log (`deadLetterStorage`), a line is
-   *   logged, and the job goes on without the record.
-   * - `"fail"` (Flink's behaviour): the job restarts from its latest
-   *   checkpoint; if the same record (by its content) fails again after
-   *   the restore, it is quarantined (written to the dead-letter log as
-   *   `"quarantined"`) instead of replayed forever; if the record cannot
-   *   be recognised (its content changed), the next failure at the same
-   *   operator subtask before the job makes progress is. The local runtime
-   *   restarts the whole job in the process (`execute()`, `createJob()`);
-   *   the KV runtime reloads the failing actor from its last committed
-   *   step, its unit of recovery.
-   * @default {"dead-letter"}
-   */
-  errorPolicy?: ErrorPolicy;
-  /**
-   * Where the dead-letter log is kept, e.g. `new KvStorage(kv, ["weir",
-   * jobName, "dead-letters"])`; without it, in memory (the KV runtime then
-   * keeps it in its database, under that key).
-   * @default {null}
-   */
-  deadLetterStorage?: ActorStorage | null;
-  /**
-   * Where the records that failed once under `"fail"` are remembered, e.g.
-   * `new KvStorage(kv, ["weir", jobName, "strikes"])`, so that after a
-   * process restart too they are quarantined if they fail again; without
-   * it, in memory (the KV runtime then keeps them in its database, under
-   * that key).
-   * @default {null}
-   */
-  strikeStorage?: ActorStorage | null;
-}
-
-/** Options of {@linkcode StreamEnvironment.execute}. */
-export interface ExecuteOptions {
-  /**
-   * Which checkpoint to start from: `"latest"` restores the newest complete
-   * checkpoint of this job if there is one, a number restores that
-   * checkpoint, `"none"` starts fresh. Whichever it is, the job numbers
-   * its checkpoints above every id the store ever held, so ids only grow.
-   * @default {"latest"}
-   */
-  restore?: "latest" | "none" | number;
-  /**
-   * Whether the restored checkpoint may hold state of operators this job
-   * no longer has, which is then dropped (Flink's
-   * `--allowNonRestoredState`). Otherwise such a restore is refused with a
-   * `CheckpointMismatchError` naming those operators. Operators are
-   * matched by `uid()`, or by positional id without one.
-   * @default {false}
-   */
-  allowNonRestoredState?: boolean;
-}
+export type {
+  ExecuteOptions,
+  StreamEnvironmentOptions,
+} from "./stream_environment_options.ts";
 
 /**
  * Builds a job from sources and operators and runs it in the local runtime.
@@ -188,55 +75,15 @@ export class StreamEnvironment {
    * @throws {TypeError} If `jobName` is not a string.
    */
   constructor(options: StreamEnvironmentOptions) {
-    const action = "create StreamEnvironment";
-    const maxParallelism = requirePositiveInteger(
-      options.maxParallelism ?? DEFAULT_MAX_PARALLELISM,
-      { action, param: "maxParallelism" },
-    );
-    this.#parallelism = requirePositiveInteger(options.parallelism ?? 1, {
-      action,
-      param: "parallelism",
-    });
-    if (this.#parallelism > maxParallelism) {
-      throw new RangeError(
-        `Cannot ${action} as 'parallelism' must be at most maxParallelism ${maxParallelism}: current value is ${this.#parallelism}`,
-      );
-    }
-    this.#plan = {
-      jobName: requireNonEmptyString(options.jobName, {
-        action,
-        param: "jobName",
-      }),
-      nodes: [],
-      maxParallelism,
-      autoWatermarkIntervalMs: requireNonNegativeInteger(
-        options.autoWatermarkIntervalMs ?? 200,
-        { action, param: "autoWatermarkIntervalMs" },
-      ),
-      counter: 0,
-    };
+    const checked = checkEnvironmentOptions(options);
+    this.#plan = checked.plan;
+    this.#parallelism = checked.parallelism;
     this.#clock = options.clock ?? new SystemClock();
     this.#mailboxCapacity = options.mailboxCapacity;
-    this.#checkpointIntervalMs = requireNonNegativeInteger(
-      options.checkpointIntervalMs ?? 0,
-      {
-        action,
-        param: "checkpointIntervalMs",
-      },
-    );
-    this.#watermarkRecovery = requireWatermarkRecovery(
-      options.watermarkRecovery ?? "replay",
-      { action, param: "watermarkRecovery" },
-    );
-    this.#checkpoints = options.checkpointStorage
-      ? new CheckpointStore(options.checkpointStorage, {
-        retain: options.retainedCheckpoints ?? 3,
-      })
-      : null;
-    this.#errorPolicy = requireErrorPolicy(
-      options.errorPolicy ?? DEFAULT_ERROR_POLICY,
-      { action, param: "errorPolicy" },
-    );
+    this.#checkpointIntervalMs = checked.checkpointIntervalMs;
+    this.#watermarkRecovery = checked.watermarkRecovery;
+    this.#checkpoints = checked.checkpoints;
+    this.#errorPolicy = checked.errorPolicy;
     this.#deadLetterStorage = options.deadLetterStorage ?? null;
     this.#strikeStorage = options.strikeStorage ?? null;
     this.#localDeadLetters = this.#deadLetterStorage ?? new MemoryStorage();

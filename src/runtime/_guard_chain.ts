@@ -4,7 +4,7 @@
 // as dead letters do (uid, or name).
 
 import type { OperatorContext, RejectRecord } from "./stream_operator.ts";
-import type { SubtaskOptions } from "./subtask.ts";
+import type { SubtaskOptions } from "./subtask_options.ts";
 import {
   type GuardedOperator,
   RecordGuard,

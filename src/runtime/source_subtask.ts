@@ -5,152 +5,28 @@
  * @module
  */
 
-import {
-  isCheckpointedGenerator,
-  LatenessHistogram,
-  type TimestampAssigner,
-  WatermarkEmitter,
-  type WatermarkEmitterSnapshot,
-  type WatermarkGenerator,
-  type WatermarkOutput,
-  WatermarkOutputMultiplexer,
-  type WatermarkOutputMultiplexerSnapshot,
-  type WatermarkStrategy,
-} from "../time/mod.ts";
 import type { SourceBatch, SourceReader } from "./source.ts";
-import { END, recordBatch } from "./stream_element.ts";
-import type {
-  OperatorContext,
-  RejectRecord,
-  SnapshotOptions,
-  StreamOperator,
-} from "./stream_operator.ts";
-import {
-  Subtask,
-  type SubtaskEdge,
-  type SubtaskSend,
-  type SubtaskSnapshot,
-} from "./subtask.ts";
+import { END } from "./stream_element.ts";
+import type { OperatorContext } from "./stream_operator.ts";
+import { Subtask, type SubtaskSend, type SubtaskSnapshot } from "./subtask.ts";
+import type { SourceSubtaskOptions } from "./source_subtask_options.ts";
+import type { SourceSubtaskSnapshot } from "./source_subtask_snapshot.ts";
 import { PassThroughOperator } from "./pass_through.ts";
-import type { DeadLetter, ErrorPolicy } from "./dead_letter.ts";
-import { CAUSE, guardOf, type RecordGuard } from "./_record_guard.ts";
+import type { DeadLetter } from "./dead_letter.ts";
+import { guardOf } from "./_record_guard.ts";
 import { guardedOperator } from "./_guard_chain.ts";
-import { stampBatch } from "./_stamp_batch.ts";
-import type { OperatorDescriptor } from "./job_graph.ts";
+import { SourceRecords } from "./_source_records.ts";
+import { SourcePartitions } from "./_source_partitions.ts";
 
-/** Options of a {@linkcode SourceSubtask}. */
-export interface SourceSubtaskOptions<T> {
-  /** The reader of this subtask's partitions. */
-  readonly reader: SourceReader<T>;
-  /** Timestamps and watermarks, one generator per partition. */
-  readonly strategy: WatermarkStrategy<T>;
-  /** Operators chained after the source, head first; may be empty. */
-  readonly operators: readonly StreamOperator<unknown, unknown>[];
-  /** The output edges. */
-  readonly edges: readonly SubtaskEdge[];
-  /** Processing time between periodic watermarks; 0 disables them. */
-  readonly autoWatermarkIntervalMs: number;
-  /**
-   * Records read per poll at most.
-   * @default {1024}
-   */
-  readonly maxBatchSize?: number;
-  /**
-   * Whether snapshots keep event-time progress (`watermarkRecovery: "persist"`).
-   * @default {true}
-   */
-  readonly persistWatermarks?: boolean;
-  /**
-   * Stores large groups of operator state apart, for incremental
-   * checkpoints (see {@linkcode SnapshotOptions.parts}); given by a runtime.
-   */
-  readonly snapshotParts?: SnapshotOptions["parts"];
-  /** Receives the subtask's snapshot when it takes part in a checkpoint. */
-  readonly onSnapshot?: (
-    checkpointId: number,
-    snapshot: SourceSubtaskSnapshot,
-  ) => void;
-  /**
-   * What to do with a record whose processing throws, here (the timestamp
-   * assigner) or in the chained operators (see `SubtaskOptions.errorPolicy`).
-   * @default {"dead-letter"}
-   */
-  readonly errorPolicy?: ErrorPolicy;
-  /**
-   * Under `"fail"`: strikes of records, and sites, to set aside this time (see
-   * `SubtaskOptions.quarantine`).
-   * @default {new Set()}
-   */
-  readonly quarantine?: ReadonlySet<string>;
-  /**
-   * The vertex's operators as the job graph describes them
-   * (`JobVertex.operators`): the source's first, then one per chained
-   * operator. Dead letters name an operator by its uid, or its name.
-   * @default {undefined}
-   */
-  readonly descriptors?: readonly OperatorDescriptor[];
-}
-
-/** A source subtask's state at a checkpoint, as plain data. */
-export interface SourceSubtaskSnapshot {
-  /** The reader's positions: the first record after the barrier. */
-  readonly reader: unknown;
-  /** Each partition generator's state, in persist mode only. */
-  readonly generators?: unknown[];
-  /** The emitted watermark and idleness, in persist mode only. */
-  readonly emitter?: WatermarkEmitterSnapshot;
-  /**
-   * The partitions' watermarks and idleness as merged, in persist mode
-   * only: what a partition that speaks no more (idle, or one whose
-   * generator emits only on records) holds after a restore.
-   */
-  readonly multiplexer?: WatermarkOutputMultiplexerSnapshot;
-  /**
-   * When the next periodic emission is due, in processing time
-   * (milliseconds; `Infinity` for none), in persist mode only (DESIGN:
-   * persist snapshots the periodic-emission schedule).
-   */
-  readonly nextPeriodicMs?: number;
-  /**
-   * The partitions that ended and whose watermark outputs were released,
-   * by name, in persist mode only (replay mode learns them again from the
-   * reader).
-   */
-  readonly released?: string[];
-  /**
-   * Watermark alignment as the runtime left it, in persist mode only: the
-   * announced limit and when the next announcement is due.
-   */
-  readonly alignment?: {
-    readonly maxDesiredWatermark: number;
-    readonly nextAnnouncementMs: number;
-  };
-  /**
-   * How many records each partition had given, by partition name, in both
-   * recovery modes: dead letters' positions (`"partition p-0, offset 17"`)
-   * and ids count from it, so a restored source names a record as the one
-   * before did. Absent in snapshots of older versions: offsets then count
-   * from the restore.
-   */
-  readonly offsets?: Readonly<Record<string, number>>;
-  /** The chained operators' state. */
-  readonly chain: SubtaskSnapshot;
-}
-
-interface Partition<T> {
-  readonly generator: WatermarkGenerator<T>;
-  readonly immediate: WatermarkOutput;
-  readonly deferred: WatermarkOutput;
-  /** Whether the partition ended and its output left the multiplexer. */
-  released: boolean;
-}
+export type { SourceSubtaskOptions } from "./source_subtask_options.ts";
+export type { SourceSubtaskSnapshot } from "./source_subtask_snapshot.ts";
 
 /**
  * Drives a {@linkcode SourceReader} as a subtask (Flink's `SourceOperator`
  * with per-split watermarks, reference §1.8).
  *
  * Each partition has its own generator: `onEvent` goes to the partition's
- * immediate output of a {@linkcode WatermarkOutputMultiplexer}, periodic
+ * immediate output of a `WatermarkOutputMultiplexer`, periodic
  * emits to its deferred output, then one `onPeriodicEmit()` merges them (an
  * idle partition drops out of the minimum). A watermark caused by a record
  * follows that record: the records of a poll are cut where a watermark is
@@ -174,31 +50,14 @@ interface Partition<T> {
  */
 export class SourceSubtask<T> {
   readonly #reader: SourceReader<T>;
-  readonly #assign: TimestampAssigner<T>;
-  readonly #interval: number;
   readonly #maxBatch: number;
   readonly #subtask: Subtask;
-  readonly #emitter: WatermarkEmitter;
-  readonly #multiplexer: WatermarkOutputMultiplexer;
-  readonly #partitions: Partition<T>[] = [];
-  readonly #lateness = new LatenessHistogram();
-  #nextPeriodic: number;
+  readonly #partitions: SourcePartitions<T>;
   #ended = false;
-  // Records of the current poll not yet handed downstream, see #flush.
-  #pendingValues: T[] = [];
-  #pendingTimestamps: number[] = [];
-  #pendingFrom = 0;
-  #pendingEnd = 0;
   readonly #persist: boolean;
   readonly #onSnapshot: SourceSubtaskOptions<T>["onSnapshot"];
   #chainSnapshot: SubtaskSnapshot | null = null;
-  // Records read from each partition since this subtask was created.
-  readonly #read: number[];
-  // Records read from each partition since the job started (restored):
-  // the offsets of dead letters.
-  readonly #offsets: number[];
-  readonly #guard: RecordGuard;
-  readonly #rejectTimestamp: RejectRecord;
+  readonly #records: SourceRecords<T>;
   /** The largest watermark alignment allows; `Infinity` until announced. */
   maxDesiredWatermark = Infinity;
   /**
@@ -222,8 +81,7 @@ export class SourceSubtask<T> {
     send: SubtaskSend,
   ) {
     this.#reader = options.reader;
-    this.#assign = options.strategy.createTimestampAssigner();
-    this.#interval = options.autoWatermarkIntervalMs;
+    const assign = options.strategy.createTimestampAssigner();
     this.#maxBatch = options.maxBatchSize ?? 1024;
     this.#persist = options.persistWatermarks ?? true;
     this.#onSnapshot = options.onSnapshot;
@@ -242,55 +100,25 @@ export class SourceSubtask<T> {
       context,
       send,
     );
-    this.#guard = guardOf(this.#subtask);
-    this.#guard.partitions = options.reader.partitions;
-    // The source itself (its descriptor, the pass-through head's) rejects
-    // records whose timestamps it cannot assign.
-    const guard = this.#guard;
-    const source = guardedOperator(options.reader, 0, options.descriptors);
-    this.#rejectTimestamp = function rejectTimestamp(value, ts, error, i) {
-      guard.reject(source, true, value, ts, error, i);
-    };
-    this.#emitter = new WatermarkEmitter({
-      emitWatermark: (watermark) => {
-        this.#flush();
-        this.#subtask.receive(0, { kind: "watermark", watermark });
-      },
-      emitWatermarkStatus: (status) => {
-        this.#flush();
-        this.#subtask.receive(0, { kind: "status", status });
-      },
-    });
-    this.#multiplexer = new WatermarkOutputMultiplexer(this.#emitter);
-    // Lateness statistics of this source subtask (issue #10): how late
-    // records arrive against the highest timestamp, and the delay it suggests.
-    const lateness = this.#lateness;
-    context.metrics.gauge("latenessP50Ms", () => lateness.quantile(0.5));
-    context.metrics.gauge("latenessP95Ms", () => lateness.quantile(0.95));
-    context.metrics.gauge("latenessP99Ms", () => lateness.quantile(0.99));
-    context.metrics.gauge("latenessMaxMs", () => lateness.max);
-    context.metrics.gauge(
-      "suggestedDelayMs",
-      () => lateness.suggestedDelayMs(),
+    const guard = guardOf(this.#subtask);
+    guard.partitions = options.reader.partitions;
+    this.#records = new SourceRecords(
+      options.reader.partitions,
+      assign,
+      // The source itself (its descriptor, the pass-through head's) rejects
+      // records whose timestamps it cannot assign.
+      guardedOperator(options.reader, 0, options.descriptors),
+      this.#subtask,
+      guard,
+      context.metrics,
     );
-    this.#read = options.reader.partitions.map(() => 0);
-    this.#offsets = options.reader.partitions.map(() => 0);
-    for (const id of options.reader.partitions) {
-      this.#multiplexer.registerNewOutput(id);
-      this.#partitions.push({
-        generator: options.strategy.createWatermarkGenerator({
-          clock: context.activityClock,
-          subtaskIndex: context.subtaskIndex,
-          metrics: context.metrics,
-        }),
-        immediate: this.#multiplexer.getImmediateOutput(id),
-        deferred: this.#multiplexer.getDeferredOutput(id),
-        released: false,
-      });
-    }
-    this.#nextPeriodic = this.#interval > 0
-      ? (context.startMs ?? context.clock.now()) + this.#interval
-      : Infinity;
+    this.#partitions = new SourcePartitions(
+      options.reader.partitions,
+      options.strategy,
+      context,
+      this.#records.output,
+      options.autoWatermarkIntervalMs,
+    );
   }
 
   /** The names of the reader's partitions, in its order (one generator each). */
@@ -305,17 +133,17 @@ export class SourceSubtask<T> {
 
   /** The watermark this source emitted last; `-Infinity` before the first. */
   get currentWatermark(): number {
-    return this.#emitter.currentWatermark;
+    return this.#partitions.emitter.currentWatermark;
   }
 
   /** Whether the source's output is idle. */
   get idle(): boolean {
-    return this.#emitter.idle;
+    return this.#partitions.emitter.idle;
   }
 
   /** Whether alignment holds this source: its watermark is above the allowed maximum. */
   get shouldWait(): boolean {
-    return this.maxDesiredWatermark < this.#emitter.currentWatermark;
+    return this.maxDesiredWatermark < this.#partitions.emitter.currentWatermark;
   }
 
   /** Whether the input ended and `end` was sent downstream. */
@@ -363,7 +191,7 @@ export class SourceSubtask<T> {
    * {@linkcode SourceSubtask.beginReplay}).
    */
   get recordsRead(): readonly number[] {
-    return this.#read;
+    return this.#records.read;
   }
 
   /** The reader's position now, as its snapshot would hold it. */
@@ -401,110 +229,22 @@ export class SourceSubtask<T> {
 
   /** Stamps a polled batch and hands it to its partition's generator and downstream. */
   #emit(batch: SourceBatch<T>, read: boolean): void {
-    const { values } = batch;
-    // Dead letters point at "partition <name>, offset <n>"; a replay sets
-    // nothing aside again (see RecordGuard).
-    const guard = this.#guard;
-    guard.cause = read ? CAUSE.records : CAUSE.replay;
-    guard.unit = batch.partition;
-    guard.base = this.#offsets[batch.partition];
-    guard.input = values;
-    const { timestamps, rejected } = stampBatch(
-      values,
-      batch.timestamps,
-      this.#assign,
-      this.#rejectTimestamp,
-      this.#reader.partitions[batch.partition],
-    );
-    // Counted only once the whole poll is stamped: under "fail" nothing of
-    // a failed poll counts.
-    if (read) {
-      const lateness = this.#lateness;
-      for (let i = 0; i < timestamps.length; i++) {
-        if (timestamps[i] === -Infinity || rejected?.[i]) continue;
-        lateness.record(timestamps[i]);
-      }
-      this.#read[batch.partition] += values.length;
-    }
-    const partition = this.#partitions[batch.partition];
-    this.#pendingValues = values;
-    this.#pendingTimestamps = timestamps;
-    this.#pendingFrom = 0;
-    this.#pendingEnd = 0;
-    if (rejected === null) {
-      const { generator, immediate } = partition;
-      for (let i = 0; i < values.length; i++) {
-        // Records up to i are pending; a watermark emitted here flushes them first.
-        this.#pendingEnd = i + 1;
-        generator.onEvent(values[i], timestamps[i], immediate);
-      }
-    } else {
-      this.#emitAround(partition, values, timestamps, rejected);
-    }
-    this.#flush();
-    guard.input = null;
-    if (read) this.#offsets[batch.partition] += values.length;
+    this.#records.emit(batch, read, this.#partitions.all[batch.partition]);
     // A replay's reader reports ends too; the live reader does so again
     // after a restore, and only its reports release.
     if (read && batch.ended === true) this.#release(batch.partition);
   }
 
-  // The generator loop of #emit for a batch with rejected records: the
-  // records before a rejected one go on; it never does.
-  #emitAround(
-    partition: Partition<T>,
-    values: readonly T[],
-    timestamps: readonly number[],
-    rejected: readonly boolean[],
-  ): void {
-    for (let i = 0; i < values.length; i++) {
-      if (rejected[i]) {
-        this.#flush();
-        this.#pendingFrom = this.#pendingEnd = i + 1;
-        continue;
-      }
-      this.#pendingEnd = i + 1;
-      partition.generator.onEvent(
-        values[i],
-        timestamps[i],
-        partition.immediate,
-      );
-    }
-  }
-
   /**
    * Releases an ended partition's output (Flink's `releaseOutputForSplit`)
-   * and recombines the others at once. Flink's `unregisterOutput` waits for
-   * the next periodic emit; with an interval of 0 that never comes, and no
-   * deferred update is pending between two periodic emits, so recombining
-   * now only applies the release.
+   * and recombines the others at once (see `SourcePartitions.recombine`).
    */
   #release(index: number): void {
-    const partition = this.#partitions[index];
-    if (partition.released) return;
-    partition.released = true;
-    this.#multiplexer.unregisterOutput(this.#reader.partitions[index]);
+    if (!this.#partitions.release(index)) return;
     // The last partition leaving is the end of input: no need to wait for
     // the next poll to find nothing.
     if (this.#reader.finished) this.#end();
-    else this.#multiplexer.onPeriodicEmit();
-  }
-
-  /** Hands the pending records of the current poll downstream. */
-  #flush(): void {
-    if (this.#pendingEnd <= this.#pendingFrom) return;
-    const whole = this.#pendingFrom === 0 &&
-      this.#pendingEnd === this.#pendingValues.length;
-    const values = whole
-      ? this.#pendingValues
-      : this.#pendingValues.slice(this.#pendingFrom, this.#pendingEnd);
-    const timestamps = whole
-      ? this.#pendingTimestamps
-      : this.#pendingTimestamps.slice(this.#pendingFrom, this.#pendingEnd);
-    // The chain's dead letters count offsets from the first record sent.
-    this.#guard.base = this.#offsets[this.#guard.unit] + this.#pendingFrom;
-    this.#pendingFrom = this.#pendingEnd;
-    this.#subtask.receive(0, recordBatch(values as unknown[], timestamps));
+    else this.#partitions.recombine();
   }
 
   /**
@@ -516,17 +256,7 @@ export class SourceSubtask<T> {
    * so a runtime that persists every step must persist it.
    */
   onProcessingTime(now: number): boolean {
-    let emitted = false;
-    if (!this.#ended && now >= this.#nextPeriodic) {
-      for (const partition of this.#partitions) {
-        if (partition.released) continue;
-        partition.generator.onPeriodicEmit(partition.deferred);
-      }
-      this.#multiplexer.onPeriodicEmit();
-      // Re-based on the current time, not the due time (reference §3 rule 3).
-      this.#nextPeriodic = now + this.#interval;
-      emitted = true;
-    }
+    const emitted = !this.#ended && this.#partitions.emitPeriodic(now);
     this.#subtask.onProcessingTime(now);
     return emitted;
   }
@@ -539,7 +269,7 @@ export class SourceSubtask<T> {
       ? Infinity
       : this.#reader.nextAvailableAt(now);
     return Math.min(
-      this.#nextPeriodic,
+      this.#partitions.nextPeriodic,
       reader,
       this.#subtask.nextProcessingTime(),
     );
@@ -583,24 +313,10 @@ export class SourceSubtask<T> {
       -readonly [F in keyof SourceSubtaskSnapshot]?: SourceSubtaskSnapshot[F];
     } = {
       reader: this.#reader.snapshotState(),
-      offsets: Object.fromEntries(
-        this.#reader.partitions.map((name, p) => [name, this.#offsets[p]]),
-      ),
+      offsets: this.#records.offsetsByName(),
     };
     if (this.#persist) {
-      snapshot.generators = this.#partitions.map((p) =>
-        isCheckpointedGenerator(p.generator)
-          ? p.generator.snapshotState()
-          : null
-      );
-      snapshot.emitter = this.#emitter.snapshotState();
-      snapshot.multiplexer = this.#multiplexer.snapshotState();
-      snapshot.released = this.#partitions.flatMap((p, i) =>
-        p.released ? [this.#reader.partitions[i]] : []
-      );
-      // Taken before a periodic emission due at this instant runs (the
-      // runtime triggers checkpoints first): the restored source runs it.
-      snapshot.nextPeriodicMs = this.#nextPeriodic;
+      this.#partitions.snapshotInto(snapshot);
       snapshot.alignment = {
         maxDesiredWatermark: this.maxDesiredWatermark,
         nextAnnouncementMs: this.nextAlignmentMs,
@@ -627,31 +343,8 @@ export class SourceSubtask<T> {
     if (snapshot.reader !== undefined) {
       this.#reader.restoreState(snapshot.reader, { exact: this.#persist });
     }
-    this.#reader.partitions.forEach((name, p) => {
-      this.#offsets[p] = snapshot.offsets?.[name] ?? 0;
-    });
-    if (snapshot.generators !== undefined) {
-      this.#partitions.forEach((p, i) => {
-        if (isCheckpointedGenerator(p.generator)) {
-          p.generator.restoreState(snapshot.generators![i]);
-        }
-      });
-    }
-    if (snapshot.emitter !== undefined) {
-      this.#emitter.restoreState(snapshot.emitter);
-    }
-    for (const name of snapshot.released ?? []) {
-      const index = this.#reader.partitions.indexOf(name);
-      if (index < 0 || this.#partitions[index].released) continue;
-      this.#partitions[index].released = true;
-      this.#multiplexer.unregisterOutput(name);
-    }
-    if (snapshot.multiplexer !== undefined) {
-      this.#multiplexer.restoreState(snapshot.multiplexer);
-    }
-    if (snapshot.nextPeriodicMs !== undefined) {
-      this.#nextPeriodic = snapshot.nextPeriodicMs;
-    }
+    this.#records.restoreOffsets(snapshot.offsets);
+    this.#partitions.restore(snapshot);
     if (snapshot.alignment !== undefined) {
       this.maxDesiredWatermark = snapshot.alignment.maxDesiredWatermark;
       this.nextAlignmentMs = snapshot.alignment.nextAnnouncementMs;
@@ -700,16 +393,7 @@ export class SourceSubtask<T> {
 
   #end(): void {
     this.#ended = true;
-    let registered = false;
-    for (const partition of this.#partitions) {
-      if (partition.released) continue;
-      registered = true;
-      partition.generator.onPeriodicEmit(partition.deferred);
-    }
-    // With every output released there is nothing to combine, and an empty
-    // multiplexer would go idle (FLINK-39586) just before the end.
-    if (registered) this.#multiplexer.onPeriodicEmit();
-    this.#emitter.emitWatermark(Infinity);
+    this.#partitions.end();
     this.#subtask.receive(0, END);
   }
 }

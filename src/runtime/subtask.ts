@@ -5,171 +5,33 @@
  * @module
  */
 
-import {
-  type PausableClock,
-  type PausableClockSnapshot,
-  StatusWatermarkValve,
-  type ValveSnapshot,
-  type WatermarkStatus,
-} from "../time/mod.ts";
-import { END, recordBatch, type StreamElement } from "./stream_element.ts";
-import type {
-  OperatorContext,
-  OperatorOutput,
-  RejectRecord,
-  SnapshotOptions,
-  StreamOperator,
-} from "./stream_operator.ts";
-import type { Partitioner } from "./partitioner.ts";
-import { ReplayGate } from "./_replay_gate.ts";
-import type { DeadLetter, ErrorPolicy } from "./dead_letter.ts";
-import type { OperatorDescriptor } from "./job_graph.ts";
+import type { StatusWatermarkValve, ValveSnapshot } from "../time/mod.ts";
+import { END, type StreamElement } from "./stream_element.ts";
+import type { OperatorContext, StreamOperator } from "./stream_operator.ts";
+import type { SubtaskOptions, SubtaskSend } from "./subtask_options.ts";
+import type { SubtaskSnapshot } from "./subtask_snapshot.ts";
+import type { InputChannelStatus, SubtaskMetrics } from "./subtask_metrics.ts";
+import type { DeadLetter } from "./dead_letter.ts";
 import { CAUSE, type RecordGuard } from "./_record_guard.ts";
 import { guardChain } from "./_guard_chain.ts";
+import { ChainOutput } from "./_chain_output.ts";
+import { OperatorChain } from "./_operator_chain.ts";
+import type { ReplayGate } from "./_replay_gate.ts";
+import { BarrierAlignment } from "./_barrier_alignment.ts";
+import {
+  restoreSubtask,
+  snapshotOptionsOf,
+  snapshotSubtask,
+  type SubtaskParts,
+} from "./_subtask_state.ts";
 
-/** One output edge of a subtask: the channels of one downstream operator. */
-export interface SubtaskEdge {
-  /** How records are spread over the channels. */
-  readonly partitioner: Partitioner<unknown>;
-  /** The downstream parallelism. */
-  readonly numChannels: number;
-  /** When set, the edge carries this side output instead of the main output. */
-  readonly sideOutputTag?: string;
-  /**
-   * The downstream operator (its uid, or its positional id): a record whose
-   * key the partitioner cannot take (the key selector throws, the key
-   * cannot be hashed) is set aside by this subtask as a dead letter of
-   * operator `"<target> key"`.
-   * @default {"edge <index>"}
-   */
-  readonly target?: string;
-}
-
-/**
- * Sends one element to one channel of one edge.
- *
- * @param edge The index into the subtask's edges.
- * @param channel The downstream subtask index.
- * @param element The element; shared, never modify it.
- */
-export type SubtaskSend = (
-  edge: number,
-  channel: number,
-  element: StreamElement,
-) => void;
-
-/** Options of a {@linkcode Subtask}. */
-export interface SubtaskOptions {
-  /** The operator chain, head first; at least one operator. */
-  readonly operators: readonly StreamOperator<unknown, unknown>[];
-  /** How many upstream subtasks feed this one. */
-  readonly numInputChannels: number;
-  /** The output edges. */
-  readonly edges: readonly SubtaskEdge[];
-  /**
-   * How the input channels' watermarks combine.
-   * @default {"min"}
-   */
-  readonly inputPolicy?: "min" | "max";
-  /**
-   * Whether snapshots keep event-time progress (`watermarkRecovery: "persist"`).
-   * @default {true}
-   */
-  readonly persistWatermarks?: boolean;
-  /**
-   * Stores large groups of operator state apart, for incremental
-   * checkpoints (see {@linkcode SnapshotOptions.parts}); given by a runtime.
-   */
-  readonly snapshotParts?: SnapshotOptions["parts"];
-  /**
-   * Receives the subtask's snapshot when checkpoint barriers are aligned,
-   * before the barrier is forwarded.
-   */
-  readonly onSnapshot?: (
-    checkpointId: number,
-    snapshot: SubtaskSnapshot,
-  ) => void;
-  /**
-   * What to do with a record whose processing throws (see
-   * {@linkcode ErrorPolicy}): set it aside as a dead letter, or throw
-   * `RecordFailedError` out of `receive` (or whatever step processed it).
-   * @default {"dead-letter"}
-   */
-  readonly errorPolicy?: ErrorPolicy;
-  /**
-   * Under `"fail"`: the strikes (`RecordFailedError.strike`) of records
-   * that failed once, before the restore that built this subtask; the
-   * records are set aside (`"quarantined"`) this time instead of failing
-   * again, wherever they come in the input; and sites
-   * (`RecordFailedError.site`) where every record that fails is set aside.
-   * @default {new Set()}
-   */
-  readonly quarantine?: ReadonlySet<string>;
-  /**
-   * The chain's operators as the job graph describes them
-   * (`JobVertex.operators`, one per operator, head first): dead letters
-   * name an operator by its uid, or its name. Without them, by class name.
-   * @default {undefined}
-   */
-  readonly descriptors?: readonly OperatorDescriptor[];
-}
-
-/** A subtask's state at a checkpoint, as plain data. */
-export interface SubtaskSnapshot {
-  /** Each operator's snapshot, head first. */
-  readonly operators: unknown[];
-  /** The valve's state, in persist mode only. */
-  readonly valve?: ValveSnapshot;
-  /** Which input channels had ended. */
-  readonly ended: boolean[];
-  /**
-   * The last watermark and status the chain sent downstream, in persist
-   * mode only: a restored subtask reports them (status, lag) before its
-   * watermark next moves.
-   */
-  readonly output?: { readonly watermark: number; readonly idle: boolean };
-  /**
-   * The input-activity clock, in persist mode only: idleness countdowns
-   * are readings of it, so a restore must put its lag back.
-   */
-  readonly activityClock?: PausableClockSnapshot;
-  /**
-   * How many records came on each input channel, in both recovery modes:
-   * dead letters' positions (`"channel 1, record 230"`) and ids count from
-   * it, so a restored subtask names a record as the one before did. Absent
-   * in snapshots of older versions, and dropped when a rescale changes the
-   * channels: counts then start again at 0.
-   */
-  readonly received?: number[];
-}
-
-/** One input channel of a subtask, for diagnosis. */
-export interface InputChannelStatus {
-  /** The channel's last watermark. */
-  watermark: number;
-  /** Whether the channel is idle. */
-  idle: boolean;
-  /** Whether it takes part in the minimum (see `StatusWatermarkValve`). */
-  aligned: boolean;
-  /** Whether the channel has ended. */
-  ended: boolean;
-  /** Whether it is held by checkpoint barrier alignment. */
-  blocked: boolean;
-}
-
-/** Counters and gauges of a subtask, read by the runtime's metrics. */
-export interface SubtaskMetrics {
-  /** Records received. */
-  recordsIn: number;
-  /** Records sent on the main output. */
-  recordsOut: number;
-  /** The merged input watermark. */
-  inputWatermark: number;
-  /** The last watermark sent downstream. */
-  outputWatermark: number;
-  /** Whether the subtask's output is idle. */
-  idle: boolean;
-}
+export type {
+  SubtaskEdge,
+  SubtaskOptions,
+  SubtaskSend,
+} from "./subtask_options.ts";
+export type { SubtaskSnapshot } from "./subtask_snapshot.ts";
+export type { InputChannelStatus, SubtaskMetrics } from "./subtask_metrics.ts";
 
 /**
  * A subtask: a {@linkcode StatusWatermarkValve} over its input channels, an
@@ -182,9 +44,6 @@ export interface SubtaskMetrics {
  * edge. When every input channel has ended, the operators finish head to
  * tail and `end` is sent on every channel.
  *
- * Side outputs are buffered during one input element and routed before the
- * next watermark or status, so they never overtake or fall behind it.
- *
  * Error policy (DESIGN: "Errors in user code and poison records"): each
  * operator gets its own `OperatorContext.reject`, and each output edge's
  * partitioner one for the keys it cannot place. A record set aside becomes
@@ -196,31 +55,19 @@ export interface SubtaskMetrics {
  * Not thread safe; the runtime calls one method at a time.
  */
 export class Subtask {
-  readonly #operators: readonly StreamOperator<unknown, unknown>[];
-  readonly #edges: readonly SubtaskEdge[];
-  readonly #send: SubtaskSend;
+  readonly #head: StreamOperator<unknown, unknown>;
+  readonly #out: ChainOutput;
   readonly #valve: StatusWatermarkValve;
   readonly #ended: boolean[];
   #numEnded = 0;
   #finished = false;
-  readonly #side = new Map<string, [unknown[], number[]]>();
-  readonly #snapshotOptions: SnapshotOptions;
+  readonly #parts: SubtaskParts;
   readonly #onSnapshot: SubtaskOptions["onSnapshot"];
-  readonly #activityClock: PausableClock;
-  readonly #pending: Promise<unknown>[] = [];
-  // Barrier alignment: the checkpoint being aligned, which channels delivered
-  // its barrier, and what arrived on those channels since (held back).
-  #aligning: number | null = null;
-  readonly #barrierSeen: boolean[];
-  readonly #held: StreamElement[][];
-  // Event-time replay (see beginReplay): where each operator's input comes
-  // from (the valve for the head, the tail last), how far replayed records
-  // and watermarks go, and what reached that boundary.
-  readonly #inputs: OperatorOutput<unknown>[] = [];
+  readonly #alignment: BarrierAlignment;
+  readonly #chain: OperatorChain;
   readonly #replay: ReplayGate;
   // The error policy: dead letters, and where the input is (positions).
   readonly #guard: RecordGuard;
-  readonly #rejectKey: readonly RejectRecord[];
   readonly #received: number[];
   /** The subtask's counters. */
   readonly metrics: SubtaskMetrics = {
@@ -249,45 +96,35 @@ export class Subtask {
         "Cannot create Subtask as 'operators' must hold at least one operator: current value is []",
       );
     }
-    this.#operators = options.operators;
-    this.#edges = options.edges;
-    this.#send = send;
     const operators = options.operators;
+    this.#head = operators[0];
     const chain = guardChain(this, options, context);
     const guard = this.#guard = chain.guard;
-    this.#rejectKey = chain.edges;
     this.#received = new Array(options.numInputChannels).fill(0);
-    this.#replay = new ReplayGate(operators);
-    const tail = this.#replay.gate(operators.length, this.#tailOutput());
-    for (let i = 0; i < operators.length; i++) {
-      this.#inputs.push(
-        this.#replay.gate(i, inputOf(operators[i], tail, guard, i)),
-      );
-    }
-    this.#inputs.push(tail);
-    const head = this.#inputs[0];
-    const metrics = this.metrics;
-    this.#valve = new StatusWatermarkValve(options.numInputChannels, {
-      emitWatermark(watermark) {
-        metrics.inputWatermark = watermark;
-        head.emitWatermark(watermark);
-      },
-      emitWatermarkStatus(status) {
-        head.emitWatermarkStatus(status);
-      },
-    }, { policy: options.inputPolicy ?? "min" });
+    this.#out = new ChainOutput(
+      options.edges,
+      send,
+      guard,
+      chain.edges,
+      this.metrics,
+    );
+    this.#chain = new OperatorChain(operators, this.#out, guard);
+    this.#replay = this.#chain.replay;
+    this.#valve = this.#chain.valve(options, this.metrics);
     this.#ended = new Array(options.numInputChannels).fill(false);
-    this.#barrierSeen = new Array(options.numInputChannels).fill(false);
-    this.#held = Array.from({ length: options.numInputChannels }, () => []);
-    this.#snapshotOptions = {
-      watermarks: options.persistWatermarks ?? true,
-      parts: options.snapshotParts,
-    };
+    this.#alignment = new BarrierAlignment(options.numInputChannels);
     this.#onSnapshot = options.onSnapshot;
-    this.#activityClock = context.activityClock;
-    for (let i = 0; i < operators.length; i++) {
-      operators[i].open(chain.contexts[i], this.#inputs[i + 1]);
-    }
+    this.#parts = {
+      operators,
+      guard,
+      valve: this.#valve,
+      metrics: this.metrics,
+      activityClock: context.activityClock,
+      ended: this.#ended,
+      received: this.#received,
+      options: snapshotOptionsOf(options),
+    };
+    this.#chain.open(chain.contexts);
   }
 
   /** Whether every input ended and `end` was sent downstream. */
@@ -296,10 +133,8 @@ export class Subtask {
   }
 
   /**
-   * Processes one element from one input channel.
-   *
-   * @param channel The upstream subtask index.
-   * @param element The element.
+   * Processes one element (`element`) from input channel `channel` (the
+   * upstream subtask index).
    */
   receive(channel: number, element: StreamElement): void {
     if (!(channel >= 0 && channel < this.#ended.length)) {
@@ -310,13 +145,15 @@ export class Subtask {
       );
     }
     if (this.#replay.replaying) {
-      this.#replayElement(channel, element);
+      // Records set aside when they first came are skipped again, silently.
+      this.#guard.cause = CAUSE.replay;
+      this.#chain.replayElement(this.#valve, channel, element);
       return;
     }
     // Aligned checkpoints: after a channel delivered the barrier, its input
     // waits until every channel has (reference §6 rule 6).
-    if (this.#barrierSeen[channel]) {
-      this.#held[channel].push(element);
+    if (this.#alignment.blocked(channel)) {
+      this.#alignment.hold(channel, element);
       return;
     }
     switch (element.kind) {
@@ -325,13 +162,13 @@ export class Subtask {
         this.#receiveRecords(channel, element.values, element.timestamps);
         break;
       case "watermark":
-        this.#flushSideOutputs();
+        this.#out.flushSideOutputs();
         this.#guard.cause = CAUSE.watermark;
         this.#guard.causeValue = element.watermark;
         this.#valve.inputWatermark(element.watermark, channel);
         break;
       case "status":
-        this.#flushSideOutputs();
+        this.#out.flushSideOutputs();
         this.#guard.cause = CAUSE.status;
         this.#valve.inputWatermarkStatus(element.status, channel);
         break;
@@ -339,13 +176,14 @@ export class Subtask {
         if (this.#ended[channel]) break;
         this.#ended[channel] = true;
         if (++this.#numEnded === this.#ended.length) this.#finishIfDrained();
-        else if (this.#aligning !== null) this.#completeAlignmentIfReady();
+        else if (this.#alignment.aligning) this.#completeAlignmentIfReady();
         break;
       case "barrier":
-        this.#receiveBarrier(channel, element.checkpointId);
+        this.#alignment.receiveBarrier(channel, element.checkpointId);
+        this.#completeAlignmentIfReady();
         break;
     }
-    this.#flushSideOutputs();
+    this.#out.flushSideOutputs();
   }
 
   /**
@@ -378,7 +216,7 @@ export class Subtask {
     guard.cause = CAUSE.records;
     guard.input = values;
     guard.aligned[0] = true;
-    this.#operators[0].processBatch(values, timestamps);
+    this.#head.processBatch(values, timestamps);
     guard.input = null;
   }
 
@@ -433,53 +271,17 @@ export class Subtask {
     // count again.
     this.#guard.cause = CAUSE.watermark;
     this.#guard.causeValue = this.metrics.inputWatermark;
-    this.#replay.end(this.#inputs);
-    this.#flushSideOutputs();
-  }
-
-  #replayElement(channel: number, element: StreamElement): void {
-    // Records set aside when they first came are skipped again, silently.
-    this.#guard.cause = CAUSE.replay;
-    switch (element.kind) {
-      case "records":
-        this.#inputs[0].emitBatch(element.values, element.timestamps);
-        break;
-      case "watermark":
-        this.#valve.inputWatermark(element.watermark, channel);
-        break;
-      case "status":
-        this.#valve.inputWatermarkStatus(element.status, channel);
-        break;
-    }
-  }
-
-  #receiveBarrier(channel: number, checkpointId: number): void {
-    if (this.#aligning === null) this.#aligning = checkpointId;
-    else if (checkpointId !== this.#aligning) {
-      throw new RangeError(
-        `Cannot align checkpoint barriers as barrier ${checkpointId} must not arrive while checkpoint ${this.#aligning} is aligning: current value is channel ${channel}`,
-      );
-    }
-    this.#barrierSeen[channel] = true;
-    this.#completeAlignmentIfReady();
+    this.#replay.end(this.#chain.inputs);
+    this.#out.flushSideOutputs();
   }
 
   #completeAlignmentIfReady(): void {
-    for (let c = 0; c < this.#ended.length; c++) {
-      if (!this.#barrierSeen[c] && !this.#ended[c]) return;
-    }
-    const checkpointId = this.#aligning!;
-    this.#flushSideOutputs();
+    const checkpointId = this.#alignment.ready(this.#ended);
+    if (checkpointId === null) return;
+    this.#out.flushSideOutputs();
     this.#onSnapshot?.(checkpointId, this.snapshot(checkpointId));
-    this.#broadcast({ kind: "barrier", checkpointId });
-    this.#aligning = null;
-    this.#barrierSeen.fill(false);
-    // Release what the blocked channels held, in channel order; it may hold
-    // the next barrier, which starts the next alignment.
-    for (let c = 0; c < this.#held.length; c++) {
-      const held = this.#held[c].splice(0);
-      for (const element of held) this.receive(c, element);
-    }
+    this.#out.broadcast({ kind: "barrier", checkpointId });
+    this.#alignment.release((c, element) => this.receive(c, element));
   }
 
   /**
@@ -493,34 +295,7 @@ export class Subtask {
    * before processing more input.
    */
   snapshot(checkpointId: number, step = false): SubtaskSnapshot {
-    // A sink closing its transaction (writing held records, encoding its
-    // rows) may set records aside: they are positioned at the checkpoint.
-    if (!step) {
-      this.#guard.cause = CAUSE.barrier;
-      this.#guard.causeValue = checkpointId;
-    }
-    const options = step
-      ? { ...this.#snapshotOptions, step }
-      : this.#snapshotOptions;
-    const snapshot: SubtaskSnapshot = {
-      operators: this.#operators.map((op) =>
-        op.snapshotState(checkpointId, options)
-      ),
-      ended: [...this.#ended],
-      received: [...this.#received],
-    };
-    if (this.#snapshotOptions.watermarks) {
-      const persisted = snapshot as {
-        -readonly [F in keyof SubtaskSnapshot]: SubtaskSnapshot[F];
-      };
-      persisted.valve = this.#valve.snapshot();
-      persisted.output = {
-        watermark: this.metrics.outputWatermark,
-        idle: this.metrics.idle,
-      };
-      persisted.activityClock = this.#activityClock.snapshotState();
-    }
-    return snapshot;
+    return snapshotSubtask(this.#parts, checkpointId, step);
   }
 
   /**
@@ -536,37 +311,7 @@ export class Subtask {
    * @throws {RangeError} If the operator count differs.
    */
   restore(snapshot: SubtaskSnapshot): void {
-    if (snapshot.operators.length !== this.#operators.length) {
-      throw new RangeError(
-        `Cannot restore Subtask as 'operators' must hold ${this.#operators.length} snapshots: current value holds ${snapshot.operators.length}`,
-      );
-    }
-    this.#operators.forEach((op, i) => {
-      if (snapshot.operators[i] !== undefined) {
-        op.restoreState(snapshot.operators[i]);
-      }
-    });
-    if (snapshot.valve !== undefined) {
-      this.#valve.restore(snapshot.valve);
-      this.metrics.inputWatermark = snapshot.valve.outputWatermark;
-    }
-    if (snapshot.output !== undefined) {
-      this.metrics.outputWatermark = snapshot.output.watermark;
-      this.metrics.idle = snapshot.output.idle;
-    }
-    if (snapshot.activityClock !== undefined) {
-      this.#activityClock.restoreState(snapshot.activityClock);
-    }
-    // After a rescale the channels differ: their counts start again.
-    if (snapshot.received?.length === this.#received.length) {
-      this.#received.splice(0, Infinity, ...snapshot.received);
-    }
-    for (let c = 0; c < this.#ended.length; c++) {
-      if (snapshot.ended[c] && !this.#ended[c]) {
-        this.#ended[c] = true;
-        this.#numEnded++;
-      }
-    }
+    this.#numEnded += restoreSubtask(this.#parts, snapshot);
   }
 
   /**
@@ -576,16 +321,14 @@ export class Subtask {
    * @param checkpointId The completed (or restored) checkpoint.
    */
   async notifyCheckpointComplete(checkpointId: number): Promise<void> {
-    await Promise.all(
-      this.#operators.map((op) => op.notifyCheckpointComplete?.(checkpointId)),
-    );
+    await this.#chain.notifyCheckpointComplete(checkpointId);
   }
 
   /** Lets operators emit what completed asynchronously (their mail). */
   processMail(): void {
     this.#guard.cause = CAUSE.mail;
-    for (const operator of this.#operators) operator.processMail?.();
-    this.#flushSideOutputs();
+    this.#chain.processMail();
+    this.#out.flushSideOutputs();
     this.#finishIfDrained();
   }
 
@@ -604,55 +347,38 @@ export class Subtask {
       idle: this.#valve.channelStatus(c) === "idle",
       aligned: this.#valve.channelAligned(c),
       ended,
-      blocked: this.#barrierSeen[c],
+      blocked: this.#alignment.blocked(c),
     }));
   }
 
   /** Whether an operator is full: the runtime stops delivering input until it drains. */
   get backPressured(): boolean {
-    for (const operator of this.#operators) {
-      if (operator.isBackPressured?.()) return true;
-    }
-    return false;
+    return this.#chain.backPressured;
   }
 
   /** Asynchronous calls in flight in the operators. */
   get inFlight(): number {
-    let count = 0;
-    for (const operator of this.#operators) count += operator.inFlight?.() ?? 0;
-    return count;
+    return this.#chain.inFlight;
   }
 
   /** Waits for asynchronous work started by the operators (e.g. a sink's final commit). */
   async settle(): Promise<void> {
-    await Promise.all(this.#pending.splice(0));
+    await this.#chain.settle();
   }
 
-  /**
-   * Runs the operators' processing-time work due at `now`.
-   *
-   * @param now The current processing time in milliseconds.
-   */
+  /** Runs the operators' processing-time work due at `now` (milliseconds). */
   onProcessingTime(now: number): void {
     this.#guard.cause = CAUSE.processingTime;
     this.#guard.causeValue = now;
-    for (const operator of this.#operators) {
-      if (operator.nextProcessingTime() <= now) operator.onProcessingTime(now);
-    }
-    this.#flushSideOutputs();
+    this.#chain.onProcessingTime(now);
+    this.#out.flushSideOutputs();
   }
 
   /** The earliest processing time at which an operator has work, or `Infinity`. */
   nextProcessingTime(): number {
-    let next = Infinity;
-    for (const operator of this.#operators) {
-      const due = operator.nextProcessingTime();
-      if (due < next) next = due;
-    }
-    return next;
+    return this.#chain.nextProcessingTime();
   }
 
-  /** Finishes the operators head to tail, then ends every output channel. */
   /**
    * Finishes once every input ended and no asynchronous call is in flight:
    * Flink's `endInput` waits for the async queue to drain.
@@ -665,110 +391,9 @@ export class Subtask {
 
   #finish(): void {
     this.#guard.cause = CAUSE.end;
-    for (const operator of this.#operators) {
-      const work = (operator.finish as () => unknown)();
-      if (work instanceof Promise) this.#pending.push(work);
-    }
-    this.#flushSideOutputs();
-    this.#broadcast(END);
+    this.#chain.finish();
+    this.#out.flushSideOutputs();
+    this.#out.broadcast(END);
     this.#finished = true;
   }
-
-  #broadcast(element: StreamElement): void {
-    for (let e = 0; e < this.#edges.length; e++) {
-      for (let c = 0; c < this.#edges[e].numChannels; c++) {
-        this.#send(e, c, element);
-      }
-    }
-  }
-
-  #route(
-    tag: string | undefined,
-    values: unknown[],
-    timestamps: number[],
-  ): void {
-    for (let e = 0; e < this.#edges.length; e++) {
-      const edge = this.#edges[e];
-      if (edge.sideOutputTag !== tag) continue;
-      const send = this.#send;
-      this.#guard.edgeAligned = values === this.#guard.input;
-      edge.partitioner.route(
-        values,
-        timestamps,
-        edge.numChannels,
-        function toChannel(c, v, t) {
-          send(e, c, recordBatch(v, t));
-        },
-        this.#rejectKey[e],
-      );
-    }
-  }
-
-  #flushSideOutputs(): void {
-    if (this.#side.size === 0) return;
-    for (const [tag, [values, timestamps]] of this.#side) {
-      this.#route(tag, values, timestamps);
-    }
-    this.#side.clear();
-  }
-
-  #tailOutput(): OperatorOutput<unknown> {
-    return {
-      emitBatch: (values, timestamps) => {
-        if (values.length === 0) return;
-        this.metrics.recordsOut += values.length;
-        this.#route(undefined, values, timestamps);
-      },
-      emitWatermark: (watermark) => {
-        this.#flushSideOutputs();
-        this.metrics.outputWatermark = watermark;
-        this.#broadcast({ kind: "watermark", watermark });
-      },
-      emitWatermarkStatus: (status: WatermarkStatus) => {
-        this.#flushSideOutputs();
-        this.metrics.idle = status === "idle";
-        this.#broadcast({ kind: "status", status });
-      },
-      emitSideOutput: (tag, value, timestamp) => {
-        let buffer = this.#side.get(tag);
-        if (buffer === undefined) {
-          buffer = [[], []];
-          this.#side.set(tag, buffer);
-        }
-        buffer[0].push(value);
-        buffer[1].push(timestamp);
-      },
-    };
-  }
-}
-
-/**
- * Operator `next` as the output of the one before it; side outputs leave
- * the chain at once, through the chain's output.
- */
-function inputOf(
-  next: StreamOperator<unknown, unknown>,
-  tail: OperatorOutput<unknown>,
-  guard: RecordGuard,
-  index: number,
-): OperatorOutput<unknown> {
-  const aligned = guard.aligned;
-  return {
-    emitBatch(values, timestamps) {
-      if (values.length === 0) return;
-      // Whether `next` sees the subtask's input batch itself: its dead
-      // letters then get exact input positions.
-      aligned[index] = values === guard.input;
-      next.processBatch(values, timestamps);
-    },
-    emitWatermark(watermark) {
-      next.processWatermark(watermark);
-    },
-    emitWatermarkStatus(status) {
-      next.processWatermarkStatus(status);
-    },
-    emitSideOutput(tag, value, timestamp) {
-      tail.emitSideOutput(tag, value, timestamp);
-    },
-  };
 }

@@ -10,6 +10,8 @@ import type {
   WatermarkStatus,
   WatermarkStatusOutput,
 } from "./watermark_output.ts";
+import type { ValveSnapshot } from "./valve_snapshot.ts";
+import { checkValveSnapshot } from "./_valve_restore.ts";
 import {
   describeValue,
   requireIndex,
@@ -17,6 +19,8 @@ import {
   requireWatermark,
   type Subject,
 } from "./_validate.ts";
+
+export type { ValveSnapshot } from "./valve_snapshot.ts";
 
 /** Options for {@linkcode StatusWatermarkValve}. */
 export interface StatusWatermarkValveOptions {
@@ -31,30 +35,10 @@ export interface StatusWatermarkValveOptions {
   policy?: "min" | "max";
 }
 
-/**
- * The state of a {@linkcode StatusWatermarkValve} as plain data, one array
- * entry per channel, for checkpoints.
- */
-export interface ValveSnapshot {
-  /** The policy the valve ran with; a restore must use the same one. */
-  policy: "min" | "max";
-  /** Each channel's last accepted watermark, `-Infinity` if none. */
-  watermarks: number[];
-  /** Each channel's status. */
-  statuses: WatermarkStatus[];
-  /** Whether each channel takes part in the output (see `channelAligned`). */
-  aligned: boolean[];
-  /** The last watermark emitted, `-Infinity` if none. */
-  outputWatermark: number;
-  /** The last status emitted (`"active"` at the start). */
-  outputStatus: WatermarkStatus;
-}
-
 const CREATE = "create StatusWatermarkValve";
 const INPUT_WATERMARK = "input a watermark into StatusWatermarkValve";
 const INPUT_STATUS = "input a watermark status into StatusWatermarkValve";
 const READ = "read a channel of StatusWatermarkValve";
-const RESTORE = "restore StatusWatermarkValve";
 // Built once: the hot path must not allocate a subject per call.
 const WATERMARK_SUBJECT: Subject = {
   action: INPUT_WATERMARK,
@@ -359,97 +343,8 @@ export class StatusWatermarkValve {
    */
   restore(snapshot: ValveSnapshot): void {
     const n = this.#numChannels;
-    if (typeof snapshot !== "object" || snapshot === null) {
-      reject(TypeError, "snapshot", "an object", snapshot);
-    }
-    if (snapshot.policy !== this.policy) {
-      reject(
-        RangeError,
-        "snapshot.policy",
-        `"${this.policy}"`,
-        snapshot.policy,
-      );
-    }
-    for (const key of ["watermarks", "statuses", "aligned"] as const) {
-      const values = snapshot[key];
-      if (!Array.isArray(values)) {
-        reject(TypeError, `snapshot.${key}`, "an array", values);
-      }
-      if (values.length !== n) {
-        reject(
-          RangeError,
-          `snapshot.${key}.length`,
-          `${n} (numChannels)`,
-          values.length,
-        );
-      }
-    }
-    const output = requireWatermark(snapshot.outputWatermark, {
-      action: RESTORE,
-      param: "snapshot.outputWatermark",
-    });
-    const outputIdle = requireStatus(
-      snapshot.outputStatus,
-      "snapshot.outputStatus",
-    );
-    let active = 0;
-    let aligned = 0;
-    let atOutput = 0;
-    let minAligned = Infinity;
-    for (let i = 0; i < n; i++) {
-      const w = requireWatermark(snapshot.watermarks[i], {
-        action: RESTORE,
-        param: `snapshot.watermarks[${i}]`,
-      });
-      const idle = requireStatus(
-        snapshot.statuses[i],
-        `snapshot.statuses[${i}]`,
-      );
-      const isAligned = snapshot.aligned[i];
-      if (typeof isAligned !== "boolean") {
-        reject(TypeError, `snapshot.aligned[${i}]`, "a boolean", isAligned);
-      }
-      // What "aligned" must be for an active channel; idle ones never are.
-      const expected = !idle && (this.#max || w >= output);
-      if (isAligned !== expected) {
-        reject(
-          RangeError,
-          `snapshot.aligned[${i}]`,
-          `${expected} for this channel's status and watermark`,
-          isAligned,
-        );
-      }
-      if (this.#max && w > output) {
-        reject(
-          RangeError,
-          `snapshot.watermarks[${i}]`,
-          `at most the output watermark ${output} under "max"`,
-          w,
-        );
-      }
-      if (!idle) active++;
-      if (isAligned) {
-        aligned++;
-        if (w === output) atOutput++;
-        if (w < minAligned) minAligned = w;
-      }
-    }
-    if (outputIdle !== (active === 0)) {
-      reject(
-        RangeError,
-        "snapshot.outputStatus",
-        `"idle" exactly when every channel is idle`,
-        snapshot.outputStatus,
-      );
-    }
-    if (!this.#max && aligned > 0 && minAligned !== output) {
-      reject(
-        RangeError,
-        "snapshot.outputWatermark",
-        `the minimum aligned watermark ${minAligned} under "min"`,
-        output,
-      );
-    }
+    const { output, outputIdle, active, aligned, atOutput } =
+      checkValveSnapshot(snapshot, n, this.policy);
     for (let i = 0; i < n; i++) {
       this.#watermarks[i] = snapshot.watermarks[i];
       this.#statuses[i] = snapshot.statuses[i] === "idle" ? IDLE : ACTIVE;
@@ -561,24 +456,4 @@ export class StatusWatermarkValve {
       this.#emitWatermark(watermark);
     }
   }
-}
-
-function requireStatus(value: unknown, param: string): boolean {
-  if (value !== "idle" && value !== "active") {
-    reject(TypeError, param, `"idle" or "active"`, value);
-  }
-  return value === "idle";
-}
-
-function reject(
-  ErrorClass: typeof RangeError | typeof TypeError,
-  param: string,
-  rule: string,
-  value: unknown,
-): never {
-  throw new ErrorClass(
-    `Cannot ${RESTORE} as '${param}' must be ${rule}: current value is ${
-      describeValue(value)
-    }`,
-  );
 }

@@ -2,7 +2,7 @@
 // the two-level index that finds a record's slots, the ids timers refer to,
 // and the groups an incremental checkpoint hands out.
 
-import { type GroupedItem, SnapshotGroups } from "./_snapshot_groups.ts";
+import { type GroupedItem, SnapshotGroups } from "./snapshot_groups.ts";
 import { cleanupTime } from "./lateness.ts";
 import { TimeWindow } from "./time_window.ts";
 import type { TimerService } from "./timer_service.ts";

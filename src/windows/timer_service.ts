@@ -9,8 +9,24 @@ import {
   requireFunction,
   requireNonNegativeInteger,
   requireWatermark,
-  type Subject,
 } from "../time/_validate.ts";
+import {
+  checkPairs,
+  checkTimer,
+  DELETE_ALL_ID,
+  DELETE_EVENT,
+  DELETE_PROCESSING,
+  HAS_EVENT,
+  HAS_PROCESSING,
+  NOW,
+  NOW_CALLBACK,
+  REGISTER_EVENT,
+  REGISTER_PROCESSING,
+  RESTORE,
+  WATERMARK,
+  WATERMARK_CALLBACK,
+} from "./_timer_checks.ts";
+import { TimerQueue } from "./timer_queue.ts";
 
 /**
  * The plain-data form of a {@linkcode TimerService}, as stored in a checkpoint.
@@ -25,393 +41,6 @@ export interface TimerServiceSnapshot {
   eventTime: number[];
   /** The pending processing-time timers as flattened `(id, timestamp)` pairs. */
   processingTime: number[];
-}
-
-// The timers of one timestamp. `ids` holds an entry per registration since
-// the bucket was last compacted: deleting a timer leaves its entry behind as
-// a tombstone, and an entry counts only while the index still lists its
-// (id, timestamp) pair. So making a tombstone needs no search, and a pair
-// deleted and registered again has a stale entry and a fresh one; the first
-// to come up fires, and removing the pair from the index turns the other
-// into a tombstone. Entries before `cursor` have been fired or skipped;
-// every pending pair has an entry at or after it.
-interface Bucket {
-  readonly timestamp: number;
-  ids: number[];
-  /** The pending pairs at this timestamp; 0 marks a dead bucket. */
-  live: number;
-  cursor: number;
-  /** Whether the entries from `cursor` on are in non-descending order. */
-  sorted: boolean;
-}
-
-// What a dead bucket holds, so dying allocates nothing; reviving a bucket
-// gives it a fresh array, so this one is never written.
-const NO_IDS: number[] = [];
-
-function ascending(a: number, b: number): number {
-  return a - b;
-}
-
-// Inserts `id` into a bucket that has started firing, keeping the entries
-// from the cursor on sorted: sorting again for each timer a callback adds
-// there would cost O(b log b) per timer. The consumed entries before the
-// cursor are free space, so the shorter side moves: a timer that fires next
-// (a callback re-arming at the current time) costs O(1).
-function insertSorted(bucket: Bucket, id: number): void {
-  const ids = bucket.ids;
-  const cursor = bucket.cursor;
-  let lo = cursor;
-  let hi = ids.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (ids[mid] <= id) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo - cursor < ids.length - lo) {
-    for (let i = cursor; i < lo; i++) ids[i - 1] = ids[i];
-    ids[lo - 1] = id;
-    bucket.cursor = cursor - 1;
-  } else {
-    for (let i = ids.length; i > lo; i--) ids[i] = ids[i - 1];
-    ids[lo] = id;
-  }
-}
-
-// The timers of one domain. Timers that share a timestamp (the window
-// operator registers one per key for every window end) share a bucket, and
-// a binary min-heap orders the distinct timestamps. A new timer at a known
-// timestamp costs a Map lookup and a push, not a heap insertion. The index
-// maps each id to the timestamp of its one timer, or to an array once it has
-// several; it decides which bucket entries are live.
-class TimerQueue {
-  #heap: Bucket[] = [];
-  #buckets = new Map<number, Bucket>();
-  #index = new Map<number, number | number[]>();
-  #size = 0;
-  // Buckets with live timers. A bucket whose last timer is deleted stays in
-  // the heap and the map, dead, until it reaches the top of the heap or the
-  // heap is rebuilt; registering at its timestamp before then revives it.
-  #liveBuckets = 0;
-
-  get size(): number {
-    return this.#size;
-  }
-
-  has(id: number, timestamp: number): boolean {
-    const slot = this.#index.get(id);
-    if (slot === undefined) return false;
-    if (typeof slot === "number") return slot === timestamp;
-    return slot.includes(timestamp);
-  }
-
-  add(id: number, timestamp: number): void {
-    const index = this.#index;
-    const slot = index.get(id);
-    // The duplicate case returns before allocating: an event-time trigger
-    // re-registers the same timer for every record of its window.
-    if (slot === undefined) {
-      index.set(id, timestamp);
-    } else if (typeof slot === "number") {
-      if (slot === timestamp) return;
-      index.set(id, [slot, timestamp]);
-    } else {
-      for (let i = 0; i < slot.length; i++) {
-        if (slot[i] === timestamp) return;
-      }
-      slot.push(timestamp);
-    }
-    this.#size++;
-    const bucket = this.#buckets.get(timestamp);
-    if (bucket === undefined) {
-      this.#push({ timestamp, ids: [id], live: 1, cursor: 0, sorted: true });
-    } else if (bucket.live++ === 0) {
-      bucket.ids = [id];
-      this.#liveBuckets++;
-    } else {
-      const ids = bucket.ids;
-      // Ids are interned in ascending order, so they usually arrive sorted
-      // and firing never has to sort.
-      if (id >= ids[ids.length - 1]) {
-        ids.push(id);
-      } else if (bucket.cursor === 0) {
-        ids.push(id);
-        bucket.sorted = false;
-      } else {
-        insertSorted(bucket, id);
-      }
-    }
-  }
-
-  delete(id: number, timestamp: number): void {
-    if (this.#unindex(id, timestamp)) this.#release(timestamp);
-  }
-
-  deleteAll(id: number): void {
-    const slot = this.#index.get(id);
-    if (slot === undefined) return;
-    // Dropping the key releases the id; doing it first lets the compactions
-    // below see every timer of the id as gone.
-    this.#index.delete(id);
-    if (typeof slot === "number") {
-      this.#release(slot);
-    } else {
-      for (let i = 0; i < slot.length; i++) this.#release(slot[i]);
-    }
-  }
-
-  /** The live bucket that fires next, after dropping dead ones from the top. */
-  peek(): Bucket | undefined {
-    const heap = this.#heap;
-    while (heap.length > 0 && heap[0].live === 0) {
-      this.#buckets.delete(heap[0].timestamp);
-      this.#pop();
-    }
-    return heap[0];
-  }
-
-  advance(
-    limit: number,
-    onTimer: (id: number, timestamp: number) => void,
-  ): void {
-    // Peek on every turn rather than collecting first: a callback may add a
-    // timer at or below `limit` (it fires in this call, even into the bucket
-    // being fired or one below it) or delete one that is due (it must not
-    // fire), as in Flink's `advanceWatermark` loop.
-    for (let next = this.peek(); next !== undefined; next = this.peek()) {
-      if (next.timestamp > limit) return;
-      // Removed before the callback, so the callback sees it gone and may
-      // register the same (id, timestamp) afresh.
-      onTimer(this.#take(next), next.timestamp);
-    }
-  }
-
-  /** The live timers in firing order, flattened as `[id, ts, ...]`. */
-  toFlat(): number[] {
-    const buckets = this.#heap.filter((bucket) => bucket.live > 0);
-    // The heap holds each timestamp once, so no two compare equal.
-    buckets.sort((a, b) => a.timestamp < b.timestamp ? -1 : 1);
-    const flat: number[] = [];
-    for (const bucket of buckets) {
-      const ids = bucket.ids.slice(bucket.cursor);
-      if (!bucket.sorted) ids.sort(ascending);
-      const timestamp = bucket.timestamp;
-      for (let i = 0; i < ids.length; i++) {
-        const id = ids[i];
-        if ((i === 0 || id !== ids[i - 1]) && this.has(id, timestamp)) {
-          flat.push(id, timestamp);
-        }
-      }
-    }
-    return flat;
-  }
-
-  clear(): void {
-    this.#heap = [];
-    this.#buckets.clear();
-    this.#index.clear();
-    this.#size = 0;
-    this.#liveBuckets = 0;
-  }
-
-  /** Fires the first live timer of `bucket`, the top of the heap. */
-  #take(bucket: Bucket): number {
-    // An unsorted bucket has not started firing, so there is no consumed
-    // prefix to keep out of the sort.
-    if (!bucket.sorted) {
-      bucket.ids.sort(ascending);
-      bucket.sorted = true;
-    }
-    const ids = bucket.ids;
-    const timestamp = bucket.timestamp;
-    let cursor = bucket.cursor;
-    // A live bucket has a pending pair, so an entry at or after the cursor
-    // that the index still lists: the scan stops within the array.
-    let id = ids[cursor++];
-    while (!this.#unindex(id, timestamp)) id = ids[cursor++];
-    bucket.cursor = cursor;
-    this.#size--;
-    if (--bucket.live === 0) {
-      this.#buckets.delete(timestamp);
-      this.#liveBuckets--;
-      this.#pop();
-    }
-    return id;
-  }
-
-  /** Drops the `(id, timestamp)` pair from the index; `false` if absent. */
-  #unindex(id: number, timestamp: number): boolean {
-    const index = this.#index;
-    const slot = index.get(id);
-    if (slot === undefined) return false;
-    if (typeof slot === "number") {
-      if (slot !== timestamp) return false;
-      // Dropping the key releases the id once its last timer is gone.
-      index.delete(id);
-      return true;
-    }
-    const i = slot.indexOf(timestamp);
-    if (i < 0) return false;
-    slot.splice(i, 1);
-    if (slot.length === 1) index.set(id, slot[0]);
-    return true;
-  }
-
-  /** Accounts for a pending timer at `timestamp` the index no longer lists. */
-  #release(timestamp: number): void {
-    const bucket = this.#buckets.get(timestamp)!;
-    this.#size--;
-    if (--bucket.live > 0) {
-      // Tombstones cost memory until fired past; compacting once they
-      // outnumber the live entries keeps a bucket within twice its live
-      // count, at O(log b) amortised per deletion (each compaction removes
-      // at least half of its b entries, and sorts them at most once).
-      if (bucket.ids.length > 2 * bucket.live) this.#compact(bucket);
-      return;
-    }
-    bucket.ids = NO_IDS;
-    bucket.cursor = 0;
-    bucket.sorted = true;
-    this.#liveBuckets--;
-    // Likewise dead buckets: rebuilding once they outnumber the live ones
-    // keeps the heap within twice the live buckets.
-    const heap = this.#heap;
-    if (heap.length - this.#liveBuckets <= this.#liveBuckets) return;
-    const buckets = this.#buckets;
-    const live: Bucket[] = [];
-    for (let i = 0; i < heap.length; i++) {
-      if (heap[i].live > 0) live.push(heap[i]);
-      else buckets.delete(heap[i].timestamp);
-    }
-    this.#heap = live;
-    for (let i = (live.length >>> 1) - 1; i >= 0; i--) this.#down(i);
-  }
-
-  /** Keeps only the live entries from the cursor on, sorted and unique. */
-  #compact(bucket: Bucket): void {
-    const ids = bucket.ids;
-    const cursor = bucket.cursor;
-    if (cursor > 0) {
-      ids.copyWithin(0, cursor);
-      ids.length -= cursor;
-    }
-    if (!bucket.sorted) ids.sort(ascending);
-    const timestamp = bucket.timestamp;
-    let kept = 0;
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i];
-      // Sorted, a stale entry sits next to the fresh one of its pair.
-      if (kept > 0 && ids[kept - 1] === id) continue;
-      if (this.has(id, timestamp)) ids[kept++] = id;
-    }
-    ids.length = kept;
-    bucket.cursor = 0;
-    bucket.sorted = true;
-  }
-
-  #push(bucket: Bucket): void {
-    this.#buckets.set(bucket.timestamp, bucket);
-    this.#liveBuckets++;
-    const heap = this.#heap;
-    const timestamp = bucket.timestamp;
-    let i = heap.length;
-    heap.push(bucket);
-    while (i > 0) {
-      const parent = (i - 1) >>> 1;
-      if (!(timestamp < heap[parent].timestamp)) break;
-      heap[i] = heap[parent];
-      i = parent;
-    }
-    heap[i] = bucket;
-  }
-
-  #pop(): void {
-    const heap = this.#heap;
-    const last = heap.pop()!;
-    if (heap.length === 0) return;
-    heap[0] = last;
-    this.#down(0);
-  }
-
-  #down(start: number): void {
-    const heap = this.#heap;
-    const n = heap.length;
-    const bucket = heap[start];
-    const timestamp = bucket.timestamp;
-    let i = start;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= n) break;
-      if (
-        child + 1 < n && heap[child + 1].timestamp < heap[child].timestamp
-      ) child++;
-      if (!(heap[child].timestamp < timestamp)) break;
-      heap[i] = heap[child];
-      i = child;
-    }
-    heap[i] = bucket;
-  }
-}
-
-// Action names and subjects are built once: these checks run per record.
-const REGISTER_EVENT = "register event-time timer";
-const DELETE_EVENT = "delete event-time timer";
-const HAS_EVENT = "look up event-time timer";
-const REGISTER_PROCESSING = "register processing-time timer";
-const DELETE_PROCESSING = "delete processing-time timer";
-const HAS_PROCESSING = "look up processing-time timer";
-const RESTORE = "restore TimerService";
-const DELETE_ALL_ID: Subject = { action: "delete all timers", param: "id" };
-const WATERMARK: Subject = { action: "advance watermark", param: "watermark" };
-const WATERMARK_CALLBACK: Subject = {
-  action: "advance watermark",
-  param: "onTimer",
-};
-const NOW: Subject = { action: "advance processing time", param: "now" };
-const NOW_CALLBACK: Subject = {
-  action: "advance processing time",
-  param: "onTimer",
-};
-
-function checkTimer(id: number, timestamp: number, action: string): void {
-  // The fast path is a few comparisons; the require* calls only build the
-  // message (and pick TypeError or RangeError) once a check has failed.
-  if (!(Number.isSafeInteger(id) && id >= 0)) {
-    requireNonNegativeInteger(id, { action, param: "id" });
-  }
-  if (
-    !Number.isSafeInteger(timestamp) && timestamp !== Infinity &&
-    timestamp !== -Infinity
-  ) {
-    requireWatermark(timestamp, { action, param: "timestamp" });
-  }
-}
-
-function checkPairs(value: unknown, field: string): number[] {
-  const param = `snapshot.${field}`;
-  if (!Array.isArray(value)) {
-    throw new TypeError(
-      `Cannot ${RESTORE} as '${param}' must be an array: current value is ${
-        describeValue(value)
-      }`,
-    );
-  }
-  if (value.length % 2 !== 0) {
-    throw new RangeError(
-      `Cannot ${RESTORE} as '${param}' must hold (id, timestamp) pairs, an even number of entries: current length is ${value.length}`,
-    );
-  }
-  for (let i = 0; i < value.length; i += 2) {
-    requireNonNegativeInteger(value[i], {
-      action: RESTORE,
-      param: `${param}[${i}]`,
-    });
-    requireWatermark(value[i + 1], {
-      action: RESTORE,
-      param: `${param}[${i + 1}]`,
-    });
-  }
-  return value;
 }
 
 /**
@@ -625,7 +254,7 @@ export class TimerService {
    * tell that apart from a timer at `Infinity`).
    */
   nextEventTimeTimer(): number {
-    return this.#eventTime.peek()?.timestamp ?? Infinity;
+    return this.#eventTime.nextTimestamp();
   }
 
   /**
@@ -633,7 +262,7 @@ export class TimerService {
    * if there is none; the runtime schedules its next wake-up for it.
    */
   nextProcessingTimeTimer(): number {
-    return this.#processingTime.peek()?.timestamp ?? Infinity;
+    return this.#processingTime.nextTimestamp();
   }
 
   /** Returns the number of pending event-time timers. */

@@ -4,16 +4,13 @@
 
 import type { Clock } from "../../time/mod.ts";
 import { describeValue } from "../../time/_validate.ts";
-import type {
-  GroupedItem,
-  SnapshotGroups,
-} from "../../windows/_snapshot_groups.ts";
+import type { SnapshotGroups } from "../../windows/snapshot_groups.ts";
 import type { OutputTag } from "../../windows/mod.ts";
-import { keyGroupOf } from "../key_groups.ts";
 import type { OperatorOutput } from "../stream_operator.ts";
 import type { KeyedTimers } from "./_keyed_timers.ts";
 import { KeyedUndo } from "./_keyed_undo.ts";
-import type { KeyedTimerContext } from "./keyed_process.ts";
+import type { Entry } from "./_keyed_entry.ts";
+import type { KeyedTimerContext } from "./keyed_process_function.ts";
 
 // The actions named by the messages of the timer checks.
 const REGISTER_EVENT = "register event-time timer";
@@ -31,27 +28,6 @@ function badTimestamp(action: string, key: unknown, timestamp: unknown): never {
   throw typeof timestamp === "number"
     ? new RangeError(message)
     : new TypeError(message);
-}
-
-/** One key's state, with its bookkeeping for incremental snapshots. */
-export interface Entry<K, S> extends GroupedItem {
-  readonly key: K;
-  state: S;
-}
-
-// States are grouped for incremental checkpoints by the key group of their
-// key at the default max parallelism (see window.ts). A state read counts
-// as a change: functions may change their state objects in place.
-const SNAPSHOT_GROUPS = 128;
-
-/** The key group of an entry's key, for its snapshot group. */
-export function entryGroup<K, S>(entry: Entry<K, S>): number {
-  return keyGroupOf(entry.key, SNAPSHOT_GROUPS);
-}
-
-/** An entry as a snapshot holds it. */
-export function entryPair<K, S>(entry: Entry<K, S>): [K, S] {
-  return [entry.key, entry.state];
 }
 
 /** The reused context: re-pointed at each record and timer, so calls allocate nothing. */

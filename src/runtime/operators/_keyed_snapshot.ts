@@ -6,7 +6,7 @@ import {
   requireSafeInteger,
   requireWatermark,
 } from "../../time/_validate.ts";
-import type { KeyedProcessSnapshot } from "./keyed_process.ts";
+import type { KeyedProcessSnapshot } from "./keyed_process_snapshot.ts";
 
 const RESTORE = "restore KeyedProcessOperator";
 

@@ -5,8 +5,8 @@
 // The happy path costs a flag per call and one check per state or timer
 // change; nothing is allocated (the timer journal is reused).
 
-import type { SnapshotGroups } from "../../windows/_snapshot_groups.ts";
-import type { Entry } from "./_keyed_context.ts";
+import type { SnapshotGroups } from "../../windows/snapshot_groups.ts";
+import type { Entry } from "./_keyed_entry.ts";
 import type { KeyedTimers } from "./_keyed_timers.ts";
 
 /** The undo journal of one call of a keyed process function. */

@@ -15,89 +15,16 @@ import type {
 } from "../stream_operator.ts";
 import { type AsyncOrderQueue, createOrderQueue } from "./_async_order.ts";
 import { requireFunction } from "./_validate.ts";
+import type { AsyncFunction, AsyncWaitOptions } from "./async_function.ts";
 import { rethrowRecord } from "../_record_guard.ts";
 import type { StateKind } from "../rescale/state_kind.ts";
+import { type InFlight, newInFlight, toResults } from "./_async_call.ts";
 
-/** What an asynchronous function may do besides returning its result. */
-export interface AsyncContext<OUT> {
-  /**
-   * Starts follow-up work that belongs to the same input: the input counts as
-   * done only when its call and every spawned piece have settled, and the
-   * outputs of all of them are its results.
-   */
-  spawn(work: Promise<OUT | OUT[] | void>): void;
-}
-
-/**
- * An asynchronous call per record (an HTTP API, an LLM, a database).
- *
- * @param value The input record.
- * @param context Lets the call spawn follow-up work for the same record.
- * @returns The output record(s), or nothing.
- */
-export type AsyncFunction<IN, OUT> = (
-  value: IN,
-  context: AsyncContext<OUT>,
-) => Promise<OUT | OUT[] | void>;
-
-/** Options of {@linkcode AsyncWaitOperator}. */
-export interface AsyncWaitOptions<IN, OUT> {
-  /**
-   * `"ordered"`: results leave in input order. `"unordered"`: results leave
-   * as they complete, but never across a watermark (Flink's `unorderedWait`).
-   * `"keyed"`: results of one key leave in input order, keys overtake each
-   * other, and a watermark waits only for the records that arrived before it
-   * (Flink Agents' SegmentedQueue).
-   */
-  mode: "ordered" | "unordered" | "keyed";
-  /** The key of a record; required in `"keyed"` mode. */
-  keySelector?: (value: IN) => unknown;
-  /**
-   * Records and watermarks in flight before the operator stops taking input.
-   * @default {100}
-   */
-  capacity?: number;
-  /**
-   * Processing time a call may take, in milliseconds; 0 waits forever.
-   * @default {0}
-   */
-  timeoutMs?: number;
-  /**
-   * Gives the results of a call that timed out; without it a timeout is a
-   * failed call (retried, then set aside by the job's error policy). If it
-   * throws, its record goes to the job's error policy at once.
-   * @default {undefined}
-   */
-  onTimeout?: (value: IN) => OUT | OUT[] | void;
-  /**
-   * How often a failed call is tried again.
-   * @default {0}
-   */
-  retries?: number;
-  /**
-   * Processing time before the first retry, doubled for each further one.
-   * @default {100}
-   */
-  backoffMs?: number;
-}
-
-interface InFlight<IN, OUT> {
-  readonly id: number;
-  readonly value: IN;
-  readonly timestamp: number;
-  readonly key: unknown;
-  attempt: number;
-  generation: number;
-  pending: number;
-  results: OUT[];
-  done: boolean;
-  // Set when the call failed for good (retries spent) or `onTimeout`
-  // threw: the record goes to the error policy when its completion is
-  // processed.
-  failure: { error: unknown } | null;
-  deadline: number;
-  retryAt: number;
-}
+export type {
+  AsyncContext,
+  AsyncFunction,
+  AsyncWaitOptions,
+} from "./async_function.ts";
 
 /** An operator's pending input, in arrival order, as plain data. */
 export interface AsyncWaitSnapshot<IN> {
@@ -319,20 +246,7 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
     const key = this.#options.mode === "keyed"
       ? this.#options.keySelector!(value)
       : null;
-    const entry: InFlight<IN, OUT> = {
-      id,
-      value,
-      timestamp,
-      key,
-      attempt: 0,
-      generation: 0,
-      pending: 0,
-      results: [],
-      done: false,
-      failure: null,
-      deadline: Infinity,
-      retryAt: Infinity,
-    };
+    const entry = newInFlight<IN, OUT>(id, value, timestamp, key);
     this.#inFlight.set(id, entry);
     this.#queue!.addRecord(id, key, timestamp);
     this.#call(entry);
@@ -452,10 +366,4 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
     }
     flush();
   }
-}
-
-/** The outputs of a call or of `onTimeout`: one, several or none. */
-function toResults<OUT>(result: OUT | OUT[] | void): OUT[] {
-  if (Array.isArray(result)) return result;
-  return result === undefined ? [] : [result as OUT];
 }

@@ -30,28 +30,12 @@ import {
 } from "./_assigned_timestamp.ts";
 import { requireFunction } from "./_validate.ts";
 import type { StateKind } from "../rescale/state_kind.ts";
+import {
+  ignoreWarning,
+  type TimestampsAndWatermarksOptions,
+} from "./timestamps_and_watermarks_options.ts";
 
-/** Options of a {@linkcode TimestampsAndWatermarksOperator}. */
-export interface TimestampsAndWatermarksOptions {
-  /**
-   * How often the generator's `onPeriodicEmit` runs, in milliseconds of
-   * processing time; `0` disables periodic emission (Flink's
-   * `pipeline.auto-watermark-interval`).
-   */
-  autoWatermarkIntervalMs: number;
-  /**
-   * Whether the strategy's generator runs. `false` (Flink's BATCH mode) uses
-   * a generator that emits nothing: only the end-of-input `Infinity` passes.
-   * @default {true}
-   */
-  emitProgressiveWatermarks?: boolean;
-  /**
-   * Receives warnings about suspicious input, such as timestamps that look
-   * like seconds; each kind is reported once per operator.
-   * @default {a function that does nothing}
-   */
-  onWarning?: (message: string) => void;
-}
+export type { TimestampsAndWatermarksOptions } from "./timestamps_and_watermarks_options.ts";
 
 /** The operator's state as plain data. */
 export interface TimestampsAndWatermarksSnapshot {
@@ -66,8 +50,6 @@ export interface TimestampsAndWatermarksSnapshot {
    */
   nextPeriodicMs?: number;
 }
-
-function ignoreWarning(_message: string): void {}
 
 /**
  * Flink's `TimestampsAndWatermarksOperator` (reference §3): assigns each

@@ -1,11 +1,15 @@
-// Incremental snapshots of keyed state: the items (window slots, per-key
-// states) are handed out in groups (key groups), and a group none of whose
-// items changed since the previous snapshot is handed out as the very same
-// array, so that a checkpoint reuses its encoding and its stored copy.
-//
-// Bookkeeping is one flag per item, set where the item changes (one store
-// per record); everything else happens at snapshot time, so nothing is
-// hashed or grouped between checkpoints.
+/**
+ * Incremental snapshots of keyed state: the items (window slots, per-key
+ * states) are handed out in groups (key groups), and a group none of whose
+ * items changed since the previous snapshot is handed out as the very same
+ * array, so that a checkpoint reuses its encoding and its stored copy.
+ *
+ * Bookkeeping is one flag per item, set where the item changes (one store
+ * per record); everything else happens at snapshot time, so nothing is
+ * hashed or grouped between checkpoints.
+ *
+ * @module
+ */
 
 /** What an item carries for its group's bookkeeping. */
 export interface GroupedItem {

@@ -1,0 +1,308 @@
+/**
+ * The timers of one domain (event time or processing time) behind the
+ * window operator's `TimerService`: pending `(id, timestamp)`
+ * pairs, bucketed by timestamp and fired in ascending (timestamp, id) order.
+ *
+ * @module
+ */
+
+import {
+  ascending,
+  type Bucket,
+  insertSorted,
+  NO_IDS,
+} from "./_timer_bucket.ts";
+
+/**
+ * The timers of one domain. Timers that share a timestamp (the window
+ * operator registers one per key for every window end) share a bucket, and
+ * a binary min-heap orders the distinct timestamps. A new timer at a known
+ * timestamp costs a Map lookup and a push, not a heap insertion. The index
+ * maps each id to the timestamp of its one timer, or to an array once it has
+ * several; it decides which bucket entries are live.
+ *
+ * It checks nothing: `TimerService` validates ids and timestamps.
+ */
+export class TimerQueue {
+  #heap: Bucket[] = [];
+  #buckets = new Map<number, Bucket>();
+  #index = new Map<number, number | number[]>();
+  #size = 0;
+  // Buckets with live timers. A bucket whose last timer is deleted stays in
+  // the heap and the map, dead, until it reaches the top of the heap or the
+  // heap is rebuilt; registering at its timestamp before then revives it.
+  #liveBuckets = 0;
+
+  /** The number of pending timers. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Whether the `(id, timestamp)` timer is pending. */
+  has(id: number, timestamp: number): boolean {
+    const slot = this.#index.get(id);
+    if (slot === undefined) return false;
+    if (typeof slot === "number") return slot === timestamp;
+    return slot.includes(timestamp);
+  }
+
+  /** Adds a timer; a no-op if the pair is pending. */
+  add(id: number, timestamp: number): void {
+    const index = this.#index;
+    const slot = index.get(id);
+    // The duplicate case returns before allocating: an event-time trigger
+    // re-registers the same timer for every record of its window.
+    if (slot === undefined) {
+      index.set(id, timestamp);
+    } else if (typeof slot === "number") {
+      if (slot === timestamp) return;
+      index.set(id, [slot, timestamp]);
+    } else {
+      for (let i = 0; i < slot.length; i++) {
+        if (slot[i] === timestamp) return;
+      }
+      slot.push(timestamp);
+    }
+    this.#size++;
+    const bucket = this.#buckets.get(timestamp);
+    if (bucket === undefined) {
+      this.#push({ timestamp, ids: [id], live: 1, cursor: 0, sorted: true });
+    } else if (bucket.live++ === 0) {
+      bucket.ids = [id];
+      this.#liveBuckets++;
+    } else {
+      const ids = bucket.ids;
+      // Ids are interned in ascending order, so they usually arrive sorted
+      // and firing never has to sort.
+      if (id >= ids[ids.length - 1]) {
+        ids.push(id);
+      } else if (bucket.cursor === 0) {
+        ids.push(id);
+        bucket.sorted = false;
+      } else {
+        insertSorted(bucket, id);
+      }
+    }
+  }
+
+  /** Deletes a timer; a no-op if it is not pending. */
+  delete(id: number, timestamp: number): void {
+    if (this.#unindex(id, timestamp)) this.#release(timestamp);
+  }
+
+  /** Deletes every timer of `id` and releases its index entry. */
+  deleteAll(id: number): void {
+    const slot = this.#index.get(id);
+    if (slot === undefined) return;
+    // Dropping the key releases the id; doing it first lets the compactions
+    // below see every timer of the id as gone.
+    this.#index.delete(id);
+    if (typeof slot === "number") {
+      this.#release(slot);
+    } else {
+      for (let i = 0; i < slot.length; i++) this.#release(slot[i]);
+    }
+  }
+
+  /** The timestamp that fires next, or `Infinity` if none is pending. */
+  nextTimestamp(): number {
+    return this.#peek()?.timestamp ?? Infinity;
+  }
+
+  /**
+   * Fires every timer at or below `limit`, in (timestamp, id) order, each
+   * removed before `onTimer` runs.
+   */
+  advance(
+    limit: number,
+    onTimer: (id: number, timestamp: number) => void,
+  ): void {
+    // Peek on every turn rather than collecting first: a callback may add a
+    // timer at or below `limit` (it fires in this call, even into the bucket
+    // being fired or one below it) or delete one that is due (it must not
+    // fire), as in Flink's `advanceWatermark` loop.
+    for (let next = this.#peek(); next !== undefined; next = this.#peek()) {
+      if (next.timestamp > limit) return;
+      // Removed before the callback, so the callback sees it gone and may
+      // register the same (id, timestamp) afresh.
+      onTimer(this.#take(next), next.timestamp);
+    }
+  }
+
+  /** Returns the live timers in firing order, flattened as `[id, ts, ...]`. */
+  toFlat(): number[] {
+    const buckets = this.#heap.filter((bucket) => bucket.live > 0);
+    // The heap holds each timestamp once, so no two compare equal.
+    buckets.sort((a, b) => a.timestamp < b.timestamp ? -1 : 1);
+    const flat: number[] = [];
+    for (const bucket of buckets) {
+      const ids = bucket.ids.slice(bucket.cursor);
+      if (!bucket.sorted) ids.sort(ascending);
+      const timestamp = bucket.timestamp;
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i];
+        if ((i === 0 || id !== ids[i - 1]) && this.has(id, timestamp)) {
+          flat.push(id, timestamp);
+        }
+      }
+    }
+    return flat;
+  }
+
+  /** Drops every timer. */
+  clear(): void {
+    this.#heap = [];
+    this.#buckets.clear();
+    this.#index.clear();
+    this.#size = 0;
+    this.#liveBuckets = 0;
+  }
+
+  /** The live bucket that fires next, after dropping dead ones from the top. */
+  #peek(): Bucket | undefined {
+    const heap = this.#heap;
+    while (heap.length > 0 && heap[0].live === 0) {
+      this.#buckets.delete(heap[0].timestamp);
+      this.#pop();
+    }
+    return heap[0];
+  }
+
+  /** Fires the first live timer of `bucket`, the top of the heap. */
+  #take(bucket: Bucket): number {
+    // An unsorted bucket has not started firing, so there is no consumed
+    // prefix to keep out of the sort.
+    if (!bucket.sorted) {
+      bucket.ids.sort(ascending);
+      bucket.sorted = true;
+    }
+    const ids = bucket.ids;
+    const timestamp = bucket.timestamp;
+    let cursor = bucket.cursor;
+    // A live bucket has a pending pair, so an entry at or after the cursor
+    // that the index still lists: the scan stops within the array.
+    let id = ids[cursor++];
+    while (!this.#unindex(id, timestamp)) id = ids[cursor++];
+    bucket.cursor = cursor;
+    this.#size--;
+    if (--bucket.live === 0) {
+      this.#buckets.delete(timestamp);
+      this.#liveBuckets--;
+      this.#pop();
+    }
+    return id;
+  }
+
+  /** Drops the `(id, timestamp)` pair from the index; `false` if absent. */
+  #unindex(id: number, timestamp: number): boolean {
+    const index = this.#index;
+    const slot = index.get(id);
+    if (slot === undefined) return false;
+    if (typeof slot === "number") {
+      if (slot !== timestamp) return false;
+      // Dropping the key releases the id once its last timer is gone.
+      index.delete(id);
+      return true;
+    }
+    const i = slot.indexOf(timestamp);
+    if (i < 0) return false;
+    slot.splice(i, 1);
+    if (slot.length === 1) index.set(id, slot[0]);
+    return true;
+  }
+
+  /** Accounts for a pending timer at `timestamp` the index no longer lists. */
+  #release(timestamp: number): void {
+    const bucket = this.#buckets.get(timestamp)!;
+    this.#size--;
+    if (--bucket.live > 0) {
+      // Tombstones cost memory until fired past; compacting once they
+      // outnumber the live entries keeps a bucket within twice its live
+      // count, at O(log b) amortised per deletion (each compaction removes
+      // at least half of its b entries, and sorts them at most once).
+      if (bucket.ids.length > 2 * bucket.live) this.#compact(bucket);
+      return;
+    }
+    bucket.ids = NO_IDS;
+    bucket.cursor = 0;
+    bucket.sorted = true;
+    this.#liveBuckets--;
+    // Likewise dead buckets: rebuilding once they outnumber the live ones
+    // keeps the heap within twice the live buckets.
+    const heap = this.#heap;
+    if (heap.length - this.#liveBuckets <= this.#liveBuckets) return;
+    const buckets = this.#buckets;
+    const live: Bucket[] = [];
+    for (let i = 0; i < heap.length; i++) {
+      if (heap[i].live > 0) live.push(heap[i]);
+      else buckets.delete(heap[i].timestamp);
+    }
+    this.#heap = live;
+    for (let i = (live.length >>> 1) - 1; i >= 0; i--) this.#down(i);
+  }
+
+  /** Keeps only the live entries from the cursor on, sorted and unique. */
+  #compact(bucket: Bucket): void {
+    const ids = bucket.ids;
+    const cursor = bucket.cursor;
+    if (cursor > 0) {
+      ids.copyWithin(0, cursor);
+      ids.length -= cursor;
+    }
+    if (!bucket.sorted) ids.sort(ascending);
+    const timestamp = bucket.timestamp;
+    let kept = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      // Sorted, a stale entry sits next to the fresh one of its pair.
+      if (kept > 0 && ids[kept - 1] === id) continue;
+      if (this.has(id, timestamp)) ids[kept++] = id;
+    }
+    ids.length = kept;
+    bucket.cursor = 0;
+    bucket.sorted = true;
+  }
+
+  #push(bucket: Bucket): void {
+    this.#buckets.set(bucket.timestamp, bucket);
+    this.#liveBuckets++;
+    const heap = this.#heap;
+    const timestamp = bucket.timestamp;
+    let i = heap.length;
+    heap.push(bucket);
+    while (i > 0) {
+      const parent = (i - 1) >>> 1;
+      if (!(timestamp < heap[parent].timestamp)) break;
+      heap[i] = heap[parent];
+      i = parent;
+    }
+    heap[i] = bucket;
+  }
+
+  #pop(): void {
+    const heap = this.#heap;
+    const last = heap.pop()!;
+    if (heap.length === 0) return;
+    heap[0] = last;
+    this.#down(0);
+  }
+
+  #down(start: number): void {
+    const heap = this.#heap;
+    const n = heap.length;
+    const bucket = heap[start];
+    const timestamp = bucket.timestamp;
+    let i = start;
+    for (;;) {
+      let child = 2 * i + 1;
+      if (child >= n) break;
+      if (
+        child + 1 < n && heap[child + 1].timestamp < heap[child].timestamp
+      ) child++;
+      if (!(heap[child].timestamp < timestamp)) break;
+      heap[i] = heap[child];
+      i = child;
+    }
+    heap[i] = bucket;
+  }
+}
