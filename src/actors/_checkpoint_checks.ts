@@ -10,7 +10,7 @@ import {
   describeValue,
   requirePositiveInteger,
   requireSafeInteger,
-} from "../time/_validate.ts";
+} from "../time/validate.ts";
 
 /** A stored manifest: what makes a checkpoint complete. */
 export interface Manifest {

@@ -11,7 +11,7 @@ import type { Encoded } from "./_codec.ts";
 import type { CheckpointInfo, CompletedCheckpoint } from "./checkpoint.ts";
 import { encodedSnapshots } from "./_encoded_checkpoint.ts";
 import type { JobFingerprint } from "../runtime/fingerprint.ts";
-import { describeValue, requirePositiveInteger } from "../time/_validate.ts";
+import { describeValue, requirePositiveInteger } from "../time/validate.ts";
 import {
   type UnreadableCheckpoint,
   UnreadableCheckpointsError,

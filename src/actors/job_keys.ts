@@ -8,7 +8,7 @@
  * @module
  */
 
-import { describeValue } from "../time/_validate.ts";
+import { describeValue } from "../time/validate.ts";
 
 /** The names under `["weir"]` that connectors use: no job may have them. */
 export const RESERVED_JOB_NAMES: readonly string[] = ["log", "table", "append"];

@@ -6,13 +6,13 @@ import {
   requireNonNegativeInteger,
   requirePositiveInteger,
   requireWatermarkRecovery,
-} from "../time/_validate.ts";
+} from "../time/validate.ts";
 import { DEFAULT_MAX_PARALLELISM } from "../runtime/key_groups.ts";
 import type { ErrorPolicy } from "../runtime/dead_letter.ts";
 import {
   DEFAULT_ERROR_POLICY,
   requireErrorPolicy,
-} from "../actors/_error_policy.ts";
+} from "../runtime/dead_letter.ts";
 import { CheckpointStore } from "../actors/checkpoint_store.ts";
 import type { Plan } from "./_plan.ts";
 import type { StreamEnvironmentOptions } from "./stream_environment_options.ts";

@@ -2,7 +2,7 @@
 // runtime JobGraph with operator chaining when a job runs.
 
 import type { WatermarkStrategy } from "../time/mod.ts";
-import { requireNonEmptyString } from "../time/_validate.ts";
+import { requireNonEmptyString } from "../time/validate.ts";
 import type { SourceSpec } from "../runtime/job_graph.ts";
 import {
   forwardPartitioner,

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { describeValue, requireNonEmptyString } from "../time/_validate.ts";
+import { describeValue, requireNonEmptyString } from "../time/validate.ts";
 
 /** A JSON type an ingest key may have. */
 export type IngestKeyType = "string" | "number" | "boolean";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { requireNonEmptyString } from "../time/_validate.ts";
+import { requireNonEmptyString } from "../time/validate.ts";
 import { WatermarkStrategy } from "../time/mod.ts";
 import { KvLog } from "../connectors/sources/kv_log.ts";
 import { KvLogSource } from "../connectors/sources/kv_log_source.ts";

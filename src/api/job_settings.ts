@@ -10,12 +10,12 @@ import {
   requireNonNegativeInteger,
   requirePositiveInteger,
   requireWatermarkRecovery,
-} from "../time/_validate.ts";
+} from "../time/validate.ts";
 import type { ErrorPolicy } from "../runtime/dead_letter.ts";
 import {
   DEFAULT_ERROR_POLICY,
   requireErrorPolicy,
-} from "../actors/_error_policy.ts";
+} from "../runtime/dead_letter.ts";
 
 /**
  * How a job runs, set by its job file (`export const settings = {...}`)

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { requireNonNegativeInteger } from "../time/_validate.ts";
+import { requireNonNegativeInteger } from "../time/validate.ts";
 import {
   type AggregateFunction,
   aggregateWindow,

@@ -1,6 +1,6 @@
 // Argument checks shared by the Deno KV connectors (STYLE rule 22).
 
-import { describeValue, requireNonEmptyString } from "../time/_validate.ts";
+import { describeValue, requireNonEmptyString } from "../time/validate.ts";
 import { MAX_KEY_BYTES, utf8Length } from "../kv/mod.ts";
 
 // A log or table name takes at most half of Deno KV's 2048-byte key limit.

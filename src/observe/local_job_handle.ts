@@ -6,7 +6,7 @@
  * @module
  */
 
-import { requirePositiveInteger } from "../time/_validate.ts";
+import { requirePositiveInteger } from "../time/validate.ts";
 import type { CheckpointInfo } from "../actors/checkpoint_store.ts";
 import type { DeadLetterLog } from "../actors/dead_letter_log.ts";
 import type { RuntimeView, SubtaskStatus } from "../actors/actor_runtime.ts";

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { describeValue, type Subject } from "../time/validate.ts";
+
 /**
  * A job's answer to a record whose processing throws.
  *
@@ -147,4 +149,28 @@ export class RecordFailedError extends Error {
     this.strike = strike;
     this.site = options?.site ?? `site:${letter.operator}|${letter.subtask}`;
   }
+}
+
+/** The policy a job has when none is given: a record never stops a job. */
+export const DEFAULT_ERROR_POLICY: ErrorPolicy = "dead-letter";
+
+/**
+ * Checks an `errorPolicy` option; returns it typed.
+ *
+ * @throws {RangeError} If it is a string other than a policy.
+ * @throws {TypeError} If it is not a string.
+ */
+export function requireErrorPolicy(
+  value: unknown,
+  subject: Subject,
+): ErrorPolicy {
+  if ((ERROR_POLICIES as readonly unknown[]).includes(value)) {
+    return value as ErrorPolicy;
+  }
+  const message = `Cannot ${subject.action} as '${subject.param}' must be ${
+    ERROR_POLICIES.map((p) => JSON.stringify(p)).join(" or ")
+  }: current value is ${describeValue(value)}`;
+  throw typeof value === "string"
+    ? new RangeError(message)
+    : new TypeError(message);
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { StatelessOperator } from "./_stateless_operator.ts";
+import { StatelessOperator } from "./stateless_operator.ts";
 
 /**
  * Forwards records, watermarks and statuses unchanged; holds no state and

@@ -59,14 +59,14 @@ export class SourceSubtask<T> {
   #chainSnapshot: SubtaskSnapshot | null = null;
   readonly #records: SourceRecords<T>;
   /** The largest watermark alignment allows; `Infinity` until announced. */
-  maxDesiredWatermark = Infinity;
+  maxDesiredWatermark: number = Infinity;
   /**
    * When the runtime next reports this subtask's watermark for alignment
    * and applies the announced limit, in processing time; `Infinity` if it
    * is not aligned. The runtime keeps its schedule here so that persist
    * snapshots hold it and a restored runtime announces at the same times.
    */
-  nextAlignmentMs = Infinity;
+  nextAlignmentMs: number = Infinity;
 
   /**
    * Creates the subtask and its per-partition generators.

@@ -1,7 +1,7 @@
 // The checks of a valve snapshot before a restore: its shape, and the
 // invariants the valve relies on.
 
-import { describeValue, requireWatermark } from "./_validate.ts";
+import { describeValue, requireWatermark } from "./validate.ts";
 import type { ValveSnapshot } from "./valve_snapshot.ts";
 
 const RESTORE = "restore StatusWatermarkValve";

@@ -12,7 +12,7 @@ import {
   requireFiniteAtLeast,
   requireNonNegativeInteger,
   requirePositiveInteger,
-} from "./_validate.ts";
+} from "./validate.ts";
 
 /** Options of {@linkcode AdaptiveOutOfOrdernessWatermarks}. */
 export interface AdaptiveOutOfOrdernessOptions {

@@ -13,7 +13,7 @@ import {
   requireNonEmptyString,
   requireNonNegativeInteger,
   requireWatermark,
-} from "./_validate.ts";
+} from "./validate.ts";
 
 /**
  * The minimum of the latest watermark reported per key (per subtask of a

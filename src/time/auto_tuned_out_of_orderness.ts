@@ -18,7 +18,7 @@ import {
   requireNonNegativeInteger,
   requireOpenFraction,
   requirePositiveInteger,
-} from "./_validate.ts";
+} from "./validate.ts";
 
 /** Options of {@linkcode AutoTunedOutOfOrdernessWatermarks}. */
 export interface AutoTunedOutOfOrdernessOptions {

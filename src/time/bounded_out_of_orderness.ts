@@ -8,7 +8,7 @@ import { MIN_WATERMARK } from "./constants.ts";
 import type { CheckpointedWatermarkGenerator } from "./watermark_generator.ts";
 import type { WatermarkOutput } from "./watermark_output.ts";
 import { saturateWatermark } from "./_saturate.ts";
-import { requireNonNegativeInteger } from "./_validate.ts";
+import { requireNonNegativeInteger } from "./validate.ts";
 
 /** The state of a {@linkcode BoundedOutOfOrdernessWatermarks} as plain data. */
 export interface BoundedOutOfOrdernessSnapshot {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { requireNonNegativeInteger, requireSafeInteger } from "./_validate.ts";
+import { requireNonNegativeInteger, requireSafeInteger } from "./validate.ts";
 
 /** A source of processing time in milliseconds. */
 export interface Clock {

@@ -11,7 +11,7 @@ import {
   requireIndex,
   requirePositiveInteger,
   requireWatermark,
-} from "./_validate.ts";
+} from "./validate.ts";
 import { PartialWatermark } from "./partial_watermark.ts";
 
 /**

@@ -5,7 +5,7 @@
  */
 
 import type { Clock } from "./clock.ts";
-import { describeValue, requirePositiveInteger } from "./_validate.ts";
+import { describeValue, requirePositiveInteger } from "./validate.ts";
 
 /** An {@linkcode IdlenessTimer}'s state as plain data, for persist-mode checkpoints. */
 export interface IdlenessTimerSnapshot {
@@ -41,6 +41,8 @@ export class IdlenessTimer {
   #counting = false;
 
   /**
+   * Creates a timer that has not started counting.
+   *
    * @param clock The input-activity clock; pause it to stop the countdown.
    * @param idleTimeoutMs Quiet time after which the input is idle, in milliseconds.
    * @throws {RangeError} If `idleTimeoutMs` is not a positive safe integer.

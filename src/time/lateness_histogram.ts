@@ -5,7 +5,7 @@
  */
 
 import { MIN_WATERMARK } from "./constants.ts";
-import { describeValue, requireFiniteAtLeast } from "./_validate.ts";
+import { describeValue, requireFiniteAtLeast } from "./validate.ts";
 
 // Layout, HDR-like: lateness 0..1023 ms has one bucket per millisecond; from
 // 1024 ms on, every power of two [2^e, 2^(e+1)) is cut into 64 equal

@@ -11,7 +11,7 @@ import {
   requireFunction,
   requireNonEmptyString,
   requireWatermark,
-} from "./_validate.ts";
+} from "./validate.ts";
 import { CombinedWatermarkStatus } from "./combined_watermark_status.ts";
 import { PartialWatermark } from "./partial_watermark.ts";
 import type { WatermarkOutput } from "./watermark_output.ts";

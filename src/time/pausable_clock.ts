@@ -6,7 +6,7 @@
  */
 
 import type { Clock } from "./clock.ts";
-import { requireNonNegativeInteger } from "./_validate.ts";
+import { requireNonNegativeInteger } from "./validate.ts";
 
 /** A {@linkcode PausableClock}'s state as plain data, for persist-mode checkpoints. */
 export interface PausableClockSnapshot {

@@ -6,7 +6,7 @@
 
 import type { CheckpointedWatermarkGenerator } from "./watermark_generator.ts";
 import type { WatermarkOutput } from "./watermark_output.ts";
-import { requireFunction } from "./_validate.ts";
+import { requireFunction } from "./validate.ts";
 
 /**
  * Decides, for one record, whether it carries a watermark.

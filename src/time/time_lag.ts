@@ -8,7 +8,7 @@ import type { Clock } from "./clock.ts";
 import type { CheckpointedWatermarkGenerator } from "./watermark_generator.ts";
 import type { WatermarkOutput } from "./watermark_output.ts";
 import { saturateWatermark } from "./_saturate.ts";
-import { requireNonNegativeInteger } from "./_validate.ts";
+import { requireNonNegativeInteger } from "./validate.ts";
 
 /**
  * Emits `clock.now() - maxTimeLagMs` periodically, whatever the records say

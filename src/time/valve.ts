@@ -18,7 +18,7 @@ import {
   requirePositiveInteger,
   requireWatermark,
   type Subject,
-} from "./_validate.ts";
+} from "./validate.ts";
 
 export type { ValveSnapshot } from "./valve_snapshot.ts";
 

@@ -20,7 +20,7 @@ import {
   requireNonEmptyString,
   requireNonNegativeInteger,
   requirePositiveInteger,
-} from "./_validate.ts";
+} from "./validate.ts";
 
 /**
  * Creates one generator per subtask (or per source partition).

@@ -12,7 +12,7 @@ import {
   type WatermarkGenerator,
 } from "./watermark_generator.ts";
 import type { WatermarkOutput } from "./watermark_output.ts";
-import { requirePositiveInteger } from "./_validate.ts";
+import { requirePositiveInteger } from "./validate.ts";
 
 /** The state of a {@linkcode WatermarksWithIdleness} as plain data. */
 export interface WatermarksWithIdlenessSnapshot {

@@ -6,7 +6,7 @@ import {
   requireNonNegativeInteger,
   requireWatermark,
   type Subject,
-} from "../time/_validate.ts";
+} from "../time/validate.ts";
 
 /** The action names and subjects of the TimerService checks. */
 export const REGISTER_EVENT = "register event-time timer";

@@ -3,7 +3,7 @@
 // that Flink also makes on the hot path: a record must carry a timestamp,
 // and a dynamic session gap must be positive.
 
-import { describeValue, type Subject } from "../time/_validate.ts";
+import { describeValue, type Subject } from "../time/validate.ts";
 
 /**
  * Builds a RangeError in std's message shape for a rule that relates two

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { requirePositiveInteger } from "../time/_validate.ts";
+import { requirePositiveInteger } from "../time/validate.ts";
 import type { TimeWindow } from "./time_window.ts";
 import type {
   OnMergeContext,

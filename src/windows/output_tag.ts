@@ -4,7 +4,7 @@
  * @module
  */
 
-import { requireNonEmptyString } from "../time/_validate.ts";
+import { requireNonEmptyString } from "../time/validate.ts";
 
 /**
  * Identifies a side output and the type of its records (Flink's `OutputTag`).

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { requireFunction, requirePositiveInteger } from "../time/_validate.ts";
+import { requireFunction, requirePositiveInteger } from "../time/validate.ts";
 import { EventTimeTrigger } from "./event_time_trigger.ts";
 import { type MergeCallback, mergeWindows, TimeWindow } from "./time_window.ts";
 import type { Trigger } from "./trigger.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { requireSafeInteger } from "../time/_validate.ts";
+import { requireSafeInteger } from "../time/validate.ts";
 import { EventTimeTrigger } from "./event_time_trigger.ts";
 import { TimeWindow } from "./time_window.ts";
 import type { Trigger } from "./trigger.ts";

@@ -9,7 +9,7 @@ import {
   requireFunction,
   requireNonNegativeInteger,
   requireWatermark,
-} from "../time/_validate.ts";
+} from "../time/validate.ts";
 import {
   checkPairs,
   checkTimer,

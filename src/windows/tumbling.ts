@@ -4,7 +4,7 @@
  * @module
  */
 
-import { requireFunction, requireSafeInteger } from "../time/_validate.ts";
+import { requireFunction, requireSafeInteger } from "../time/validate.ts";
 import { EventTimeTrigger } from "./event_time_trigger.ts";
 import { TimeWindow } from "./time_window.ts";
 import type { Trigger } from "./trigger.ts";

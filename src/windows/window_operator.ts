@@ -6,7 +6,7 @@
  */
 
 import type { Clock } from "../time/mod.ts";
-import { requireNonNegativeInteger } from "../time/_validate.ts";
+import { requireNonNegativeInteger } from "../time/validate.ts";
 import { SlotContext } from "./_slot_context.ts";
 import { WindowFiring } from "./_window_firing.ts";
 import { WindowMerger } from "./_window_merging.ts";

@@ -28,7 +28,7 @@ import {
   VALUES,
 } from "../../kv/mod.ts";
 import { type CommitTarget, runPlan, sweepMarkers } from "./_commit_runner.ts";
-import { requirePositiveInteger } from "../../time/_validate.ts";
+import { requirePositiveInteger } from "../../time/validate.ts";
 
 export { AtomicConflictError };
 

@@ -1,9 +1,9 @@
 // The local runtime's options, checked once at construction (STYLE rule
 // 22): the hot path trusts what comes out.
 
-import { requireWatermarkRecovery } from "../../time/_validate.ts";
+import { requireWatermarkRecovery } from "../../time/validate.ts";
 import type { ErrorPolicy } from "../../runtime/dead_letter.ts";
-import { requireErrorPolicy } from "../_error_policy.ts";
+import { requireErrorPolicy } from "../../runtime/dead_letter.ts";
 import type { RuntimeOptions } from "../actor_runtime.ts";
 
 /** The checked options the local runtime's parts are built from. */

@@ -22,7 +22,7 @@ import {
   planCommit,
   sizingManifest,
 } from "../../kv/mod.ts";
-import { requirePositiveInteger } from "../../time/_validate.ts";
+import { requirePositiveInteger } from "../../time/validate.ts";
 
 interface Entry {
   readonly key: StorageKey;

@@ -3,7 +3,7 @@
 // key and value limits.
 
 import superjson from "superjson";
-import { describeValue } from "../../time/_validate.ts";
+import { describeValue } from "../../time/validate.ts";
 import {
   keyCost,
   KV_LIMITS,

@@ -2,7 +2,7 @@
 // run one after the other, the records a writer refuses when it closes a
 // transaction, and the check of a restored snapshot's outer shape.
 
-import { describeValue } from "../../time/_validate.ts";
+import { describeValue } from "../../time/validate.ts";
 
 /** A record a writer left out of a transaction (see `takeRefused`). */
 export interface Refused<T> {

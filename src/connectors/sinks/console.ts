@@ -4,7 +4,7 @@
  * @module
  */
 
-import { requireFunction } from "../../time/_validate.ts";
+import { requireFunction } from "../../time/validate.ts";
 import type { Sink, SinkWriter } from "../../runtime/sink.ts";
 
 /** Options of a {@linkcode ConsoleSink}. */

@@ -11,7 +11,7 @@ import {
   requireNonEmptyString,
   requireNonNegativeInteger,
   requirePositiveInteger,
-} from "../../time/_validate.ts";
+} from "../../time/validate.ts";
 import type { Sink, SinkWriter } from "../../runtime/sink.ts";
 import {
   batchHeader,

@@ -12,7 +12,7 @@ import {
   requireIndex,
   requireNonEmptyString,
   requirePositiveInteger,
-} from "../../time/_validate.ts";
+} from "../../time/validate.ts";
 import type { Sink, SinkWriter } from "../../runtime/sink.ts";
 import { commitAll } from "../../kv/mod.ts";
 import { requireCheckpointId, requireKv, requireName } from "../_kv_checks.ts";

@@ -11,7 +11,7 @@
 // error first writes the key itself (-1), so no attempt still in flight
 // can land after the caller was told nothing was appended.
 
-import { describeValue } from "../../time/_validate.ts";
+import { describeValue } from "../../time/validate.ts";
 import { AtomicConflictError } from "../../kv/mod.ts";
 import { PersistentKvError, retryTransient } from "../../actors/kv/retry.ts";
 import { decodeMemo, encodeMemo } from "./_kv_log_once.ts";

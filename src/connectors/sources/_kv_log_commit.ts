@@ -6,7 +6,7 @@
 // Whether a commit that threw landed is told by the append's ids (see
 // _kv_log_append_ids.ts).
 
-import { describeValue } from "../../time/_validate.ts";
+import { describeValue } from "../../time/validate.ts";
 import { AtomicConflictError } from "../../kv/mod.ts";
 import { isTransient } from "../../actors/kv/retry.ts";
 import { KV_LIMITS } from "../../kv/mod.ts";

@@ -2,7 +2,7 @@
 // and the memo its final commit keeps under `["once", id]` as JSON, handed
 // back to a repeat of the id.
 
-import { describeValue, requirePositiveInteger } from "../../time/_validate.ts";
+import { describeValue, requirePositiveInteger } from "../../time/validate.ts";
 import { requireName } from "../_kv_checks.ts";
 import { MEMO_BYTES } from "./_kv_log_plan.ts";
 import type { AppendOnce, PartitionOffsets } from "./kv_log_append.ts";

@@ -6,7 +6,7 @@
 // may start before it (a reader restored in the middle of a batch): when
 // no batch starts exactly there, the batch before it is read too.
 
-import { describeValue } from "../../time/_validate.ts";
+import { describeValue } from "../../time/validate.ts";
 import {
   batchBody,
   batchHeader,

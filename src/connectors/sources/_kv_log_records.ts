@@ -6,7 +6,7 @@ import {
   describeValue,
   requireIndex,
   requireSafeInteger,
-} from "../../time/_validate.ts";
+} from "../../time/validate.ts";
 import { type EncodedBatch, packBatches } from "../_kv_batches.ts";
 import { KV_LIMITS } from "../../kv/mod.ts";
 import type { AppendRecord, PartitionRecords } from "./kv_log_append.ts";

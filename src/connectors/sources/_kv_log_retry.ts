@@ -3,7 +3,7 @@
 import {
   requireNonNegativeInteger,
   requirePositiveInteger,
-} from "../../time/_validate.ts";
+} from "../../time/validate.ts";
 import type { KvLogRetryOptions } from "./kv_log_append.ts";
 
 const DEFAULT_ATTEMPTS = 10;

@@ -2,7 +2,7 @@
 // position: shared by the collection and scripted readers, which take the
 // same snapshot and must check a restored one the same way (STYLE rule 22).
 
-import { describeValue, requireIndex } from "../../time/_validate.ts";
+import { describeValue, requireIndex } from "../../time/validate.ts";
 
 /** A reader's progress as plain data (superjson-serialisable). */
 export interface PositionsSnapshot {

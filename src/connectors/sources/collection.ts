@@ -9,7 +9,7 @@ import {
   requireFunction,
   requireIndex,
   requirePositiveInteger,
-} from "../../time/_validate.ts";
+} from "../../time/validate.ts";
 import type {
   Source,
   SourceBatch,

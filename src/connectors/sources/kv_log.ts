@@ -9,7 +9,7 @@ import {
   requireIndex,
   requireNonNegativeInteger,
   requirePositiveInteger,
-} from "../../time/_validate.ts";
+} from "../../time/validate.ts";
 import { SystemClock } from "../../time/clock.ts";
 import { requireKv, requireName } from "../_kv_checks.ts";
 import { LogKeys } from "./_kv_log_plan.ts";

@@ -10,7 +10,7 @@ import {
   describeValue,
   requireIndex,
   requirePositiveInteger,
-} from "../../time/_validate.ts";
+} from "../../time/validate.ts";
 import type { Source } from "../../runtime/source.ts";
 import { KvLog } from "./kv_log.ts";
 import type { KvLogReader } from "./kv_log_reader.ts";

@@ -11,7 +11,7 @@ import {
   requireNonNegativeInteger,
   requirePositiveInteger,
   requireSafeInteger,
-} from "../../time/_validate.ts";
+} from "../../time/validate.ts";
 import type {
   Source,
   SourceBatch,

@@ -3,7 +3,7 @@
 // outputs, re-pointed at each record and timer.
 
 import type { Clock } from "../../time/mod.ts";
-import { describeValue } from "../../time/_validate.ts";
+import { describeValue } from "../../time/validate.ts";
 import type { SnapshotGroups } from "../../windows/snapshot_groups.ts";
 import type { OutputTag } from "../../windows/mod.ts";
 import type { OperatorOutput } from "../stream_operator.ts";

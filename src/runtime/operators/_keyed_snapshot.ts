@@ -5,7 +5,7 @@ import {
   describeValue,
   requireSafeInteger,
   requireWatermark,
-} from "../../time/_validate.ts";
+} from "../../time/validate.ts";
 import type { KeyedProcessSnapshot } from "./keyed_process_snapshot.ts";
 
 const RESTORE = "restore KeyedProcessOperator";

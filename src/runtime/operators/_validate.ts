@@ -1,7 +1,7 @@
 // Argument checks of the operators' constructors (STYLE rule 22). Values are
 // rendered with String(), as in the runtime's other messages.
 
-import type { Subject } from "../../time/_validate.ts";
+import type { Subject } from "../../time/validate.ts";
 
 /**
  * Checks a function argument; returns it typed.

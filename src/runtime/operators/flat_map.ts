@@ -4,7 +4,7 @@
  * @module
  */
 
-import { StatelessOperator } from "../_stateless_operator.ts";
+import { StatelessOperator } from "../stateless_operator.ts";
 import { requireFunction } from "./_validate.ts";
 
 /**

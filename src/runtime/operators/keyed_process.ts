@@ -6,7 +6,7 @@
  */
 
 import type { WatermarkStatus } from "../../time/mod.ts";
-import { describeValue } from "../../time/_validate.ts";
+import { describeValue } from "../../time/validate.ts";
 import { SnapshotGroups } from "../../windows/snapshot_groups.ts";
 import type {
   OperatorContext,

@@ -9,7 +9,7 @@
 import type { SubtaskSnapshot } from "../subtask.ts";
 import type { SourceSubtaskSnapshot } from "../source_subtask.ts";
 import type { JobFingerprint } from "../fingerprint.ts";
-import { describeValue } from "../../time/_validate.ts";
+import { describeValue } from "../../time/validate.ts";
 
 /** What the pipeline reads of a completed checkpoint. */
 export interface CheckpointSnapshots {

@@ -10,7 +10,7 @@
 
 import type { WindowOperatorSnapshot } from "../../windows/mod.ts";
 import type { KeyedProcessSnapshot } from "../operators/keyed_process.ts";
-import { describeValue } from "../../time/_validate.ts";
+import { describeValue } from "../../time/validate.ts";
 import type { StateKind } from "./state_kind.ts";
 import {
   minOf,

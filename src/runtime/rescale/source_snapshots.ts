@@ -7,7 +7,7 @@
  */
 
 import type { SourceSubtaskSnapshot } from "../source_subtask.ts";
-import { describeValue } from "../../time/_validate.ts";
+import { describeValue } from "../../time/validate.ts";
 import { requireSnapshots } from "./load.ts";
 import {
   checkRescaleOptions,

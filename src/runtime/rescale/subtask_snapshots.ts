@@ -11,7 +11,7 @@ import {
   describeValue,
   requireNonNegativeInteger,
   requirePositiveInteger,
-} from "../../time/_validate.ts";
+} from "../../time/validate.ts";
 import type { StateKind } from "./state_kind.ts";
 import { redistributeState } from "./redistribute.ts";
 import { requireSnapshots } from "./load.ts";

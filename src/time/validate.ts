@@ -1,5 +1,11 @@
-// Argument checks for the boundary of src/time/: constructors, factories and
-// builders. Hot paths trust what passed here (STYLE rule 22).
+/**
+ * Argument checks for every public boundary (constructors, factories,
+ * builders, options), with messages that name the action, the parameter
+ * and the value. Hot paths trust what passed here. Public, in the lowest
+ * layer, because every layer above checks its arguments the same way.
+ *
+ * @module
+ */
 
 /** Names what was being done and which parameter was wrong, for the message. */
 export interface Subject {
