@@ -18,8 +18,7 @@ import {
   SinkOperator,
   TimestampsAndWatermarksOperator,
 } from "../runtime/operators/mod.ts";
-import type { Sink } from "../runtime/sink.ts";
-import type { StreamOperator } from "../runtime/stream_operator.ts";
+import type { Sink, StreamOperator } from "../runtime/mod.ts";
 import {
   addNode,
   assignUid,
