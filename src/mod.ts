@@ -177,8 +177,9 @@ export {
   KvRuntimeView,
   type KvSubtaskStatus,
   type LeaseRecord,
-  PersistentKvError,
 } from "./actors/kv/mod.ts";
+
+export { PersistentKvError } from "./kv/mod.ts";
 
 export {
   type CollectedRecord,

@@ -17,7 +17,7 @@
 
 import type { Context } from "hono";
 import { AtomicConflictError } from "../kv/mod.ts";
-import { PersistentKvError } from "../actors/kv/retry.ts";
+import { PersistentKvError } from "../kv/retry.ts";
 import { CheckpointMismatchError } from "../runtime/fingerprint.ts";
 
 /** How a code is answered. */

@@ -1,9 +1,10 @@
 /**
  * Deno KV's storage format: its limits, its key encoding, values split into
  * parts over the value limit, and the packing of mutations into commits
- * under the limits. Actors' storages, the KV connectors and the http
- * ingest size and write their data with these, so that every writer
- * agrees on what fits. Imports only Deno's own `Deno.Kv` types.
+ * under the limits, and the retry of calls that failed for a passing
+ * reason. Actors' storages, the KV connectors and the http ingest size
+ * and write their data with these, so that every writer agrees on what
+ * fits. Imports only Deno's own `Deno.Kv` types.
  *
  * @example Sizing a key and packing writes into commits
  * ```ts
@@ -28,3 +29,4 @@ export * from "./commit_cost.ts";
 export * from "./pack_commits.ts";
 export * from "./chunks.ts";
 export * from "./commit_plan.ts";
+export * from "./retry.ts";

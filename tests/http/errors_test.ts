@@ -4,7 +4,7 @@ import { createApp } from "../../src/http/app.ts";
 import { requireToken } from "../../src/http/auth.ts";
 import { HttpError, notFound, onError } from "../../src/http/errors.ts";
 import { AtomicConflictError } from "../../src/actors/kv/kv_storage.ts";
-import { PersistentKvError } from "../../src/actors/kv/retry.ts";
+import { PersistentKvError } from "../../src/kv/retry.ts";
 import { CheckpointMismatchError } from "../../src/runtime/fingerprint.ts";
 import { ManualClock } from "../../src/time/clock.ts";
 

@@ -19,7 +19,11 @@ import { jobKeyPrefix } from "../job_keys.ts";
 import { AtomicConflictError, KvStorage } from "./kv_storage.ts";
 import { readEntries } from "./channel_log.ts";
 import { Lease } from "./lease.ts";
-import { isTransient, PersistentKvError, retryTransient } from "./retry.ts";
+import {
+  isTransient,
+  PersistentKvError,
+  retryTransient,
+} from "../../kv/retry.ts";
 import {
   CheckpointCoordinator,
   type CoordinatorOptions,

@@ -13,7 +13,7 @@
 
 import { describeValue } from "../../time/validate.ts";
 import { AtomicConflictError } from "../../kv/mod.ts";
-import { PersistentKvError, retryTransient } from "../../actors/kv/retry.ts";
+import { PersistentKvError, retryTransient } from "../../kv/retry.ts";
 import { decodeMemo, encodeMemo } from "./_kv_log_once.ts";
 import type { LogKeys } from "./_kv_log_plan.ts";
 import type {

@@ -4,7 +4,7 @@
 // and the parts collected again if it did not land.
 
 import type { Clock } from "../../time/clock.ts";
-import { PersistentKvError } from "../../actors/kv/retry.ts";
+import { PersistentKvError } from "../../kv/retry.ts";
 import { CommitCost } from "../../kv/mod.ts";
 import { withKvLock } from "../_kv_lock.ts";
 import { type LogKeys, MEMO_BYTES, planAppend } from "./_kv_log_plan.ts";

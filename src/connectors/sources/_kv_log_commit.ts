@@ -8,7 +8,7 @@
 
 import { describeValue } from "../../time/validate.ts";
 import { AtomicConflictError } from "../../kv/mod.ts";
-import { isTransient } from "../../actors/kv/retry.ts";
+import { isTransient } from "../../kv/retry.ts";
 import { KV_LIMITS } from "../../kv/mod.ts";
 import {
   AppendIds,

@@ -16,7 +16,7 @@
 
 import type { Clock } from "../../time/clock.ts";
 import { AtomicConflictError } from "../../kv/mod.ts";
-import { PersistentKvError, retryTransient } from "../../actors/kv/retry.ts";
+import { PersistentKvError, retryTransient } from "../../kv/retry.ts";
 import { applyWrites, type KvWrite, packCommits } from "../../kv/mod.ts";
 import type { LogKeys } from "./_kv_log_plan.ts";
 import type { KvLogRetryOptions } from "./kv_log_append.ts";

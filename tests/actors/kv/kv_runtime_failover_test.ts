@@ -10,7 +10,7 @@ import { ManualClock } from "../../../src/time/clock.ts";
 import { MemoryStorage } from "../../../src/actors/local/memory_storage.ts";
 import type { ScriptStep } from "../../../src/connectors/sources/scripted.ts";
 import type { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
-import { isTransient } from "../../../src/actors/kv/retry.ts";
+import { isTransient } from "../../../src/kv/retry.ts";
 import { ExternalTable } from "../../_support/two_phase_sink.ts";
 import {
   expectedSums,

@@ -8,7 +8,7 @@ import {
   KvLog,
 } from "../../../src/connectors/sources/kv_log.ts";
 import { AtomicConflictError } from "../../../src/actors/kv/kv_storage.ts";
-import { PersistentKvError } from "../../../src/actors/kv/retry.ts";
+import { PersistentKvError } from "../../../src/kv/retry.ts";
 import { ManualClock } from "../../../src/time/clock.ts";
 import { countUnder, kvTest } from "../_kv_support.ts";
 import { faultyKv, isFinal } from "../../_support/faulty_kv.ts";

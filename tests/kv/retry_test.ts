@@ -6,7 +6,7 @@ import {
   isTransient,
   PersistentKvError,
   retryTransient,
-} from "../../../src/actors/kv/retry.ts";
+} from "../../src/kv/retry.ts";
 
 /** A sleep that records what it was asked to wait, and does not wait. */
 function recordingSleep() {
