@@ -8,7 +8,8 @@
  */
 
 import { describeJobSettings } from "../api/mod.ts";
-import { createApp, LocalJobHandle } from "../http/mod.ts";
+import { createApp } from "../http/mod.ts";
+import { LocalJobHandle } from "../observe/mod.ts";
 import type { Command } from "./flags.ts";
 import { type DefaultJob, openJob } from "./job_file.ts";
 import {

@@ -10,7 +10,8 @@
 
 import { KvRuntime, KvRuntimeView } from "../actors/mod.ts";
 import { describeJobSettings } from "../api/mod.ts";
-import { createApp, LocalJobHandle } from "../http/mod.ts";
+import { createApp } from "../http/mod.ts";
+import { LocalJobHandle } from "../observe/mod.ts";
 import {
   type Command,
   type Flag,

@@ -46,16 +46,3 @@ export type { IngestStream, ServiceOptions } from "./service.ts";
 export { jobRoutes } from "./jobs.ts";
 export { metricsRoutes } from "./metrics.ts";
 export { dashboardRoutes, timelineRoute } from "./dashboard.ts";
-// What the routes show lives in observe/; re-exported for existing imports.
-export type {
-  CheckpointRecord,
-  JobHandle,
-  WatermarkSample,
-} from "../observe/job_handle.ts";
-export {
-  LocalJobHandle,
-  type LocalJobHandleOptions,
-} from "../observe/local_job_handle.ts";
-export { renderTimelineSvg } from "../observe/timeline.ts";
-export * from "../observe/health.ts";
-export * from "../observe/health_thresholds.ts";
