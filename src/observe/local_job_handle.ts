@@ -19,16 +19,13 @@ import type {
   WatermarkSample,
 } from "./job_handle.ts";
 
-/**
- * What a job handle reads from its runtime: a `LocalRuntime`, or a
- * `KvRuntimeView` (the KV runtime's state as last read from KV).
- */
-export type ObservedRuntime = RuntimeView;
-
 /** Options of a {@linkcode LocalJobHandle}. */
 export interface LocalJobHandleOptions {
-  /** The running job. */
-  readonly runtime: ObservedRuntime;
+  /**
+   * The running job, read only: a `LocalRuntime`, or a `KvRuntimeView` (the
+   * KV runtime's state as last read from KV).
+   */
+  readonly runtime: RuntimeView;
   /** The job's plan, as the runtime was built from. */
   readonly graph: JobGraph;
   /** Processing time: when samples are taken and channels moved. */
@@ -98,7 +95,7 @@ export class LocalJobHandle implements JobHandle {
   readonly name: string;
   /** The job's plan. */
   readonly graph: JobGraph;
-  readonly #runtime: ObservedRuntime;
+  readonly #runtime: RuntimeView;
   readonly #clock: Clock;
   readonly #store: LocalJobHandleOptions["store"];
   readonly #deadLetters: () => DeadLetterLog | undefined;

@@ -54,7 +54,6 @@ export type {
 export {
   LocalJobHandle,
   type LocalJobHandleOptions,
-  type ObservedRuntime,
 } from "./local_job_handle.ts";
 export * from "./health.ts";
 export * from "./health_thresholds.ts";

@@ -12,10 +12,8 @@ import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 import { DeadLetterLog } from "../../src/actors/dead_letter_log.ts";
 import type { DeadLetter } from "../../src/runtime/dead_letter.ts";
 import type { ActorFailure } from "../../src/actors/actor_failure.ts";
-import {
-  LocalJobHandle,
-  type ObservedRuntime,
-} from "../../src/observe/local_job_handle.ts";
+import type { RuntimeView } from "../../src/actors/actor_runtime.ts";
+import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
 import { jobRoutes } from "../../src/http/jobs.ts";
 import { onError } from "../../src/http/errors.ts";
 import { readDeadLetters } from "../../src/observe/dead_letters.ts";
@@ -185,7 +183,7 @@ Deno.test("GET /jobs and /jobs/:job show deadLetters null and no letters when th
 
 Deno.test("LocalJobHandle.deadLetters() reads the runtime's deadLetters at every call", () => {
   const first = new DeadLetterLog(new MemoryStorage());
-  const runtime: ObservedRuntime & { deadLetters?: DeadLetterLog } = {
+  const runtime: RuntimeView & { deadLetters?: DeadLetterLog } = {
     status: () => [],
     checkpointDurationMs: () => undefined,
     triggerCheckpoint: () => null,
@@ -274,7 +272,7 @@ Deno.test("GET /jobs/:job shows what a failing actor is stuck on, on its subtask
     delayMs: 40_000,
     worker: "w1",
   };
-  const runtime: ObservedRuntime = {
+  const runtime: RuntimeView = {
     status: () => real.status().map((s, i) => i === 0 ? { ...s, stuck } : s),
     checkpointDurationMs: () => undefined,
     triggerCheckpoint: () => null,
