@@ -1,7 +1,7 @@
 /**
  * `deno task dev [job-file] --runtime kv --processes N`: a supervisor that
  * starts N worker processes sharing the store (`--worker w1` … `wN`),
- * starts again one that dies (up to {@linkcode MAX_RESTARTS} times), and
+ * starts again one that dies (up to five times), and
  * serves the app from what they commit.
  *
  * @module
@@ -16,7 +16,7 @@ import { onShutdown, openStore, type Place, serviceToken } from "./serve.ts";
 import { settingFlags } from "./setting_flags.ts";
 
 /** Restarts of one worker of `--processes N` that keeps dying. */
-export const MAX_RESTARTS = 5;
+const MAX_RESTARTS = 5;
 
 /**
  * The `supervisor` command, as its `--help` shows it.

@@ -34,7 +34,7 @@ import {
 } from "../../kv/mod.ts";
 
 /** A manifest's value is at most this: header and `{"id","from","parts"}`. */
-export const MANIFEST_BYTES = HEADER_BYTES + 96;
+const MANIFEST_BYTES = HEADER_BYTES + 96;
 /**
  * The most bytes an append id's memo may take (JSON, UTF-8): most of one
  * Deno KV value. The final commit sets this much aside for it.

@@ -22,9 +22,9 @@ import type { LogKeys } from "./_kv_log_plan.ts";
 import type { KvLogRetryOptions } from "./kv_log_append.ts";
 
 /** A pending record older than this, in milliseconds, is collected. */
-export const PENDING_MAX_AGE_MS = 3_600_000;
+const PENDING_MAX_AGE_MS = 3_600_000;
 /** The least time between two sweeps of one instance, in milliseconds. */
-export const SWEEP_EVERY_MS = 600_000;
+const SWEEP_EVERY_MS = 600_000;
 // Records looked at per sweep: there are few unless appends keep failing.
 const SWEEP_LIMIT = 100;
 
