@@ -5,6 +5,7 @@
 
 import superjson from "superjson";
 import type { DeadLetter } from "../runtime/dead_letter.ts";
+import { cut, printable } from "../runtime/printable_text.ts";
 
 // A value over this many characters is cut in what is kept: a dead letter
 // must fit a storage value whatever the record held.
@@ -62,19 +63,4 @@ function encodable(value: unknown): unknown {
       cut(printable(value), MAX_KEPT_CHARS)
     }`;
   }
-}
-
-/** `String(value)`, or what it is when that throws too. */
-function printable(value: unknown): string {
-  try {
-    return String(value);
-  } catch {
-    return `(a ${typeof value} that cannot be printed)`;
-  }
-}
-
-function cut(text: string, max: number): string {
-  return text.length <= max
-    ? text
-    : `${text.slice(0, max)}… (cut: ${text.length} characters)`;
 }

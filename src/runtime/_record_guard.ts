@@ -13,6 +13,7 @@ import {
   type ErrorPolicy,
   RecordFailedError,
 } from "./dead_letter.ts";
+import { cut, printable } from "./printable_text.ts";
 import type { RejectRecord } from "./stream_operator.ts";
 
 /** How a dead letter names an operator, and what its id hashes for it. */
@@ -305,15 +306,6 @@ function describe(value: unknown): string {
   }
 }
 
-/** `String(value)`, or its type when that throws too (a null prototype). */
-function printable(value: unknown): string {
-  try {
-    return String(value);
-  } catch {
-    return `(a ${typeof value} that cannot be printed)`;
-  }
-}
-
 // What is kept of an error's name and message: it goes into the letter,
 // the strike and the failure records, each a storage value of bounded size.
 const MAX_ERROR_CHARS = 2_048;
@@ -328,13 +320,10 @@ function errorOf(error: unknown): DeadLetter["error"] {
     name = typeof error;
     message = "(an error that cannot be printed)";
   }
-  return { name: cut(name), message: cut(message) };
-}
-
-function cut(text: string): string {
-  return text.length <= MAX_ERROR_CHARS
-    ? text
-    : `${text.slice(0, MAX_ERROR_CHARS)}… (cut: ${text.length} characters)`;
+  return {
+    name: cut(name, MAX_ERROR_CHARS),
+    message: cut(message, MAX_ERROR_CHARS),
+  };
 }
 
 /**
