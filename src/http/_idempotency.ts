@@ -100,7 +100,7 @@ export function replayAnswer(
       `Cannot ${context.action} as the 'Idempotency-Key' ${
         describe(context.key)
       } was used for another body within the last ${
-        formatDuration(context.ttlMs)
+        wholeUnitDuration(context.ttlMs)
       }: a key stands for one batch; send this batch with a new key`,
       { details: { idempotencyKey: context.key } },
     );
@@ -135,7 +135,10 @@ function readMemo(memo: unknown): IngestMemo {
   return m as IngestMemo;
 }
 
-function formatDuration(ms: number): string {
+// A TTL in the largest unit that divides it exactly ("24 h", "5 min",
+// "1500 ms"): a setting the user chose, so shown as written, not rounded
+// as observe/format.ts's formatDuration rounds measured times.
+function wholeUnitDuration(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
   if (ms % 60_000 === 0) return `${ms / 60_000} min`;
   return `${ms} ms`;
