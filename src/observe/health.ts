@@ -9,6 +9,7 @@
 import type { SubtaskStatus } from "../actors/actor_runtime.ts";
 import type { JobVertex } from "../runtime/job_graph.ts";
 import { diagnose } from "./diagnosis/diagnose.ts";
+import { lowestWatermarkOf } from "./diagnosis/readings.ts";
 import type {
   DiagnosableJob,
   Diagnosis,
@@ -254,7 +255,7 @@ function driftRate(
   minSpan: number,
 ): number | null {
   const series = samples.flatMap((sample) => {
-    const w = outputWatermarkOf(sample, ids);
+    const w = lowestWatermarkOf(sample, ids, "outputWatermark");
     return w === undefined ? [] : [{ at: sample.at, w }];
   });
   if (series.length < 2) return null;
@@ -266,21 +267,6 @@ function driftRate(
   }
   const span = last.at - first.at;
   return span < minSpan ? null : (last.w - first.w) / span;
-}
-
-/** The lowest output watermark of the subtasks that are not idle (all if all are). */
-function outputWatermarkOf(
-  sample: WatermarkSample,
-  ids: readonly string[],
-): number | undefined {
-  const entries = ids.map((id) => sample.subtasks[id]).filter((e) =>
-    e !== undefined
-  );
-  if (entries.length === 0) return undefined;
-  const active = entries.filter((e) => !e.idle);
-  return Math.min(
-    ...(active.length > 0 ? active : entries).map((e) => e.outputWatermark),
-  );
 }
 
 function driftStatus(

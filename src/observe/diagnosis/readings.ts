@@ -9,6 +9,7 @@
 
 import type { SubtaskStatus } from "../../actors/actor_runtime.ts";
 import type { JobGraph } from "../../runtime/job_graph.ts";
+import type { WatermarkSample } from "../job_handle.ts";
 import type { DiagnosableJob } from "./diagnosis.ts";
 
 // Watermarks between 1970-01-02 and 1973-03-03: epoch seconds of the years
@@ -52,6 +53,31 @@ export function upstreamActor(
     offset += from.parallelism;
   }
   return `${graph.jobName}/?/${channel}`;
+}
+
+/**
+ * The lowest input or output watermark in one sample of the subtasks `ids`
+ * that are not idle (of all of them if all are): what holds an operator
+ * back.
+ *
+ * @param sample One watermark sample.
+ * @param ids The subtasks, e.g. an operator's.
+ * @param which Which watermark.
+ * @returns The lowest, or `undefined` if the sample has none of them.
+ */
+export function lowestWatermarkOf(
+  sample: WatermarkSample,
+  ids: readonly string[],
+  which: "inputWatermark" | "outputWatermark",
+): number | undefined {
+  const entries = ids.map((id) => sample.subtasks[id]).filter((e) =>
+    e !== undefined
+  );
+  if (entries.length === 0) return undefined;
+  const active = entries.filter((e) => !e.idle);
+  return Math.min(
+    ...(active.length > 0 ? active : entries).map((e) => e[which]),
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import type { JobVertex } from "../../runtime/job_graph.ts";
 import { formatDuration, formatWatermark } from "../format.ts";
 import type { WatermarkSample } from "../job_handle.ts";
 import type { Diagnosis } from "./diagnosis.ts";
+import { lowestWatermarkOf } from "./readings.ts";
 import { type Scene, subtasksOf } from "./scene.ts";
 
 /**
@@ -29,7 +30,7 @@ export function detectWindowTrends(scene: Scene, found: Diagnosis[]): void {
       return [{ at: sample.at, windows: counts.reduce((a, b) => a! + b!, 0)! }];
     });
     const watermarks = scene.recent.flatMap((sample) => {
-      const w = inputWatermarkOf(sample, ids);
+      const w = lowestWatermarkOf(sample, ids, "inputWatermark");
       return w === undefined ? [] : [{ at: sample.at, watermark: w }];
     });
     if (series.length < 2 || watermarks.length < 2) continue;
@@ -110,19 +111,4 @@ function windowNeverFires(vertex: JobVertex, t: Trend): Diagnosis {
     fix:
       `lower maxOutOfOrdernessMs in forBoundedOutOfOrderness toward the lateness actually seen, or use windows larger than the bound (now ${size}); with a custom trigger, make sure it fires on event time`,
   };
-}
-
-/** The lowest input watermark of the subtasks that are not idle (all if all are). */
-function inputWatermarkOf(
-  sample: WatermarkSample,
-  ids: readonly string[],
-): number | undefined {
-  const entries = ids.map((id) => sample.subtasks[id]).filter((e) =>
-    e !== undefined
-  );
-  if (entries.length === 0) return undefined;
-  const active = entries.filter((e) => !e.idle);
-  return Math.min(
-    ...(active.length > 0 ? active : entries).map((e) => e.inputWatermark),
-  );
 }
