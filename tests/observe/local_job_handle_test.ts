@@ -4,76 +4,12 @@
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";
-import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
-import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
-import {
-  ScriptedSource,
-  type ScriptStep,
-} from "../../src/connectors/sources/scripted.ts";
-import { StreamEnvironment } from "../../src/api/stream_environment.ts";
-import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
-import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
-import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
+import type { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
-import { timedSink } from "../_support/timed_sink.ts";
-
-const T0 = 1_700_000_000_000;
-type Click = { ts: number; partition: number };
-
-/** Two partitions with a record per second for a minute, a 10 s window per partition. */
-function build(options: { historySize?: number } = {}) {
-  const steps: ScriptStep<Click>[] = [];
-  for (let s = 0; s <= 60; s++) {
-    for (const partition of [0, 1]) {
-      steps.push({
-        at: s * 1_000,
-        partition,
-        value: { ts: T0 + s * 1_000, partition },
-      });
-    }
-  }
-  const clock = new ManualClock(0);
-  const env = new StreamEnvironment({
-    jobName: "clicks",
-    parallelism: 2,
-    clock,
-  });
-  env.fromSource(
-    new ScriptedSource(steps, { partitions: 2 }),
-    WatermarkStrategy.forBoundedOutOfOrderness<Click>(2_000)
-      .withTimestampAssigner((c) => c.ts),
-    "clicks",
-  )
-    .keyBy((c) => c.partition)
-    .window(TumblingEventTimeWindows.of(10_000))
-    .aggregate({
-      createAccumulator: () => 0,
-      add: (_c, n) => n + 1,
-      getResult: (n) => n,
-      merge: (a, b) => a + b,
-    })
-    .sinkTo(timedSink(clock, []));
-  const graph = env.getJobGraph();
-  const store = new CheckpointStore(new MemoryStorage());
-  const runtime = new LocalRuntime(graph, { clock, checkpointStore: store });
-  const handle = new LocalJobHandle({
-    runtime,
-    graph,
-    clock,
-    store,
-    historySize: options.historySize,
-  });
-  function advance(until: number): void {
-    for (let t = clock.now(); t <= until; t += 100) {
-      clock.set(t);
-      runtime.runUntilIdle();
-    }
-  }
-  return { clock, runtime, handle, advance };
-}
+import { clicksHandle, T0 } from "../_support/clicks_handle.ts";
 
 Deno.test("LocalJobHandle.history() keeps only the last historySize samples", () => {
-  const { handle, clock } = build({ historySize: 2 });
+  const { handle, clock } = clicksHandle({ historySize: 2 });
   for (let i = 0; i < 3; i++) {
     clock.advance(500);
     handle.sample();
@@ -82,7 +18,7 @@ Deno.test("LocalJobHandle.history() keeps only the last historySize samples", ()
 });
 
 Deno.test("new LocalJobHandle() throws a RangeError naming 'historySize' when it is not a positive integer", () => {
-  const { handle } = build();
+  const { handle } = clicksHandle();
   assert.throws(
     () =>
       new LocalJobHandle({
@@ -96,7 +32,7 @@ Deno.test("new LocalJobHandle() throws a RangeError naming 'historySize' when it
 });
 
 Deno.test("LocalJobHandle.inputChannels() dates each channel's last watermark move", () => {
-  const { handle, advance } = build();
+  const { handle, advance } = clicksHandle();
   assert.deepEqual(handle.inputChannels("clicks/window-1/0"), [
     { channel: 0, watermark: -Infinity, idle: false, lastMovedAt: null },
     { channel: 1, watermark: -Infinity, idle: false, lastMovedAt: null },
@@ -111,7 +47,7 @@ Deno.test("LocalJobHandle.inputChannels() dates each channel's last watermark mo
 });
 
 Deno.test("LocalJobHandle.startSampling() samples until stop()", async () => {
-  const { runtime, clock, handle: built } = build();
+  const { runtime, clock, handle: built } = clicksHandle();
   // Counts the samples the interval takes and wakes the test at the second,
   // whenever the timers get to run.
   let samples = 0;
@@ -141,7 +77,7 @@ Deno.test("LocalJobHandle.startSampling() samples until stop()", async () => {
 });
 
 Deno.test("LocalJobHandle.checkpoints() without a store lists the checkpoints it saw complete", async () => {
-  const { runtime, clock, handle: stored } = build();
+  const { runtime, clock, handle: stored } = clicksHandle();
   const handle = new LocalJobHandle({ runtime, graph: stored.graph, clock });
   assert.deepEqual(await handle.checkpoints(), []);
   runtime.triggerCheckpoint();

@@ -1,0 +1,72 @@
+// A job handle over a running LocalRuntime: two partitions with a record per
+// second for a minute, a 10 s window per partition; `advance` runs the job
+// to a processing time in 100 ms steps. Shared by the observe and http tests.
+
+import { ManualClock } from "../../src/time/clock.ts";
+import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
+import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
+import {
+  ScriptedSource,
+  type ScriptStep,
+} from "../../src/connectors/sources/scripted.ts";
+import { StreamEnvironment } from "../../src/api/stream_environment.ts";
+import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
+import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
+import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
+import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
+import { timedSink } from "./timed_sink.ts";
+
+export const T0 = 1_700_000_000_000;
+type Click = { ts: number; partition: number };
+
+/** Two partitions with a record per second for a minute, a 10 s window per partition. */
+export function clicksHandle(options: { historySize?: number } = {}) {
+  const steps: ScriptStep<Click>[] = [];
+  for (let s = 0; s <= 60; s++) {
+    for (const partition of [0, 1]) {
+      steps.push({
+        at: s * 1_000,
+        partition,
+        value: { ts: T0 + s * 1_000, partition },
+      });
+    }
+  }
+  const clock = new ManualClock(0);
+  const env = new StreamEnvironment({
+    jobName: "clicks",
+    parallelism: 2,
+    clock,
+  });
+  env.fromSource(
+    new ScriptedSource(steps, { partitions: 2 }),
+    WatermarkStrategy.forBoundedOutOfOrderness<Click>(2_000)
+      .withTimestampAssigner((c) => c.ts),
+    "clicks",
+  )
+    .keyBy((c) => c.partition)
+    .window(TumblingEventTimeWindows.of(10_000))
+    .aggregate({
+      createAccumulator: () => 0,
+      add: (_c, n) => n + 1,
+      getResult: (n) => n,
+      merge: (a, b) => a + b,
+    })
+    .sinkTo(timedSink(clock, []));
+  const graph = env.getJobGraph();
+  const store = new CheckpointStore(new MemoryStorage());
+  const runtime = new LocalRuntime(graph, { clock, checkpointStore: store });
+  const handle = new LocalJobHandle({
+    runtime,
+    graph,
+    clock,
+    store,
+    historySize: options.historySize,
+  });
+  function advance(until: number): void {
+    for (let t = clock.now(); t <= until; t += 100) {
+      clock.set(t);
+      runtime.runUntilIdle();
+    }
+  }
+  return { clock, runtime, handle, advance };
+}
