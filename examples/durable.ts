@@ -18,6 +18,7 @@ import {
   formatHelp,
   parseFlags,
   parseRestore,
+  restoreFlagError,
 } from "../src/cli/flags.ts";
 import { openStore } from "../src/cli/serve.ts";
 import {
@@ -75,7 +76,9 @@ export async function main(args: string[]): Promise<void> {
       console.log(`seeding ${missing} events into ${path}`);
       await seedEvents(kv, EVENTS);
     }
-    await runDurableCounts(kv, restore);
+    await runDurableCounts(kv, restore).catch((error) => {
+      throw restoreFlagError(error, restore);
+    });
     const rows = [...(await readTable<WindowCount>(kv, TABLE_NAME)).values()];
     console.log(
       `${rows.length} window counts, ${

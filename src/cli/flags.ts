@@ -263,6 +263,43 @@ export function parseRestore(value: string): Restore {
   return id;
 }
 
+/** The store's refusal of a checkpoint id that names no complete checkpoint. */
+const NO_SUCH_CHECKPOINT =
+  /^Cannot load a checkpoint as 'id' (must name a complete checkpoint: current value is [\s\S]*)$/;
+
+/**
+ * An error of finding the checkpoint `--restore` asks for, as the command
+ * line says it: a checkpoint id that names no complete checkpoint is
+ * refused naming `--restore`, with the complete ones.
+ *
+ * @param error What finding the checkpoint threw.
+ * @param restore The `--restore` given.
+ * @returns The error naming the flag; any other error as it is.
+ *
+ * @example
+ * ```ts
+ * import { restoreFlagError } from "./flags.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const error = new RangeError(
+ *   "Cannot load a checkpoint as 'id' must name a complete checkpoint: current value is 9, but it has no manifest; the complete ones are 1, 2",
+ * );
+ * assert.equal(
+ *   (restoreFlagError(error, 9) as Error).message,
+ *   "Cannot start as '--restore' must name a complete checkpoint: current value is 9, but it has no manifest; the complete ones are 1, 2",
+ * );
+ * ```
+ */
+export function restoreFlagError(error: unknown, restore: Restore): unknown {
+  const match = typeof restore === "number" && error instanceof RangeError &&
+    NO_SUCH_CHECKPOINT.exec(error.message);
+  return match
+    ? new RangeError(`Cannot start as '--restore' ${match[1]}`, {
+      cause: error,
+    })
+    : error;
+}
+
 /**
  * Reads an integer flag.
  *

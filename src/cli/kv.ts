@@ -18,7 +18,12 @@ import {
   type ParsedArgs,
   parseInteger,
 } from "./flags.ts";
-import { type DefaultJob, type OpenJob, openJob } from "./job_file.ts";
+import {
+  type DefaultJob,
+  findRestored,
+  type OpenJob,
+  openJob,
+} from "./job_file.ts";
 import {
   onShutdown,
   openStore,
@@ -200,9 +205,7 @@ export async function runKv(
   // checkpoint it was started with may be gone by now.
   const joining = worker !== undefined &&
     await KvRuntime.started(kv, job.name);
-  const checkpoint = joining
-    ? null
-    : await job.env.findCheckpoint(options.restore);
+  const checkpoint = joining ? null : await findRestored(job, options.restore);
   if (worker === undefined && options.restore !== "latest") {
     // Start over (from nothing, or from the checkpoint asked for).
     await KvRuntime.reset(kv, job.name);
