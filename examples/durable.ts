@@ -61,7 +61,7 @@ export const durableCommand: Command = {
  * @throws {Error} If a flag is wrong, or the store or checkpoint cannot be used.
  */
 export async function main(args: string[]): Promise<void> {
-  const parsed = parseFlags(args, durableCommand.flags, "deno task durable");
+  const parsed = parseFlags(args, durableCommand.flags, "the durable example");
   if (parsed.given.includes("help")) {
     console.log(formatHelp(durableCommand));
     return;

@@ -44,9 +44,10 @@ Deno.test("parseFlags() refuses an unknown flag with a RangeError naming it and 
     message:
       "Cannot start as '--prot' is not a flag of weir's command line: see --help",
   });
-  assert.throws(() => parseFlags(["-x"], COMMAND.flags, "deno task demo"), {
+  assert.throws(() => parseFlags(["-x"], COMMAND.flags, "the demo example"), {
     name: "RangeError",
-    message: "Cannot start as '-x' is not a flag of deno task demo: see --help",
+    message:
+      "Cannot start as '-x' is not a flag of the demo example: see --help",
   });
 });
 
