@@ -67,7 +67,17 @@ export function kvFlags(place: Place): Flag[] {
       default: "10000",
       about: "how long a worker holds an actor without renewing (>= 100)",
     },
-    ...serveFlags(place),
+    // On the KV runtime, latest is no checkpoint: the actors commit their
+    // state as they go, and a restart resumes from it.
+    ...serveFlags(place).map((flag) =>
+      flag.name === "restore"
+        ? {
+          ...flag,
+          about:
+            "latest resumes from the actors' committed state (not the latest checkpoint); none starts over; <id> from checkpoint <id>",
+        }
+        : flag
+    ),
   ];
 }
 

@@ -52,7 +52,8 @@ export function runtimeFlag(place: Place): Flag {
     name: "runtime",
     value: "local|kv",
     default: place.onDeploy ? "kv" : "local",
-    about: "the runtime: local (in memory) or kv (actors in the store)",
+    about:
+      "the runtime: local (one process; state in memory, checkpoints in the store) or kv (actors' state in the store)",
   };
 }
 
@@ -86,7 +87,8 @@ export function serveFlags(place: Place): Flag[] {
       name: "restore",
       value: "latest|none|<id>",
       default: "latest",
-      about: "where the job restarts from",
+      about:
+        "where the job restarts from: its latest checkpoint, none (start over) or checkpoint <id>",
     },
     {
       name: "parallelism",
