@@ -13,13 +13,8 @@
  */
 
 import { readTable } from "../src/mod.ts";
-import {
-  type Command,
-  formatHelp,
-  parseFlags,
-  parseRestore,
-  restoreFlagError,
-} from "../src/cli/flags.ts";
+import { type Command, formatHelp, parseFlags } from "../src/cli/flags.ts";
+import { parseRestore, restoreFlagError } from "../src/cli/restore_flag.ts";
 import { openStore } from "../src/cli/serve.ts";
 import {
   eventsToSeed,

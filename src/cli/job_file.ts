@@ -21,7 +21,7 @@ import {
   StreamEnvironment,
 } from "../api/mod.ts";
 import { SystemClock } from "../time/mod.ts";
-import { type Restore, restoreFlagError } from "./flags.ts";
+import { type Restore, restoreFlagError } from "./restore_flag.ts";
 
 /** A job file's module: its job and its settings. */
 export interface JobModule {

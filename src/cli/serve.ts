@@ -8,13 +8,8 @@
 
 import type { JobSettings } from "../api/job_settings.ts";
 import { exposureWarning, probeStore, tokenFromEnv } from "./serve_guards.ts";
-import {
-  type Flag,
-  type ParsedArgs,
-  parseInteger,
-  parseRestore,
-  type Restore,
-} from "./flags.ts";
+import { type Flag, type ParsedArgs, parseInteger } from "./flags.ts";
+import { parseRestore, type Restore } from "./restore_flag.ts";
 import { parseSettingFlags } from "./setting_flags.ts";
 
 /** Where the command line runs: what its defaults depend on. */
