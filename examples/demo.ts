@@ -33,7 +33,7 @@ export const demoCommand: Command = {
  * @throws {RangeError} If a flag or an argument is given.
  */
 export async function main(args: string[]): Promise<void> {
-  const parsed = parseFlags(args, demoCommand.flags, "deno task demo");
+  const parsed = parseFlags(args, demoCommand.flags, "the demo example");
   if (parsed.given.includes("help")) {
     console.log(formatHelp(demoCommand));
     return;

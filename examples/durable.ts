@@ -13,12 +13,8 @@
  */
 
 import { readTable } from "../src/mod.ts";
-import {
-  type Command,
-  formatHelp,
-  parseFlags,
-  parseRestore,
-} from "../src/cli/flags.ts";
+import { type Command, formatHelp, parseFlags } from "../src/cli/flags.ts";
+import { parseRestore, restoreFlagError } from "../src/cli/restore_flag.ts";
 import { openStore } from "../src/cli/serve.ts";
 import {
   eventsToSeed,
@@ -60,7 +56,7 @@ export const durableCommand: Command = {
  * @throws {Error} If a flag is wrong, or the store or checkpoint cannot be used.
  */
 export async function main(args: string[]): Promise<void> {
-  const parsed = parseFlags(args, durableCommand.flags, "deno task durable");
+  const parsed = parseFlags(args, durableCommand.flags, "the durable example");
   if (parsed.given.includes("help")) {
     console.log(formatHelp(durableCommand));
     return;
@@ -75,7 +71,9 @@ export async function main(args: string[]): Promise<void> {
       console.log(`seeding ${missing} events into ${path}`);
       await seedEvents(kv, EVENTS);
     }
-    await runDurableCounts(kv, restore);
+    await runDurableCounts(kv, restore).catch((error) => {
+      throw restoreFlagError(error, restore);
+    });
     const rows = [...(await readTable<WindowCount>(kv, TABLE_NAME)).values()];
     console.log(
       `${rows.length} window counts, ${

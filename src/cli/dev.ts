@@ -11,7 +11,7 @@ import { describeJobSettings } from "../api/mod.ts";
 import { createApp } from "../http/mod.ts";
 import { LocalJobHandle } from "../observe/mod.ts";
 import type { Command } from "./flags.ts";
-import { type DefaultJob, openJob } from "./job_file.ts";
+import { type DefaultJob, findRestored, openJob } from "./job_file.ts";
 import {
   onShutdown,
   openStore,
@@ -70,14 +70,10 @@ export async function runDev(
 ): Promise<void> {
   const token = serviceToken(options);
   const kv = await openStore(options.store);
-  const { name, env, clock, streams, store, settings } = await openJob(
-    file,
-    defaultJob,
-    kv,
-    options.settings,
-  );
+  const job = await openJob(file, defaultJob, kv, options.settings);
+  const { name, env, clock, streams, store, settings } = job;
   console.log(`weir: job '${name}': ${describeJobSettings(settings)}`);
-  const checkpoint = await env.findCheckpoint(options.restore);
+  const checkpoint = await findRestored(job, options.restore);
   // A LocalJob: restarts from the latest checkpoint when a record fails
   // under errorPolicy "fail"; the handle follows the runtime it runs.
   const runtime = env.createJob(checkpoint ?? undefined, {

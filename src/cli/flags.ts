@@ -57,8 +57,9 @@ export const HELP: Flag = { name: "help", about: "prints this help" };
  * @param flags The flags known.
  * @param of What takes them, for the error naming an unknown flag.
  * @returns The positionals and each flag's value.
- * @throws {RangeError} If a flag is unknown (naming it), or a flag that
- * takes a value has none.
+ * @throws {RangeError} If a flag is unknown (naming it), a flag that
+ * takes a value has none, or a switch is given one. A negative number
+ * (`--port -1`) is a value, for the flag's own check to refuse.
  *
  * @example
  * ```ts
@@ -87,10 +88,11 @@ export function parseFlags(
       type: flag.value === undefined ? "boolean" : "string",
     };
   }
+  const { joined, origins } = joinValues(args, flags);
   let tokens;
   try {
     ({ tokens } = parseArgs({
-      args: [...args],
+      args: joined,
       options,
       allowPositionals: true,
       strict: true,
@@ -116,13 +118,70 @@ export function parseFlags(
   for (const token of tokens) {
     if (token.kind === "positional") {
       positionals.push(token.value);
-      positionalIndexes.push(token.index);
+      positionalIndexes.push(origins[token.index]);
     } else if (token.kind === "option") {
       given.push(token.name);
       values[token.name] = token.value ?? "true";
     }
   }
   return { positionals, values, given, positionalIndexes };
+}
+
+/** A value that starts with a dash but is no flag: a negative number. */
+const NEGATIVE = /^-[\d.]/;
+
+/**
+ * `args` with each valued flag and its value as one `--name=value`, so
+ * node:util's parseArgs takes a negative number as the value rather than
+ * calling it ambiguous; `origins` gives each joined argument's index in
+ * `args`. A missing value is refused here, naming the flag.
+ */
+function joinValues(
+  args: readonly string[],
+  flags: readonly Flag[],
+): { joined: string[]; origins: number[] } {
+  const byName = new Map([...flags, HELP].map((flag) => [flag.name, flag]));
+  const joined: string[] = [];
+  const origins: number[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    joined.push(arg);
+    origins.push(i);
+    // After `--`, every argument is a positional.
+    if (arg === "--") {
+      for (let rest = i + 1; rest < args.length; rest++) {
+        joined.push(args[rest]);
+        origins.push(rest);
+      }
+      break;
+    }
+    if (!arg.startsWith("--")) continue;
+    const equals = arg.indexOf("=");
+    const flag = byName.get(arg.slice(2, equals === -1 ? undefined : equals));
+    if (flag === undefined) continue;
+    if (flag.value === undefined) {
+      if (equals !== -1) {
+        throw new RangeError(
+          `Cannot start as '--${flag.name}' takes no value: current value is ${
+            arg.slice(equals + 1)
+          }`,
+        );
+      }
+      continue;
+    }
+    if (equals !== -1) continue;
+    const next = args[i + 1];
+    if (
+      next === undefined || (next.startsWith("-") && !NEGATIVE.test(next))
+    ) {
+      throw new RangeError(
+        `Cannot start as '--${flag.name}' needs a value (${flag.value})`,
+      );
+    }
+    joined[joined.length - 1] = `${arg}=${next}`;
+    i++;
+  }
+  return { joined, origins };
 }
 
 /**
@@ -183,27 +242,6 @@ export function formatHelp(command: Command): string {
   ].join("\n");
 }
 
-/** Where a job restarts from: its latest checkpoint, none, or one by id. */
-export type Restore = "latest" | "none" | number;
-
-/**
- * Reads `--restore`.
- *
- * @param value `latest`, `none` or a checkpoint id.
- * @returns What it asks for.
- * @throws {RangeError} If it is none of those.
- */
-export function parseRestore(value: string): Restore {
-  if (value === "latest" || value === "none") return value;
-  const id = Number(value);
-  if (!Number.isSafeInteger(id) || id < 1) {
-    throw new RangeError(
-      `Cannot start as '--restore' must be latest, none or a checkpoint id: current value is ${value}`,
-    );
-  }
-  return id;
-}
-
 /**
  * Reads an integer flag.
  *
@@ -225,7 +263,8 @@ export function parseInteger(
   },
 ): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
+  // Number("") is 0: an empty value (`--port=`) is no number.
+  if (value.trim() === "" || !Number.isSafeInteger(n) || n < min || n > max) {
     throw new RangeError(
       `Cannot ${action} as '--${flag}' must be ${rule}: current value is ${value}`,
     );

@@ -1,12 +1,17 @@
 /**
  * A job file on a store: its module loaded (or the default job's), its
  * settings resolved against the flags, its environment built over the
- * store, and its ingest streams.
+ * store, its ingest streams, and the checkpoint `--restore` asks for.
  *
  * @module
  */
 
-import { CheckpointStore, jobKeyPrefix, KvStorage } from "../actors/mod.ts";
+import {
+  CheckpointStore,
+  type CompletedCheckpoint,
+  jobKeyPrefix,
+  KvStorage,
+} from "../actors/mod.ts";
 import {
   createJobContext,
   type JobDefinition,
@@ -16,6 +21,7 @@ import {
   StreamEnvironment,
 } from "../api/mod.ts";
 import { SystemClock } from "../time/mod.ts";
+import { type Restore, restoreFlagError } from "./restore_flag.ts";
 
 /** A job file's module: its job and its settings. */
 export interface JobModule {
@@ -120,6 +126,28 @@ export async function openJob(
     settings,
     store: new CheckpointStore(storage),
   };
+}
+
+/**
+ * The checkpoint `--restore` asks for, of a job opened by
+ * {@linkcode openJob}.
+ *
+ * @param job The job.
+ * @param restore The `--restore` given.
+ * @returns The checkpoint, or `null` to start fresh.
+ * @throws {RangeError} If a checkpoint id names no complete checkpoint:
+ * naming `--restore`, with the complete ones.
+ * @throws {Error} What `StreamEnvironment.findCheckpoint` throws otherwise.
+ */
+export async function findRestored(
+  job: OpenJob,
+  restore: Restore,
+): Promise<CompletedCheckpoint | null> {
+  try {
+    return await job.env.findCheckpoint(restore);
+  } catch (error) {
+    throw restoreFlagError(error, restore);
+  }
 }
 
 /** A job file's job, opened on a store by {@linkcode openJob}. */

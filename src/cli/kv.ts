@@ -18,7 +18,12 @@ import {
   type ParsedArgs,
   parseInteger,
 } from "./flags.ts";
-import { type DefaultJob, type OpenJob, openJob } from "./job_file.ts";
+import {
+  type DefaultJob,
+  findRestored,
+  type OpenJob,
+  openJob,
+} from "./job_file.ts";
 import {
   onShutdown,
   openStore,
@@ -62,7 +67,17 @@ export function kvFlags(place: Place): Flag[] {
       default: "10000",
       about: "how long a worker holds an actor without renewing (>= 100)",
     },
-    ...serveFlags(place),
+    // On the KV runtime, latest is no checkpoint: the actors commit their
+    // state as they go, and a restart resumes from it.
+    ...serveFlags(place).map((flag) =>
+      flag.name === "restore"
+        ? {
+          ...flag,
+          about:
+            "latest resumes from the actors' committed state (not the latest checkpoint); none starts over; <id> from checkpoint <id>",
+        }
+        : flag
+    ),
   ];
 }
 
@@ -200,9 +215,7 @@ export async function runKv(
   // checkpoint it was started with may be gone by now.
   const joining = worker !== undefined &&
     await KvRuntime.started(kv, job.name);
-  const checkpoint = joining
-    ? null
-    : await job.env.findCheckpoint(options.restore);
+  const checkpoint = joining ? null : await findRestored(job, options.restore);
   if (worker === undefined && options.restore !== "latest") {
     // Start over (from nothing, or from the checkpoint asked for).
     await KvRuntime.reset(kv, job.name);

@@ -8,13 +8,8 @@
 
 import type { JobSettings } from "../api/job_settings.ts";
 import { exposureWarning, probeStore, tokenFromEnv } from "./serve_guards.ts";
-import {
-  type Flag,
-  type ParsedArgs,
-  parseInteger,
-  parseRestore,
-  type Restore,
-} from "./flags.ts";
+import { type Flag, type ParsedArgs, parseInteger } from "./flags.ts";
+import { parseRestore, type Restore } from "./restore_flag.ts";
 import { parseSettingFlags } from "./setting_flags.ts";
 
 /** Where the command line runs: what its defaults depend on. */
@@ -52,7 +47,8 @@ export function runtimeFlag(place: Place): Flag {
     name: "runtime",
     value: "local|kv",
     default: place.onDeploy ? "kv" : "local",
-    about: "the runtime: local (in memory) or kv (actors in the store)",
+    about:
+      "the runtime: local (one process; state in memory, checkpoints in the store) or kv (actors' state in the store)",
   };
 }
 
@@ -86,7 +82,8 @@ export function serveFlags(place: Place): Flag[] {
       name: "restore",
       value: "latest|none|<id>",
       default: "latest",
-      about: "where the job restarts from",
+      about:
+        "where the job restarts from: its latest checkpoint, none (start over) or checkpoint <id>",
     },
     {
       name: "parallelism",

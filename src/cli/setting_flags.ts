@@ -10,6 +10,7 @@
 
 import type { JobSettings } from "../api/job_settings.ts";
 import { ERROR_POLICIES, type ErrorPolicy } from "../runtime/dead_letter.ts";
+import { DEFAULT_MAX_PARALLELISM } from "../runtime/key_groups.ts";
 
 /** The command-line flags that give `settings` again (for worker processes). */
 export function settingFlags(settings: JobSettings): string[] {
@@ -39,12 +40,20 @@ export function parseSettingFlags(values: {
   "watermark-recovery"?: string;
   "error-policy"?: string;
 }): JobSettings {
-  const number = (flag: string, value: string | undefined) => {
+  // Checked here as the environment would, so the error names the flag
+  // rather than the setting (the job runs at the default maxParallelism).
+  const number = (
+    flag: string,
+    value: string | undefined,
+    min: number,
+    max: number,
+    rule: string,
+  ) => {
     if (value === undefined) return undefined;
     const n = Number(value);
-    if (value.trim() === "" || !Number.isSafeInteger(n) || n < 0) {
+    if (value.trim() === "" || !Number.isSafeInteger(n) || n < min || n > max) {
       throw new RangeError(
-        `Cannot start as '--${flag}' must be a non-negative integer: current value is ${value}`,
+        `Cannot start as '--${flag}' must be ${rule}: current value is ${value}`,
       );
     }
     return n;
@@ -69,10 +78,19 @@ export function parseSettingFlags(values: {
     );
   }
   return {
-    parallelism: number("parallelism", values.parallelism),
+    parallelism: number(
+      "parallelism",
+      values.parallelism,
+      1,
+      DEFAULT_MAX_PARALLELISM,
+      `an integer from 1 to ${DEFAULT_MAX_PARALLELISM}`,
+    ),
     checkpointIntervalMs: number(
       "checkpoint-interval-ms",
       values["checkpoint-interval-ms"],
+      0,
+      Number.MAX_SAFE_INTEGER,
+      "a non-negative integer",
     ),
     watermarkRecovery: recovery,
     errorPolicy: policy as ErrorPolicy | undefined,

@@ -10,7 +10,12 @@
 import { KvRuntime } from "../actors/mod.ts";
 import { describeJobSettings } from "../api/mod.ts";
 import type { Command } from "./flags.ts";
-import { type DefaultJob, type OpenJob, openJob } from "./job_file.ts";
+import {
+  type DefaultJob,
+  findRestored,
+  type OpenJob,
+  openJob,
+} from "./job_file.ts";
 import { kvFlags, type KvOptions, serveKvApp } from "./kv.ts";
 import { onShutdown, openStore, type Place, serviceToken } from "./serve.ts";
 import { settingFlags } from "./setting_flags.ts";
@@ -75,7 +80,7 @@ async function supervise(
   entry: URL,
 ): Promise<void> {
   // Refused here, once, rather than by every worker after the reset.
-  await job.env.findCheckpoint(options.restore);
+  await findRestored(job, options.restore);
   if (options.restore !== "latest") {
     // Start over (from nothing, or from the checkpoint asked for).
     await KvRuntime.reset(kv, job.name);

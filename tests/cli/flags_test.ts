@@ -4,9 +4,9 @@ import {
   formatHelp,
   parseFlags,
   parseInteger,
-  parseRestore,
   refuseOtherFlags,
 } from "../../src/cli/flags.ts";
+import { parseRestore } from "../../src/cli/restore_flag.ts";
 
 const COMMAND: Command = {
   name: "serve",
@@ -40,17 +40,85 @@ Deno.test("parseFlags() refuses an unknown flag with a RangeError naming it and 
     message:
       "Cannot start as '--prot' is not a flag of weir's command line: see --help",
   });
-  assert.throws(() => parseFlags(["-x"], COMMAND.flags, "deno task demo"), {
+  assert.throws(() => parseFlags(["-x"], COMMAND.flags, "the demo example"), {
     name: "RangeError",
-    message: "Cannot start as '-x' is not a flag of deno task demo: see --help",
+    message:
+      "Cannot start as '-x' is not a flag of the demo example: see --help",
   });
 });
 
-Deno.test("parseFlags() refuses a flag that takes a value given none", () => {
-  assert.throws(() => parseFlags(["--port"], COMMAND.flags), {
+Deno.test("parseFlags() refuses a flag that takes a value given none, naming the flag and its values", () => {
+  for (const args of [["--port"], ["--port", "--quiet"], ["--port", "-h"]]) {
+    assert.throws(() => parseFlags(args, COMMAND.flags), {
+      name: "RangeError",
+      message: "Cannot start as '--port' needs a value (<n>)",
+    });
+  }
+  const restore = [{
+    name: "restore",
+    value: "latest|none|<id>",
+    about: "",
+  }];
+  assert.throws(() => parseFlags(["--restore"], restore), {
     name: "RangeError",
-    message: /^Cannot start as .*'--port <value>'/,
+    message: "Cannot start as '--restore' needs a value (latest|none|<id>)",
   });
+  assert.throws(() => parseFlags(["--restore", "--"], restore), {
+    name: "RangeError",
+    message: "Cannot start as '--restore' needs a value (latest|none|<id>)",
+  });
+});
+
+Deno.test("parseFlags() takes a negative number as a flag's value, for the flag's own check to refuse", () => {
+  const parsed = parseFlags(["job.ts", "--port", "-1", "x"], COMMAND.flags);
+  assert.equal(parsed.values.port, "-1");
+  assert.deepEqual(parsed.positionals, ["job.ts", "x"]);
+  assert.deepEqual(parsed.positionalIndexes, [0, 3]);
+  assert.equal(
+    parseFlags(["--port", "-0.5"], COMMAND.flags).values.port,
+    "-0.5",
+  );
+  assert.equal(parseFlags(["--port=-1"], COMMAND.flags).values.port, "-1");
+  assert.throws(
+    () =>
+      parseInteger(
+        "port",
+        parseFlags(["--port", "-1"], COMMAND.flags).values.port!,
+        {
+          min: 0,
+          rule: "a port number",
+          action: "serve",
+        },
+      ),
+    {
+      name: "RangeError",
+      message:
+        "Cannot serve as '--port' must be a port number: current value is -1",
+    },
+  );
+  assert.throws(() => parseRestore("-1"), {
+    name: "RangeError",
+    message:
+      "Cannot start as '--restore' must be latest, none or a checkpoint id: current value is -1",
+  });
+});
+
+Deno.test("parseFlags() refuses a switch given a value, naming it", () => {
+  assert.throws(() => parseFlags(["--quiet=yes"], COMMAND.flags), {
+    name: "RangeError",
+    message: "Cannot start as '--quiet' takes no value: current value is yes",
+  });
+  assert.throws(() => parseFlags(["--help=1"], COMMAND.flags), {
+    name: "RangeError",
+    message: "Cannot start as '--help' takes no value: current value is 1",
+  });
+});
+
+Deno.test("parseFlags() reads every argument after -- as a positional, keeping its index", () => {
+  const parsed = parseFlags(["--port", "1", "--", "--quiet"], COMMAND.flags);
+  assert.deepEqual(parsed.positionals, ["--quiet"]);
+  assert.deepEqual(parsed.positionalIndexes, [3]);
+  assert.deepEqual(parsed.given, ["port"]);
 });
 
 Deno.test("refuseOtherFlags() refuses a flag given that the command does not take, naming it and the command", () => {
@@ -94,25 +162,16 @@ Deno.test("formatHelp() shows the usage, the summary, every flag with its defaul
   );
 });
 
-Deno.test("parseRestore() reads latest, none or a checkpoint id, and refuses anything else naming the flag", () => {
-  assert.equal(parseRestore("latest"), "latest");
-  assert.equal(parseRestore("none"), "none");
-  assert.equal(parseRestore("7"), 7);
-  for (const value of ["0", "-1", "1.5", "oldest"]) {
-    assert.throws(() => parseRestore(value), {
-      name: "RangeError",
-      message:
-        `Cannot start as '--restore' must be latest, none or a checkpoint id: current value is ${value}`,
-    });
-  }
-});
-
 Deno.test("parseInteger() reads an integer in range, and refuses another value with the rule and the action", () => {
   const rule = { min: 1, max: 10, rule: "from 1 to 10" };
   assert.equal(parseInteger("n", "10", rule), 10);
   assert.throws(() => parseInteger("n", "11", rule), {
     name: "RangeError",
     message: "Cannot start as '--n' must be from 1 to 10: current value is 11",
+  });
+  assert.throws(() => parseInteger("n", "", rule), {
+    name: "RangeError",
+    message: "Cannot start as '--n' must be from 1 to 10: current value is ",
   });
   assert.throws(() => parseInteger("port", "x", { ...rule, action: "serve" }), {
     message:

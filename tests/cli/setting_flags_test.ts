@@ -37,6 +37,26 @@ Deno.test("parseSettingFlags() refuses a bad value, naming the flag", () => {
   });
 });
 
+Deno.test("parseSettingFlags() refuses a parallelism the job cannot run at, naming '--parallelism' rather than the setting", () => {
+  assert.equal(parseSettingFlags({ parallelism: "128" }).parallelism, 128);
+  for (const value of ["0", "-1", "129", "1.5"]) {
+    assert.throws(() => parseSettingFlags({ parallelism: value }), {
+      name: "RangeError",
+      message:
+        `Cannot start as '--parallelism' must be an integer from 1 to 128: current value is ${value}`,
+    });
+  }
+  assert.equal(
+    parseSettingFlags({ "checkpoint-interval-ms": "0" }).checkpointIntervalMs,
+    0,
+  );
+  assert.throws(() => parseSettingFlags({ "checkpoint-interval-ms": "-5" }), {
+    name: "RangeError",
+    message:
+      "Cannot start as '--checkpoint-interval-ms' must be a non-negative integer: current value is -5",
+  });
+});
+
 Deno.test("--error-policy is read, given back to workers, and refused when it is not a policy (issue 16)", () => {
   const read = parseSettingFlags({ "error-policy": "fail" });
   assert.equal(read.errorPolicy, "fail");

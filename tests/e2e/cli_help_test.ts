@@ -192,16 +192,22 @@ Deno.test("deno task dev refuses a flag the command does not take, naming it and
 });
 
 Deno.test("The example tasks refuse an unknown flag, naming it (exit 1)", async () => {
-  const demo = await task("examples/demo.ts", ["--port", "1"]);
-  assert.equal(demo.code, 1);
-  assert.match(
-    demo.stderr,
-    /^error: Cannot start as '--port' is not a flag of deno task demo: see --help/,
-  );
+  for (
+    const demo of [
+      await task("examples/demo.ts", ["--port", "1"]),
+      await dev(["demo", "--port", "1"]),
+    ]
+  ) {
+    assert.equal(demo.code, 1);
+    assert.match(
+      demo.stderr,
+      /^error: Cannot start as '--port' is not a flag of the demo example: see --help/,
+    );
+  }
   const durable = await dev(["durable", "--store", "x"]);
   assert.equal(durable.code, 1);
   assert.match(
     durable.stderr,
-    /^error: Cannot start as '--store' is not a flag of deno task durable: see --help/,
+    /^error: Cannot start as '--store' is not a flag of the durable example: see --help/,
   );
 });
