@@ -12,7 +12,7 @@
 import type { Clock } from "../time/clock.ts";
 import type { ErrorPolicy } from "../runtime/dead_letter.ts";
 import type { InputChannelStatus } from "../runtime/subtask.ts";
-import type { CompletedCheckpoint } from "./checkpoint_store.ts";
+import type { CompletedCheckpoint } from "./checkpoint.ts";
 import type { DeadLetterLog } from "./dead_letter_log.ts";
 import type { ActorStorage } from "./storage.ts";
 import type { ActorFailure } from "./actor_failure.ts";

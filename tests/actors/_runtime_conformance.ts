@@ -17,7 +17,7 @@ import {
 } from "../../src/connectors/sources/scripted.ts";
 import { CollectSink } from "../../src/connectors/sinks/collect.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
-import type { CompletedCheckpoint } from "../../src/actors/checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../../src/actors/checkpoint.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import type { KeyedProcessFunction } from "../../src/runtime/operators/keyed_process.ts";
 import type { AggregateFunction } from "../../src/windows/window_function.ts";

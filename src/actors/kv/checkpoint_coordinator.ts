@@ -8,7 +8,7 @@
 
 import type { Clock } from "../../time/mod.ts";
 import type { JobFingerprint } from "../../runtime/fingerprint.ts";
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
 import { encodeStructured } from "../_codec.ts";
 import { CheckpointDurations } from "../checkpoint_durations.ts";
 import { readHighestId } from "../checkpoint_ids.ts";

@@ -14,7 +14,7 @@
  */
 
 import { type JobGraph, validateJobGraph } from "../../runtime/job_graph.ts";
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
 import type { ActorStorage } from "../storage.ts";
 import type { ActorFailure } from "../actor_failure.ts";
 import type { DeadLetterLog } from "../dead_letter_log.ts";
@@ -27,9 +27,8 @@ import { checkStepFits } from "./_step_commit.ts";
 import { jobStarted, resetJob } from "./_job_start.ts";
 import { KvWorker } from "./_worker.ts";
 import { WorkerLoop } from "./_worker_loop.ts";
-import { type KvSubtaskStatus, readStatus } from "./_status.ts";
-
-export type { KvSubtaskStatus } from "./_status.ts";
+import { readStatus } from "./_status.ts";
+import type { KvSubtaskStatus } from "./kv_subtask_status.ts";
 
 /** Options of a {@linkcode KvRuntime}. */
 export interface KvRuntimeOptions extends RuntimeOptions {

@@ -11,7 +11,7 @@ import {
   RecordFailedError,
 } from "../../runtime/dead_letter.ts";
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
 import type { DeadLetterLog } from "../dead_letter_log.ts";
 import type { ActorStorage } from "../storage.ts";
 import { StrikeLog } from "../_strike_log.ts";

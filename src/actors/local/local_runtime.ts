@@ -7,7 +7,7 @@
 import type { Clock } from "../../time/clock.ts";
 import { type JobGraph, validateJobGraph } from "../../runtime/job_graph.ts";
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
 import { DeadLetterLog } from "../dead_letter_log.ts";
 import { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
 import type {
