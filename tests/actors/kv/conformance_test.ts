@@ -10,6 +10,8 @@ import {
 import { uidConformance } from "../_uid_conformance.ts";
 import { recoveryConformance } from "../_recovery_conformance.ts";
 import { errorPolicyConformance } from "../_error_policy_conformance.ts";
+import { optionsConformance } from "../_options_conformance.ts";
+import { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
 
 const kvRuntime: RuntimeUnderTest = {
   name: "kv",
@@ -54,4 +56,8 @@ errorPolicyConformance({
       letters: await runtime.deadLetters.list(),
     };
   },
+});
+optionsConformance({
+  name: "kv",
+  create: (graph, options, kv) => new KvRuntime(graph, { ...options, kv }),
 });

@@ -8,7 +8,8 @@ import {
 import { uidConformance } from "../_uid_conformance.ts";
 import { recoveryConformance } from "../_recovery_conformance.ts";
 import { errorPolicyConformance } from "../_error_policy_conformance.ts";
-import type { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
+import { optionsConformance } from "../_options_conformance.ts";
+import { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
 import type { ManualClock } from "../../../src/time/clock.ts";
 
 /** Steps until `checkpoints` are saved (or the job ends). */
@@ -60,4 +61,8 @@ errorPolicyConformance({
     assert.ok(job.finished, `the job did not end: ${job.restarts} restarts`);
     return { restarts: job.restarts, letters: await job.deadLetters.list() };
   },
+});
+optionsConformance({
+  name: "local",
+  create: (graph, options) => new LocalRuntime(graph, options),
 });
