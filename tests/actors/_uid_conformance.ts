@@ -17,7 +17,7 @@ import {
   evolvingResults,
   type Extra,
 } from "../_support/evolving_job.ts";
-import type { RuntimeUnderTest } from "./_runtime_conformance.ts";
+import type { RuntimeUnderTest } from "./_runtime_under_test.ts";
 
 type Version = Omit<EvolvingJobOptions, "storage" | "clock" | "table">;
 
