@@ -12,7 +12,7 @@
 import type { Clock } from "../time/clock.ts";
 import type { ErrorPolicy } from "../runtime/dead_letter.ts";
 import type { InputChannelStatus } from "../runtime/subtask.ts";
-import type { CompletedCheckpoint } from "./checkpoint_store.ts";
+import type { CompletedCheckpoint } from "./checkpoint.ts";
 import type { DeadLetterLog } from "./dead_letter_log.ts";
 import type { ActorStorage } from "./storage.ts";
 import type { ActorFailure } from "./actor_failure.ts";
@@ -130,13 +130,25 @@ export interface SubtaskStatus {
 
 /**
  * A running job as both runtimes present it: run it, stop it, ask for a
- * checkpoint, and read what it has done. `status()` and
- * `triggerCheckpoint()` are synchronous on the local runtime and go through
- * Deno KV on the KV runtime: `await` them on either.
+ * checkpoint, and read what it has done. `LocalRuntime`, `LocalJob` (a
+ * local runtime with restarts: what `execute()` runs) and `KvRuntime`
+ * implement it.
+ *
+ * `status()` and `triggerCheckpoint()` are synchronous on the local
+ * runtime and go through Deno KV on the KV runtime: `await` them on
+ * either. They stay unions rather than uniformly `Promise`s because the
+ * local runtime's synchronous forms are what {@linkcode RuntimeView} (the
+ * HTTP service's and the dashboard's synchronous read) and many tests that
+ * step a job read between steps rely on; a `Promise` there would make each
+ * of those callers async for no I/O.
  */
 export interface ActorRuntime {
-  /** Runs until the job has finished or `stop()` is called. */
-  run(): Promise<void>;
+  /**
+   * Runs until the job has finished or `stop()` is called. What it
+   * resolves to is the runtime's own (a `LocalJob`: the `LocalRuntime`
+   * that ran last, for its final status); the contract promises nothing.
+   */
+  run(): Promise<unknown>;
   /** Asks `run()` to return after the current step. */
   stop(): void;
   /** Whether every subtask has finished. */

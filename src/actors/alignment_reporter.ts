@@ -28,6 +28,20 @@ export interface AlignedSourceState {
   readonly idle: boolean;
 }
 
+/** An aligned source subtask as a runtime lists it: which one it is. */
+export interface AlignedSubtask {
+  /** Its source vertex, one that {@linkcode AlignmentReporter.isAligned}. */
+  readonly vertex: string;
+  /** Its subtask index. */
+  readonly index: number;
+}
+
+/** A running source subtask that takes the limit announced to it. */
+export interface AlignmentTarget {
+  /** The watermark the source may emit up to. */
+  maxDesiredWatermark: number;
+}
+
 /**
  * Announces watermark alignment every update interval (reference §5): the
  * runtime reports every aligned source subtask with
@@ -40,14 +54,18 @@ export interface AlignedSourceState {
  * interval is the smallest of theirs. Announcing costs a scan of the
  * aligned subtasks, once per interval: never per record.
  *
+ * The loop both runtimes run is here ({@linkcode AlignmentReporter.take},
+ * then {@linkcode AlignmentReporter.announceRound}); each runtime's
+ * wrapper keeps only where the states come from (the KV runtime reads the
+ * committed watermarks of sources other workers run) and where the
+ * schedule is kept (the local runtime's persist snapshots hold it).
+ *
  * @example Announcing on schedule
  * ```ts ignore
  * const alignment = new AlignmentReporter(graph);
  * alignment.schedule(clock.now() + alignment.intervalMs);
- * if (alignment.due(clock.now())) {
- *   alignment.report("source", 0, sourceSubtask);
- *   alignment.announce((vertex, index, max) => limit(vertex, index, max));
- *   alignment.schedule(clock.now() + alignment.intervalMs);
+ * if (alignment.take(clock.now())) {
+ *   alignment.announceRound(sources, (s) => s.subtask, (v, i) => running(v, i));
  * }
  * ```
  */
@@ -122,6 +140,47 @@ export class AlignmentReporter {
    */
   due(nowMs: number): boolean {
     return nowMs >= this.nextMs;
+  }
+
+  /**
+   * Takes the announcement due at `nowMs`, if any: the next is scheduled
+   * an update interval later.
+   *
+   * @param nowMs Processing time, in milliseconds.
+   * @returns Whether one was due (then announce it).
+   */
+  take(nowMs: number): boolean {
+    if (!this.due(nowMs)) return false;
+    this.schedule(nowMs + this.#intervalMs);
+    return true;
+  }
+
+  /**
+   * One announcement as both runtimes make it: reports each of `subtasks`
+   * whose state is known, then sets every limit on the source subtask
+   * this runtime runs. Once per update interval, never per record.
+   *
+   * @param subtasks The job's aligned source subtasks.
+   * @param stateOf A subtask's state (`i`: its position in `subtasks`), or
+   * `undefined` if unknown (it reports nothing).
+   * @param runningOf The source subtask to limit, or `undefined` if this
+   * runtime does not run it.
+   */
+  announceRound<S extends AlignedSubtask>(
+    subtasks: readonly S[],
+    stateOf: (subtask: S, i: number) => AlignedSourceState | undefined,
+    runningOf: (vertexId: string, index: number) => AlignmentTarget | undefined,
+  ): void {
+    subtasks.forEach((subtask, i) => {
+      const state = stateOf(subtask, i);
+      if (state !== undefined) {
+        this.report(subtask.vertex, subtask.index, state);
+      }
+    });
+    this.announce((vertexId, index, maxAllowed) => {
+      const target = runningOf(vertexId, index);
+      if (target !== undefined) target.maxDesiredWatermark = maxAllowed;
+    });
   }
 
   /**

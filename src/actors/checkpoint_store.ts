@@ -34,8 +34,6 @@ import {
 import { CheckpointReader, type IndexEntry } from "./_checkpoint_reader.ts";
 import { applyInBatches, CheckpointCleaner } from "./_checkpoint_cleanup.ts";
 
-export type { CheckpointInfo, CompletedCheckpoint } from "./checkpoint.ts";
-
 /** Options of {@linkcode CheckpointStore}. */
 export interface CheckpointStoreOptions {
   /**

@@ -30,6 +30,7 @@ export * from "./kv/kv_storage.ts";
 export * from "./job_keys.ts";
 
 // Completed checkpoints of a job, over its storage.
+export * from "./checkpoint.ts";
 export * from "./checkpoint_store.ts";
 export * from "./dead_letter_log.ts";
 export * from "./actor_failure.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { CompletedCheckpoint } from "./checkpoint_store.ts";
+import type { CompletedCheckpoint } from "./checkpoint.ts";
 import type { JobFingerprint } from "../runtime/fingerprint.ts";
 import type { Encoded } from "./_codec.ts";
 import { encodedCheckpoint } from "./_encoded_checkpoint.ts";

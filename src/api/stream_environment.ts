@@ -12,10 +12,8 @@ import { LocalJob } from "../actors/local/local_job.ts";
 import { MemoryStorage } from "../actors/local/memory_storage.ts";
 import type { ErrorPolicy } from "../runtime/dead_letter.ts";
 import { KvRuntime, type KvRuntimeOptions } from "../actors/kv/kv_runtime.ts";
-import type {
-  CheckpointStore,
-  CompletedCheckpoint,
-} from "../actors/checkpoint_store.ts";
+import type { CheckpointStore } from "../actors/checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../actors/checkpoint.ts";
 import type { ActorStorage } from "../actors/storage.ts";
 import { fingerprintOf } from "../runtime/fingerprint.ts";
 import { CollectionSource } from "../connectors/sources/collection.ts";

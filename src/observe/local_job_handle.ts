@@ -7,7 +7,7 @@
  */
 
 import { requirePositiveInteger } from "../time/validate.ts";
-import type { CheckpointInfo } from "../actors/checkpoint_store.ts";
+import type { CheckpointInfo } from "../actors/checkpoint.ts";
 import type { DeadLetterLog } from "../actors/dead_letter_log.ts";
 import type { RuntimeView, SubtaskStatus } from "../actors/actor_runtime.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";

@@ -18,6 +18,7 @@ import { KvTableSink, readTable } from "../../src/connectors/sinks/kv_table.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import type { DataStream } from "../../src/api/data_stream.ts";
 import type { DeadLetter, ErrorPolicy } from "../../src/runtime/dead_letter.ts";
+import type { ActorRuntime } from "../../src/actors/actor_runtime.ts";
 import { ExternalTable, twoPhaseSink } from "../_support/two_phase_sink.ts";
 
 /** What a run of a job left behind. */
@@ -26,6 +27,21 @@ export interface PolicyRun {
   readonly restarts: number;
   /** The job's dead-letter log, oldest first. */
   readonly letters: DeadLetter[];
+}
+
+/**
+ * A runtime as the suite reads it after a run: the contract both runtimes
+ * implement (a `LocalJob`, restarts included, or a `KvRuntime`), with the
+ * restarts both count.
+ */
+export type PolicyRuntime = ActorRuntime & { readonly restarts: number };
+
+/** What `runtime` left behind, read through the contract. */
+export async function policyRun(runtime: PolicyRuntime): Promise<PolicyRun> {
+  return {
+    restarts: runtime.restarts,
+    letters: await runtime.deadLetters.list(),
+  };
 }
 
 /** A runtime as the suite drives it. */

@@ -26,7 +26,7 @@ import {
   sensorJob,
   sensorReadings,
 } from "../_support/sensor_job.ts";
-import type { RuntimeUnderTest } from "./_runtime_conformance.ts";
+import type { RuntimeUnderTest } from "./_runtime_under_test.ts";
 
 const READINGS = sensorReadings(120);
 

@@ -2,7 +2,8 @@
 // (keyed windows across a shuffle, late data and allowed lateness, idle
 // partitions, keyed process timers, crash and restore from a checkpoint,
 // restore at another parallelism) written once against RuntimeUnderTest
-// and run on the local runtime and on the KV runtime. Expectations are
+// and run on the local runtime and on the KV runtime, each driven through
+// ActorRuntime (_runtime_under_test.ts). Expectations are
 // absolute (brute force over the script), not "same as the other runtime".
 
 import assert from "node:assert/strict";
@@ -17,11 +18,11 @@ import {
 } from "../../src/connectors/sources/scripted.ts";
 import { CollectSink } from "../../src/connectors/sinks/collect.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
-import type { CompletedCheckpoint } from "../../src/actors/checkpoint_store.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import type { KeyedProcessFunction } from "../../src/runtime/operators/keyed_process.ts";
 import type { AggregateFunction } from "../../src/windows/window_function.ts";
 import { ExternalTable, twoPhaseSink } from "../_support/two_phase_sink.ts";
+import type { RuntimeUnderTest } from "./_runtime_under_test.ts";
 import {
   expectedSums,
   lateDataJob,
@@ -32,30 +33,7 @@ import {
   sensorReadings,
 } from "../_support/sensor_job.ts";
 
-/** A runtime as the suite drives it. */
-export interface RuntimeUnderTest {
-  /** Its name, in test names. */
-  readonly name: string;
-  /**
-   * Runs the job to its end, from `restoreFrom` if given (dropping state of
-   * operators the job no longer has only with `allowNonRestoredState`).
-   */
-  run(
-    env: StreamEnvironment,
-    clock: ManualClock,
-    restoreFrom?: CompletedCheckpoint,
-    options?: { allowNonRestoredState?: boolean },
-  ): Promise<void>;
-  /**
-   * Runs until `checkpoints` checkpoints are saved, then drops everything
-   * the runtime holds in memory (a crash); stored checkpoints survive.
-   */
-  crashAfterCheckpoints(
-    env: StreamEnvironment,
-    clock: ManualClock,
-    checkpoints: number,
-  ): Promise<void>;
-}
+export type { RuntimeUnderTest } from "./_runtime_under_test.ts";
 
 const PARTITIONS = READING_PARTITIONS;
 const readings = (count: number) => sensorReadings(count);

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
-import type { CompletedCheckpoint } from "../../src/actors/checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../../src/actors/checkpoint.ts";
 import { ExternalTable } from "../_support/two_phase_sink.ts";
 import {
   evolvingJob,
@@ -17,7 +17,7 @@ import {
   evolvingResults,
   type Extra,
 } from "../_support/evolving_job.ts";
-import type { RuntimeUnderTest } from "./_runtime_conformance.ts";
+import type { RuntimeUnderTest } from "./_runtime_under_test.ts";
 
 type Version = Omit<EvolvingJobOptions, "storage" | "clock" | "table">;
 

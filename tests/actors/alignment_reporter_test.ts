@@ -66,3 +66,33 @@ Deno.test("AlignmentReporter.report() holds a group to its slowest subtask; fini
     ["source-1", 1, 500],
   ]);
 });
+
+Deno.test("AlignmentReporter.take() is true when due and schedules the next an update interval later", () => {
+  const reporter = new AlignmentReporter(graph(true));
+  assert.equal(reporter.take(0), true);
+  assert.equal(reporter.nextMs, 30);
+  assert.equal(reporter.take(29), false);
+  assert.equal(reporter.take(45), true);
+  assert.equal(reporter.nextMs, 75);
+  assert.equal(new AlignmentReporter(graph(false)).take(1e12), false);
+});
+
+Deno.test("AlignmentReporter.announceRound() reports the known states and limits only the subtasks this runtime runs", () => {
+  const reporter = new AlignmentReporter(graph(true));
+  const subtasks = [
+    { vertex: "source-0", index: 0, watermark: 1_000 },
+    { vertex: "source-0", index: 1, watermark: undefined },
+    { vertex: "source-1", index: 0, watermark: 400 },
+  ];
+  const running = { maxDesiredWatermark: Infinity };
+  reporter.announceRound(
+    subtasks,
+    (s) =>
+      s.watermark === undefined
+        ? undefined
+        : { finished: false, currentWatermark: s.watermark, idle: false },
+    (vertex, index) =>
+      vertex === "source-1" && index === 0 ? running : undefined,
+  );
+  assert.equal(running.maxDesiredWatermark, 500);
+});

@@ -19,7 +19,7 @@ import {
   type ScriptStep,
 } from "../../src/connectors/sources/scripted.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
-import type { CompletedCheckpoint } from "../../src/actors/checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../../src/actors/checkpoint.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { ExternalTable, twoPhaseSink } from "../_support/two_phase_sink.ts";
 import { drive } from "../_support/sensor_job.ts";

@@ -5,7 +5,7 @@
 
 import type { SourceSubtaskSnapshot } from "../../runtime/source_subtask.ts";
 import type { SubtaskSnapshot } from "../../runtime/subtask.ts";
-import { encodeStructured } from "../_codec.ts";
+import { encodeSnapshot } from "../snapshot_encoding.ts";
 import { buildSubtask } from "../_subtask_factory.ts";
 import { actorRecord } from "../actor_record.ts";
 import type { ActorWiring } from "./_wiring.ts";
@@ -57,7 +57,7 @@ export async function activate(
       live.wake?.();
     },
     onSnapshot: (checkpointId, snapshot) => {
-      live.acks.push([checkpointId, encodeStructured(snapshot)]);
+      live.acks.push([checkpointId, encodeSnapshot(wiring.id, snapshot)]);
     },
   });
   const committed = (meta as Meta | undefined) ?? freshMeta(wiring);

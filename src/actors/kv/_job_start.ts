@@ -8,7 +8,7 @@ import type { Clock } from "../../time/mod.ts";
 import type { JobGraph } from "../../runtime/job_graph.ts";
 import type { SourceSubtaskSnapshot } from "../../runtime/source_subtask.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
 import { encodeStructured } from "../_codec.ts";
 import { snapshotsToUse } from "../_encoded_checkpoint.ts";
 import { snapshotsToRestore } from "../../runtime/rescale/mod.ts";

@@ -2,19 +2,12 @@
 // status as last committed (the owned ones as they are now), who runs it,
 // what waits in its input channels, and whether it is stuck after failures.
 
-import type { InputChannelStatus } from "../../runtime/subtask.ts";
-import type { SubtaskStatus } from "../actor_runtime.ts";
+import type { KvSubtaskStatus } from "./kv_subtask_status.ts";
 import { gaugeValues } from "../actor_record.ts";
 import type { Meta } from "./_step_commit.ts";
 import { statusOf } from "./_live_actor.ts";
 import { readLeases } from "./_ownership.ts";
 import type { KvWorker } from "./_worker.ts";
-
-/** A subtask's status in the KV runtime, with its input channels. */
-export interface KvSubtaskStatus extends SubtaskStatus {
-  /** Each input channel as the subtask's valve saw it at its last step. */
-  readonly inputChannels: readonly InputChannelStatus[];
-}
 
 /**
  * Every actor's status as last committed (owned ones as they are now),

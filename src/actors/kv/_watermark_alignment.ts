@@ -1,9 +1,9 @@
 // Watermark alignment (FLIP-182) across KV-runtime workers: the shared
-// `AlignmentReporter`, fed each update interval with the aligned sources'
-// watermarks, read from their committed status for the sources other
-// workers run; every worker holds the sources it runs at their group's
-// limit, and no coordination is written. Only this reading differs from
-// the local runtime.
+// reporter's loop (`AlignmentReporter.take`, `announceRound`), fed each
+// update interval with the aligned sources' watermarks, read from their
+// committed status for the sources other workers run; every worker holds
+// the sources it runs at their group's limit, and no coordination is
+// written. Only this reading differs from the local runtime.
 
 import { AlignmentReporter } from "../alignment_reporter.ts";
 import type { JobGraph } from "../../runtime/job_graph.ts";
@@ -12,7 +12,7 @@ import type { Meta } from "./_step_commit.ts";
 import type { KvWorker } from "./_worker.ts";
 
 /** Announces the aligned sources' limits to the sources a worker runs. */
-export class AlignmentAnnouncer {
+export class KvAlignment {
   readonly #graph: JobGraph;
   readonly #reporter: AlignmentReporter;
   readonly #aligned: readonly ActorWiring[];
@@ -30,19 +30,19 @@ export class AlignmentAnnouncer {
   }
 
   /** When the next announcement is due; `Infinity` without aligned sources. */
-  get nextAt(): number {
+  get nextMs(): number {
     return this.#reporter.nextMs;
   }
 
   /**
-   * Whether an announcement is due at `now`; if so, schedules the next.
+   * Takes the announcement due at `nowMs`, if any (the next is scheduled):
+   * then call {@linkcode announce}.
    *
-   * @param now Processing time.
+   * @param nowMs Processing time.
+   * @returns Whether one was due.
    */
-  due(now: number): boolean {
-    if (!this.#reporter.due(now)) return false;
-    this.#reporter.schedule(now + this.#reporter.intervalMs);
-    return true;
+  take(nowMs: number): boolean {
+    return this.#reporter.take(nowMs);
   }
 
   /**
@@ -63,23 +63,20 @@ export class AlignmentAnnouncer {
           ),
         ),
     );
-    const reporter = this.#reporter;
-    this.#aligned.forEach((wiring, i) => {
-      const source = live.get(wiring.id)?.source;
-      const meta = metas[i];
-      if (source !== undefined && source !== null) {
-        reporter.report(wiring.vertex, wiring.index, source);
-      } else if (meta !== undefined) {
-        reporter.report(wiring.vertex, wiring.index, {
+    this.#reporter.announceRound(
+      this.#aligned,
+      (wiring, i) => {
+        const source = live.get(wiring.id)?.source;
+        if (source !== undefined && source !== null) return source;
+        const meta = metas[i];
+        return meta === undefined ? undefined : {
           finished: meta.finished,
           currentWatermark: meta.status.inputWatermark,
           idle: meta.status.idle,
-        });
-      }
-    });
-    reporter.announce((vertex, index, maxAllowed) => {
-      const target = live.get(actorId(this.#graph, vertex, index));
-      if (target?.source) target.source.maxDesiredWatermark = maxAllowed;
-    });
+        };
+      },
+      (vertex, index) =>
+        live.get(actorId(this.#graph, vertex, index))?.source ?? undefined,
+    );
   }
 }

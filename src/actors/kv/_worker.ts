@@ -9,7 +9,7 @@ import type { JobGraph } from "../../runtime/job_graph.ts";
 import type { ErrorPolicy } from "../../runtime/dead_letter.ts";
 import type { StreamElement } from "../../runtime/stream_element.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
 import type { ActorStorage } from "../storage.ts";
 import { DeadLetterLog } from "../dead_letter_log.ts";
 import { IdleClock } from "../idle_clock.ts";

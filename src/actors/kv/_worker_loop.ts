@@ -10,7 +10,7 @@ import { startJob } from "./_job_start.ts";
 import { stepActor } from "./_actor_step.ts";
 import { drop, fail, rebalance, releaseAll } from "./_ownership.ts";
 import { InputWatch } from "./_input_watch.ts";
-import { AlignmentAnnouncer } from "./_watermark_alignment.ts";
+import { KvAlignment } from "./_watermark_alignment.ts";
 import { nextProcessingTimeOf } from "../actor_record.ts";
 import type { LiveActor } from "./_live_actor.ts";
 import { COORDINATOR, type KvWorker } from "./_worker.ts";
@@ -18,7 +18,7 @@ import { COORDINATOR, type KvWorker } from "./_worker.ts";
 /** Runs a worker's rounds (see the file's head). */
 export class WorkerLoop {
   readonly #worker: KvWorker;
-  readonly #alignment: AlignmentAnnouncer;
+  readonly #alignment: KvAlignment;
   readonly #watch: InputWatch;
   #initialised = false;
   #nextRebalance = -Infinity;
@@ -30,7 +30,7 @@ export class WorkerLoop {
   /** @param worker The worker's shared state. */
   constructor(worker: KvWorker) {
     this.#worker = worker;
-    this.#alignment = new AlignmentAnnouncer(worker.graph, worker.wirings);
+    this.#alignment = new KvAlignment(worker.graph, worker.wirings);
     this.#watch = new InputWatch(worker, () => worker.idleClock.wake());
   }
 
@@ -86,7 +86,7 @@ export class WorkerLoop {
       for (const live of worker.live.values()) live.dirty = true;
     }
     this.#watch.update();
-    if (this.#alignment.due(now)) {
+    if (this.#alignment.take(now)) {
       await worker.passing(
         "align watermarks",
         () => this.#alignment.announce(worker),
@@ -187,7 +187,7 @@ export class WorkerLoop {
     let next = Math.min(
       this.#nextRebalance,
       worker.coordinator.nextWakeup(),
-      this.#alignment.nextAt,
+      this.#alignment.nextMs,
     );
     for (const live of worker.live.values()) {
       const { meta } = live;

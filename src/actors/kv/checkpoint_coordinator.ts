@@ -8,8 +8,8 @@
 
 import type { Clock } from "../../time/mod.ts";
 import type { JobFingerprint } from "../../runtime/fingerprint.ts";
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
-import { encodeStructured } from "../_codec.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
+import { encodeSnapshot } from "../snapshot_encoding.ts";
 import { CheckpointDurations } from "../checkpoint_durations.ts";
 import { readHighestId } from "../checkpoint_ids.ts";
 import { PendingCheckpoint } from "../pending_checkpoint.ts";
@@ -284,7 +284,7 @@ export class CheckpointCoordinator {
         `read the snapshot of '${actor}'`,
         () => storageOf(actor).get(["ack", id]),
       );
-      pending.ack(actor, encodeStructured(snapshot));
+      pending.ack(actor, encodeSnapshot(actor, snapshot));
     }
     const checkpoint = pending.complete(fingerprint, now);
     await store?.save(checkpoint);

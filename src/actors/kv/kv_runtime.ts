@@ -14,22 +14,20 @@
  */
 
 import { type JobGraph, validateJobGraph } from "../../runtime/job_graph.ts";
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
 import type { ActorStorage } from "../storage.ts";
 import type { ActorFailure } from "../actor_failure.ts";
 import type { DeadLetterLog } from "../dead_letter_log.ts";
 import type { ActorRuntime, RuntimeOptions } from "../actor_runtime.ts";
-import { requireWatermarkRecovery } from "../../time/validate.ts";
-import { requireErrorPolicy } from "../../runtime/dead_letter.ts";
+import { checkRuntimeOptions } from "../runtime_options.ts";
 import { jobKeyPrefix } from "../job_keys.ts";
 import { wireActors } from "./_wiring.ts";
 import { checkStepFits } from "./_step_commit.ts";
 import { jobStarted, resetJob } from "./_job_start.ts";
 import { KvWorker } from "./_worker.ts";
 import { WorkerLoop } from "./_worker_loop.ts";
-import { type KvSubtaskStatus, readStatus } from "./_status.ts";
-
-export type { KvSubtaskStatus } from "./_status.ts";
+import { readStatus } from "./_status.ts";
+import type { KvSubtaskStatus } from "./kv_subtask_status.ts";
 
 /** Options of a {@linkcode KvRuntime}. */
 export interface KvRuntimeOptions extends RuntimeOptions {
@@ -134,14 +132,7 @@ export class KvRuntime implements ActorRuntime {
         );
       }
     }
-    const persist = requireWatermarkRecovery(
-      options.watermarkRecovery ?? "replay",
-      { action, param: "watermarkRecovery" },
-    ) === "persist";
-    const errorPolicy = requireErrorPolicy(
-      options.errorPolicy ?? "dead-letter",
-      { action, param: "errorPolicy" },
-    );
+    const checked = checkRuntimeOptions(options, action);
     const wirings = wireActors(graph);
     const base = [...jobKeyPrefix(graph.jobName), "kvrt"];
     for (const wiring of wirings) checkStepFits(wiring, base, action);
@@ -153,17 +144,17 @@ export class KvRuntime implements ActorRuntime {
       leaseMs: options.leaseMs ?? 10_000,
       pollMs: options.pollIntervalMs ?? 100,
       maxLag: options.maxChannelLag ?? 32,
-      simulate: options.simulate,
-      persist,
-      checkpointIntervalMs: options.checkpointIntervalMs ?? 0,
+      simulate: checked.simulate,
+      persist: checked.persist,
+      checkpointIntervalMs: checked.checkpointIntervalMs,
       lastCheckpointId: Math.max(
-        options.lastCheckpointId ?? 0,
+        checked.lastCheckpointId,
         options.restoreFrom?.id ?? 0,
       ),
       checkpointStore: options.checkpointStore,
       restoreFrom: options.restoreFrom,
-      allowNonRestoredState: options.allowNonRestoredState ?? false,
-      errorPolicy,
+      allowNonRestoredState: checked.allowNonRestoredState,
+      errorPolicy: checked.errorPolicy,
       deadLetterStorage: options.deadLetterStorage,
       strikeStorage: options.strikeStorage,
       sleep: options.sleep ??

@@ -6,11 +6,12 @@
  * @module
  */
 
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
 import type { DeadLetterLog } from "../dead_letter_log.ts";
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
 import type { SubtaskStatus } from "../actor_runtime.ts";
-import type { KvRuntime, KvSubtaskStatus } from "./kv_runtime.ts";
+import type { KvRuntime } from "./kv_runtime.ts";
+import type { KvSubtaskStatus } from "./kv_subtask_status.ts";
 
 /**
  * A synchronous view of a {@linkcode KvRuntime} for a job handle: every

@@ -7,8 +7,7 @@
  */
 
 export * from "./kv_runtime.ts";
+export * from "./kv_subtask_status.ts";
 export * from "./kv_runtime_view.ts";
 export * from "./lease.ts";
 export * from "../../kv/retry.ts";
-export * from "./channel_log.ts";
-export * from "./checkpoint_coordinator.ts";

@@ -5,7 +5,7 @@
 import type { Clock } from "../../time/clock.ts";
 import type { JobGraph } from "../../runtime/job_graph.ts";
 import { fingerprintOf } from "../../runtime/fingerprint.ts";
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
 import type { RuntimeOptions } from "../actor_runtime.ts";
 import { machineOf } from "../actor_record.ts";
 import { CheckpointIds } from "../checkpoint_ids.ts";

@@ -5,7 +5,7 @@
 import type { JobGraph } from "../../runtime/job_graph.ts";
 import type { SourceSubtaskSnapshot } from "../../runtime/source_subtask.ts";
 import type { SubtaskSnapshot } from "../../runtime/subtask.ts";
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
 import { snapshotsToUse } from "../_encoded_checkpoint.ts";
 import { snapshotsToRestore } from "../../runtime/rescale/mod.ts";
 import type { LocalActor } from "./_local_actor.ts";

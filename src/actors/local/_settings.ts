@@ -1,25 +1,24 @@
 // The local runtime's options, checked once at construction (STYLE rule
 // 22): the hot path trusts what comes out.
 
-import { requireWatermarkRecovery } from "../../time/validate.ts";
-import type { ErrorPolicy } from "../../runtime/dead_letter.ts";
-import { requireErrorPolicy } from "../../runtime/dead_letter.ts";
 import type { RuntimeOptions } from "../actor_runtime.ts";
+import {
+  type CheckedRuntimeOptions,
+  checkRuntimeOptions,
+} from "../runtime_options.ts";
 
 /** The checked options the local runtime's parts are built from. */
-export interface LocalSettings {
+export interface LocalSettings extends CheckedRuntimeOptions {
   /** Elements a mailbox holds before its producers pause. */
   readonly capacity: number;
-  /** Whether snapshots keep event-time progress. */
-  readonly persist: boolean;
-  readonly errorPolicy: ErrorPolicy;
 }
 
 /**
  * Checks the options a `LocalRuntime` is created with.
  *
  * @throws {RangeError} If `mailboxCapacity` is not a positive safe
- * integer, or `watermarkRecovery` or `errorPolicy` is unknown.
+ * integer, or a runtime option is out of range (`checkRuntimeOptions`).
+ * @throws {TypeError} If a runtime option has the wrong type.
  */
 export function localSettings(
   options: RuntimeOptions & { readonly mailboxCapacity?: number },
@@ -31,13 +30,5 @@ export function localSettings(
       `Cannot ${action} as 'mailboxCapacity' must be a positive safe integer: current value is ${capacity}`,
     );
   }
-  const persist = requireWatermarkRecovery(
-    options.watermarkRecovery ?? "replay",
-    { action, param: "watermarkRecovery" },
-  ) === "persist";
-  const errorPolicy = requireErrorPolicy(
-    options.errorPolicy ?? "dead-letter",
-    { action, param: "errorPolicy" },
-  );
-  return { capacity, persist, errorPolicy };
+  return { ...checkRuntimeOptions(options, action), capacity };
 }

@@ -4,8 +4,9 @@
 // checkpoint is the same array, and its encoding is reused (incremental
 // checkpoints).
 
-import { Encoded, encodeStructured } from "../_codec.ts";
+import type { Encoded } from "../_codec.ts";
 import { partForm, partsPlaceholder } from "../_snapshot_parts.ts";
+import { encodeSnapshot } from "../snapshot_encoding.ts";
 
 /** Encodes subtasks' snapshots and the parts they hand out. */
 export class SnapshotEncoder {
@@ -44,26 +45,5 @@ export class SnapshotEncoder {
     const parts = this.#parts;
     this.#parts = [];
     return encodeSnapshot(actorId, snapshot, parts);
-  }
-}
-
-function encodeSnapshot(
-  actorId: string,
-  snapshot: unknown,
-  parts: readonly Encoded[],
-): Encoded {
-  const head = `Cannot checkpoint actor '${actorId}' as its snapshot must be`;
-  if (snapshot === undefined) {
-    throw new TypeError(`${head} defined: current value is undefined`);
-  }
-  try {
-    const encoded = encodeStructured(snapshot);
-    return parts.length === 0
-      ? encoded
-      : new Encoded(encoded.bytes, undefined, parts);
-  } catch (error) {
-    throw new TypeError(
-      `${head} structured-cloneable data (no functions or symbols): ${error}`,
-    );
   }
 }

@@ -1,14 +1,24 @@
-// Watermark alignment in the local runtime: the shared reporter, announced
-// on the runtime's clock, with the schedule kept on every aligned source,
-// whose persist snapshots hold it.
+// Watermark alignment in the local runtime: the shared reporter's loop
+// (`AlignmentReporter.take`, `announceRound`) over the sources this
+// process runs, announced on the runtime's clock. Only where the schedule
+// is kept differs from the KV runtime: on every aligned source, whose
+// persist snapshots hold it.
 
-import type { AlignmentReporter } from "../alignment_reporter.ts";
+import type {
+  AlignedSubtask,
+  AlignmentReporter,
+} from "../alignment_reporter.ts";
 import type { LocalActor } from "./_local_actor.ts";
+
+/** An aligned source subtask of the local runtime: its actor. */
+interface AlignedActor extends AlignedSubtask {
+  readonly actor: LocalActor;
+}
 
 /** Announces alignment to the local runtime's aligned sources on schedule. */
 export class LocalAlignment {
   readonly #reporter: AlignmentReporter;
-  readonly #aligned: readonly LocalActor[];
+  readonly #aligned: readonly AlignedActor[];
 
   /**
    * Schedules the first announcement an update interval from `nowMs`.
@@ -23,7 +33,12 @@ export class LocalAlignment {
     nowMs: number,
   ) {
     this.#reporter = reporter;
-    this.#aligned = actors.filter((a) => a.alignmentSource !== null);
+    this.#aligned = actors.filter((a) => a.alignmentSource !== null)
+      .map((actor) => ({
+        vertex: actor.alignmentSource!,
+        index: actor.index,
+        actor,
+      }));
     this.#schedule(nowMs + reporter.intervalMs);
   }
 
@@ -39,17 +54,16 @@ export class LocalAlignment {
    * @returns Whether it announced.
    */
   runTimer(nowMs: number): boolean {
-    if (!this.#reporter.due(nowMs)) return false;
-    for (const actor of this.#aligned) {
-      this.#reporter.report(actor.alignmentSource!, actor.index, actor.source!);
-    }
-    this.#reporter.announce((vertexId, index, maxAllowed) => {
-      const actor = this.#aligned.find((a) =>
-        a.alignmentSource === vertexId && a.index === index
-      )!;
-      actor.source!.maxDesiredWatermark = maxAllowed;
-    });
-    this.#schedule(nowMs + this.#reporter.intervalMs);
+    if (!this.#reporter.take(nowMs)) return false;
+    const aligned = this.#aligned;
+    this.#reporter.announceRound(
+      aligned,
+      ({ actor }) => actor.source!,
+      (vertexId, index) =>
+        aligned.find((a) => a.vertex === vertexId && a.index === index)!
+          .actor.source!,
+    );
+    this.#schedule(this.#reporter.nextMs);
     return true;
   }
 
@@ -62,7 +76,7 @@ export class LocalAlignment {
   restored(nowMs: number): void {
     if (this.#aligned.length === 0) return;
     const due = Math.min(
-      ...this.#aligned.map((a) => a.source!.nextAlignmentMs),
+      ...this.#aligned.map((a) => a.actor.source!.nextAlignmentMs),
     );
     this.#schedule(
       Number.isFinite(due) ? due : nowMs + this.#reporter.intervalMs,
@@ -71,6 +85,8 @@ export class LocalAlignment {
 
   #schedule(atMs: number): void {
     this.#reporter.schedule(atMs);
-    for (const actor of this.#aligned) actor.source!.nextAlignmentMs = atMs;
+    for (const { actor } of this.#aligned) {
+      actor.source!.nextAlignmentMs = atMs;
+    }
   }
 }

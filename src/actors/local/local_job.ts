@@ -11,13 +11,13 @@ import {
   RecordFailedError,
 } from "../../runtime/dead_letter.ts";
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
 import type { DeadLetterLog } from "../dead_letter_log.ts";
 import type { ActorStorage } from "../storage.ts";
 import { StrikeLog } from "../_strike_log.ts";
 import { MemoryStorage } from "./memory_storage.ts";
 import { LocalRuntime, type LocalRuntimeOptions } from "./local_runtime.ts";
-import type { SubtaskStatus } from "../actor_runtime.ts";
+import type { ActorRuntime, SubtaskStatus } from "../actor_runtime.ts";
 
 /** Options of a {@linkcode LocalJob}: the runtime's, and where strikes go. */
 export interface LocalJobOptions
@@ -53,8 +53,9 @@ export interface LocalJobOptions
  * restart more than a record recognised by its content, and never loops.
  *
  * Under `"dead-letter"` no record fails a runtime: a `LocalJob` then runs
- * exactly one. The job reads like a runtime to the HTTP service (status,
- * channels, checkpoints), following the runtime that runs now.
+ * exactly one. The job is an {@linkcode ActorRuntime} itself, and reads
+ * like a runtime to the HTTP service (status, channels, checkpoints),
+ * following the runtime that runs now.
  *
  * A restart redoes, from the checkpoint, what the failed runtime did after
  * it: two-phase sinks (`KvTableSink`, `KvAppendSink`) commit it once;
@@ -67,7 +68,7 @@ export interface LocalJobOptions
  * console.log(job.restarts, await job.deadLetters.list());
  * ```
  */
-export class LocalJob {
+export class LocalJob implements ActorRuntime {
   readonly #graph: JobGraph;
   readonly #options: LocalJobOptions;
   readonly #deadLetterStorage: ActorStorage;
@@ -326,6 +327,11 @@ export class LocalJob {
   /** Every subtask's status (see {@linkcode LocalRuntime.status}). */
   status(): SubtaskStatus[] {
     return this.#runtime.status();
+  }
+
+  /** Processing time of the next timer or checkpoint due (of the runtime running now). */
+  nextWakeup(): number {
+    return this.#runtime.nextWakeup();
   }
 
   /** See {@linkcode LocalRuntime.triggerCheckpoint}. */

@@ -7,7 +7,7 @@
 import type { Clock } from "../../time/clock.ts";
 import { type JobGraph, validateJobGraph } from "../../runtime/job_graph.ts";
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
-import type { CompletedCheckpoint } from "../checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../checkpoint.ts";
 import { DeadLetterLog } from "../dead_letter_log.ts";
 import { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
 import type {
@@ -84,13 +84,16 @@ export class LocalRuntime implements ActorRuntime {
    *
    * @param graph The job's plan.
    * @param options Clock, mailbox capacity, simulation.
-   * @throws {RangeError} If the plan is invalid or `mailboxCapacity` is not positive.
+   * @throws {RangeError} If the plan is invalid, `mailboxCapacity` is not
+   * positive, or an option is out of range (`checkRuntimeOptions`).
+   * @throws {TypeError} If an option has the wrong type.
    */
   constructor(graph: JobGraph, options: LocalRuntimeOptions) {
     validateJobGraph(graph);
     this.#graph = graph;
     this.#clock = options.clock;
-    const { capacity, persist, errorPolicy } = localSettings(options);
+    const settings = localSettings(options);
+    const { capacity, persist, errorPolicy } = settings;
     this.#letters = new DeadLetterRecorder({
       job: graph.jobName,
       log: new DeadLetterLog(options.deadLetterStorage ?? new MemoryStorage()),
@@ -101,8 +104,8 @@ export class LocalRuntime implements ActorRuntime {
       graph,
       clock: options.clock,
       store: options.checkpointStore,
-      intervalMs: options.checkpointIntervalMs ?? 0,
-      lastCheckpointId: options.lastCheckpointId ?? 0,
+      intervalMs: settings.checkpointIntervalMs,
+      lastCheckpointId: settings.lastCheckpointId,
       actors: this.#actors,
     });
     const reporter = new AlignmentReporter(graph);

@@ -3,33 +3,25 @@
 // deployment would).
 
 import assert from "node:assert/strict";
-import {
-  runtimeConformance,
-  type RuntimeUnderTest,
-} from "../_runtime_conformance.ts";
+import { runtimeConformance } from "../_runtime_conformance.ts";
+import { underTest } from "../_runtime_under_test.ts";
 import { uidConformance } from "../_uid_conformance.ts";
 import { recoveryConformance } from "../_recovery_conformance.ts";
-import { errorPolicyConformance } from "../_error_policy_conformance.ts";
+import {
+  errorPolicyConformance,
+  policyRun,
+} from "../_error_policy_conformance.ts";
+import { optionsConformance } from "../_options_conformance.ts";
+import { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
 
-const kvRuntime: RuntimeUnderTest = {
+const kvRuntime = underTest({
   name: "kv",
-  async run(env, _clock, restoreFrom, options) {
+  async open(env, restoreFrom, options, use) {
     using kv = await Deno.openKv(":memory:");
-    await env.createKvRuntime({ kv, ...options }, restoreFrom).run();
+    const runtime = env.createKvRuntime({ kv, ...options }, restoreFrom);
+    return await use({ runtime, step: () => runtime.tick() });
   },
-  async crashAfterCheckpoints(env, clock, checkpoints) {
-    using kv = await Deno.openKv(":memory:");
-    const runtime = env.createKvRuntime({ kv });
-    while ((runtime.latestCheckpoint?.id ?? 0) < checkpoints) {
-      if (await runtime.tick()) continue;
-      if (runtime.finished) {
-        throw new Error("the job ended before the checkpoint");
-      }
-      clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
-    }
-    // A crash: the worker is dropped as it is, leases held, nothing released.
-  },
-};
+});
 
 runtimeConformance(kvRuntime);
 uidConformance(kvRuntime);
@@ -49,9 +41,10 @@ errorPolicyConformance({
       runtime.finished,
       `the job did not end: ${JSON.stringify([...runtime.failures()])}`,
     );
-    return {
-      restarts: runtime.restarts,
-      letters: await runtime.deadLetters.list(),
-    };
+    return await policyRun(runtime);
   },
+});
+optionsConformance({
+  name: "kv",
+  create: (graph, options, kv) => new KvRuntime(graph, { ...options, kv }),
 });

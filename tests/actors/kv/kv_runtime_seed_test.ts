@@ -10,7 +10,7 @@ import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
 import { ExternalTable, twoPhaseSink } from "../../_support/two_phase_sink.ts";
 import { recordingKv } from "../../_support/recording_kv.ts";
 import type { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
-import type { CompletedCheckpoint } from "../../../src/actors/checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../../../src/actors/checkpoint.ts";
 
 function job(clock: ManualClock, table: ExternalTable<number>) {
   const env = new StreamEnvironment({

@@ -2,7 +2,7 @@
 // they hold is checked on both runtimes by the conformance suite.
 
 import assert from "node:assert/strict";
-import { AlignmentAnnouncer } from "../../../src/actors/kv/_watermark_alignment.ts";
+import { KvAlignment } from "../../../src/actors/kv/_watermark_alignment.ts";
 import { wireActors } from "../../../src/actors/kv/_wiring.ts";
 import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
 import { CollectSink } from "../../../src/connectors/sinks/collect.ts";
@@ -27,21 +27,21 @@ function graph(aligned: boolean): JobGraph {
   return env.getJobGraph();
 }
 
-Deno.test("AlignmentAnnouncer is never due without aligned sources", () => {
+Deno.test("KvAlignment is never due without aligned sources", () => {
   const job = graph(false);
-  const announcer = new AlignmentAnnouncer(job, wireActors(job));
-  assert.equal(announcer.nextAt, Infinity);
-  assert.equal(announcer.due(0), false);
-  assert.equal(announcer.nextAt, Infinity);
+  const announcer = new KvAlignment(job, wireActors(job));
+  assert.equal(announcer.nextMs, Infinity);
+  assert.equal(announcer.take(0), false);
+  assert.equal(announcer.nextMs, Infinity);
 });
 
-Deno.test("AlignmentAnnouncer.due() is true at once, then every update interval", () => {
+Deno.test("KvAlignment.take() is true at once, then every update interval", () => {
   const job = graph(true);
-  const announcer = new AlignmentAnnouncer(job, wireActors(job));
-  assert.equal(announcer.nextAt, -Infinity);
-  assert.equal(announcer.due(0), true);
-  assert.equal(announcer.nextAt, 100);
-  assert.equal(announcer.due(99), false);
-  assert.equal(announcer.due(150), true);
-  assert.equal(announcer.nextAt, 250);
+  const announcer = new KvAlignment(job, wireActors(job));
+  assert.equal(announcer.nextMs, -Infinity);
+  assert.equal(announcer.take(0), true);
+  assert.equal(announcer.nextMs, 100);
+  assert.equal(announcer.take(99), false);
+  assert.equal(announcer.take(150), true);
+  assert.equal(announcer.nextMs, 250);
 });

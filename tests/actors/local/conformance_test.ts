@@ -1,42 +1,32 @@
 // The runtime conformance suite on the local runtime.
 
 import assert from "node:assert/strict";
-import {
-  runtimeConformance,
-  type RuntimeUnderTest,
-} from "../_runtime_conformance.ts";
+import { runtimeConformance } from "../_runtime_conformance.ts";
+import { underTest } from "../_runtime_under_test.ts";
 import { uidConformance } from "../_uid_conformance.ts";
 import { recoveryConformance } from "../_recovery_conformance.ts";
-import { errorPolicyConformance } from "../_error_policy_conformance.ts";
-import type { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
-import type { ManualClock } from "../../../src/time/clock.ts";
+import {
+  errorPolicyConformance,
+  policyRun,
+  type PolicyRuntime,
+} from "../_error_policy_conformance.ts";
+import { optionsConformance } from "../_options_conformance.ts";
+import { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
 
-/** Steps until `checkpoints` are saved (or the job ends). */
-async function runUntil(
-  runtime: LocalRuntime,
-  clock: ManualClock,
-  checkpoints: number,
-): Promise<void> {
-  while ((runtime.latestCheckpoint?.id ?? 0) < checkpoints) {
-    const worked = runtime.step();
-    await runtime.flushCheckpoints();
-    if (worked) continue;
-    if (runtime.finished) {
-      throw new Error("the job ended before the checkpoint");
-    }
-    clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
-  }
-}
-
-const local: RuntimeUnderTest = {
+const local = underTest({
   name: "local",
-  async run(env, _clock, restoreFrom, options) {
-    await env.createRuntime(restoreFrom, options).run();
+  open(env, restoreFrom, options, use) {
+    const runtime = env.createRuntime(restoreFrom, options);
+    return use({
+      runtime,
+      async step() {
+        const worked = runtime.step();
+        await runtime.flushCheckpoints();
+        return worked;
+      },
+    });
   },
-  async crashAfterCheckpoints(env, clock, checkpoints) {
-    await runUntil(env.createRuntime(), clock, checkpoints);
-  },
-};
+});
 
 runtimeConformance(local);
 uidConformance(local);
@@ -45,7 +35,7 @@ errorPolicyConformance({
   name: "local",
   async run(env) {
     // What execute() and the dev server run: restarts included.
-    const job = env.createJob();
+    const job: PolicyRuntime = env.createJob();
     // A job that restarts for ever must fail the test, not hang it.
     const error = console.error;
     console.error = (line: string) => {
@@ -58,6 +48,10 @@ errorPolicyConformance({
       console.error = error;
     }
     assert.ok(job.finished, `the job did not end: ${job.restarts} restarts`);
-    return { restarts: job.restarts, letters: await job.deadLetters.list() };
+    return await policyRun(job);
   },
+});
+optionsConformance({
+  name: "local",
+  create: (graph, options) => new LocalRuntime(graph, options),
 });

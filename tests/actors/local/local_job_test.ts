@@ -13,7 +13,7 @@ import { DeadLetterLog } from "../../../src/actors/dead_letter_log.ts";
 import { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
 import { LocalJob } from "../../../src/actors/local/local_job.ts";
 import { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
-import type { CompletedCheckpoint } from "../../../src/actors/checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../../../src/actors/checkpoint.ts";
 import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
 import type { ErrorPolicy } from "../../../src/runtime/dead_letter.ts";
 import type {

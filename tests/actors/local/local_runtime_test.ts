@@ -10,10 +10,8 @@ import { TumblingEventTimeWindows } from "../../../src/windows/tumbling.ts";
 import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
 import { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
 import type { SubtaskStatus } from "../../../src/actors/actor_runtime.ts";
-import {
-  CheckpointStore,
-  type CompletedCheckpoint,
-} from "../../../src/actors/checkpoint_store.ts";
+import { CheckpointStore } from "../../../src/actors/checkpoint_store.ts";
+import type { CompletedCheckpoint } from "../../../src/actors/checkpoint.ts";
 import { MemoryStorage } from "../../../src/actors/local/memory_storage.ts";
 import { decodeStored, type Encoded } from "../../../src/actors/_codec.ts";
 import { encodedSnapshots } from "../../../src/actors/_encoded_checkpoint.ts";
