@@ -10,6 +10,7 @@ import {
   CheckpointStore,
   type CompletedCheckpoint,
   jobKeyPrefix,
+  KvRuntime,
   KvStorage,
 } from "../actors/mod.ts";
 import {
@@ -148,6 +149,30 @@ export async function findRestored(
   } catch (error) {
     throw restoreFlagError(error, restore);
   }
+}
+
+/**
+ * How a job on the KV runtime starts, in words, read before anything is
+ * reset: so that a start says whether it resumed, restored or began anew.
+ *
+ * @param kv The store.
+ * @param job The job (its name).
+ * @param restore The `--restore` given.
+ * @param checkpoint What {@linkcode findRestored} found for it.
+ * @returns E.g. "resuming from its actors' committed state".
+ */
+export async function kvStartOf(
+  kv: Deno.Kv,
+  job: Pick<OpenJob, "name">,
+  restore: Restore,
+  checkpoint: CompletedCheckpoint | null,
+): Promise<string> {
+  if (restore === "latest" && await KvRuntime.started(kv, job.name)) {
+    return "resuming from its actors' committed state";
+  }
+  return checkpoint !== null
+    ? `starting from checkpoint ${checkpoint.id}`
+    : "starting afresh";
 }
 
 /** A job file's job, opened on a store by {@linkcode openJob}. */

@@ -21,6 +21,7 @@ import {
 import {
   type DefaultJob,
   findRestored,
+  kvStartOf,
   type OpenJob,
   openJob,
 } from "./job_file.ts";
@@ -216,6 +217,10 @@ export async function runKv(
   const joining = worker !== undefined &&
     await KvRuntime.started(kv, job.name);
   const checkpoint = joining ? null : await findRestored(job, options.restore);
+  if (worker === undefined) {
+    const start = await kvStartOf(kv, job, options.restore, checkpoint);
+    console.log(`weir: job '${job.name}': ${start}`);
+  }
   if (worker === undefined && options.restore !== "latest") {
     // Start over (from nothing, or from the checkpoint asked for).
     await KvRuntime.reset(kv, job.name);

@@ -13,6 +13,7 @@ import type { Command } from "./flags.ts";
 import {
   type DefaultJob,
   findRestored,
+  kvStartOf,
   type OpenJob,
   openJob,
 } from "./job_file.ts";
@@ -80,7 +81,9 @@ async function supervise(
   entry: URL,
 ): Promise<void> {
   // Refused here, once, rather than by every worker after the reset.
-  await findRestored(job, options.restore);
+  const checkpoint = await findRestored(job, options.restore);
+  const start = await kvStartOf(kv, job, options.restore, checkpoint);
+  console.log(`weir: job '${job.name}': ${start}`);
   if (options.restore !== "latest") {
     // Start over (from nothing, or from the checkpoint asked for).
     await KvRuntime.reset(kv, job.name);

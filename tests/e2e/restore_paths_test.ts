@@ -323,7 +323,9 @@ for (const runtime of ["local", "kv"] as const) {
   Deno.test(`main.ts <job-file>${flags} --restore none on a store with history runs to the end`, async () => {
     await withStore(async (store) => {
       await jobHistory(store);
-      await assertJobDone(store, runtime, await toEnd(store, "none"), 4);
+      const ran = await toEnd(store, "none");
+      await assertJobDone(store, runtime, ran, 4);
+      if (runtime === "kv") assert.match(ran.stdout, /: starting afresh\n/);
     });
   });
 
@@ -334,6 +336,8 @@ for (const runtime of ["local", "kv"] as const) {
       await assertJobDone(store, runtime, ran, 4);
       if (runtime === "local") {
         assert.match(ran.stdout, /restored from checkpoint 2,/);
+      } else {
+        assert.match(ran.stdout, /: starting from checkpoint 2\n/);
       }
     });
   });
@@ -348,6 +352,8 @@ for (const runtime of ["local", "kv"] as const) {
         assert.match(ran.stderr, /Skipping checkpoint 4 of job/);
         if (runtime === "local") {
           assert.match(ran.stdout, /restored from checkpoint 3,/);
+        } else {
+          assert.match(ran.stdout, /: starting from checkpoint 3\n/);
         }
       });
     });
