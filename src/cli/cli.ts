@@ -158,6 +158,12 @@ export async function runCli(
   }
   const options = kvOptions(parsed, serve);
   if (command === commands.supervisor) {
+    if (place.onDeploy) {
+      // Deno Deploy starts no processes: its instances share the job.
+      throw new RangeError(
+        `Cannot start as '--processes' cannot be used on Deno Deploy (it starts no processes; its instances share the job's actors): current value is ${options.processes}`,
+      );
+    }
     return await runSupervisor(first, defaultJob, options, setup.entry);
   }
   await runKv(first, defaultJob, options, place, setup.onTick);

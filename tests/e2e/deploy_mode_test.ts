@@ -52,3 +52,16 @@ Deno.test("With DENO_DEPLOY set, main.ts runs the demo job on the KV runtime, se
     "the job read records",
   );
 });
+
+Deno.test("With DENO_DEPLOY set, --processes is refused by name: Deploy starts no processes", async () => {
+  const { code, stdout, stderr } = await mainCommand(
+    ["--runtime", "kv", "--processes", "2"],
+    { env: { DENO_DEPLOY: "1", DENO_KV_DB_MODE: "memory" } },
+  ).output();
+  assert.equal(code, 1);
+  assert.equal(new TextDecoder().decode(stdout), "");
+  assert.match(
+    new TextDecoder().decode(stderr),
+    /^error: Cannot start as '--processes' cannot be used on Deno Deploy .*current value is 2$/m,
+  );
+});
