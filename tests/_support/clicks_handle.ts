@@ -20,7 +20,18 @@ export const T0 = 1_700_000_000_000;
 type Click = { ts: number; partition: number };
 
 /** Two partitions with a record per second for a minute, a 10 s window per partition. */
-export function clicksHandle(options: { historySize?: number } = {}) {
+/** What {@linkcode clicksHandle} builds. */
+export interface ClicksHandle {
+  readonly clock: ManualClock;
+  readonly runtime: LocalRuntime;
+  readonly handle: LocalJobHandle;
+  /** Runs the job to processing time `until`, in 100 ms steps. */
+  advance(until: number): void;
+}
+
+export function clicksHandle(
+  options: { historySize?: number } = {},
+): ClicksHandle {
   const steps: ScriptStep<Click>[] = [];
   for (let s = 0; s <= 60; s++) {
     for (const partition of [0, 1]) {

@@ -6,7 +6,6 @@
 
 import type { JobVertex } from "../../runtime/job_graph.ts";
 import { formatDuration, formatWatermark } from "../format.ts";
-import type { WatermarkSample } from "../job_handle.ts";
 import type { Diagnosis } from "./diagnosis.ts";
 import { lowestWatermarkOf } from "./readings.ts";
 import { type Scene, subtasksOf } from "./scene.ts";
