@@ -36,7 +36,7 @@ function full(
  *
  * @throws {AtomicConflictError} If a check failed.
  */
-export async function writeMutations(
+async function writeMutations(
   target: CommitTarget,
   mutations: readonly Mutation[],
   checks: readonly Deno.AtomicCheck[],

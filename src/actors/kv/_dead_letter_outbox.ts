@@ -40,7 +40,7 @@ export interface PlacedLetters {
  * @param letters The letters its subtask set aside.
  * @param prefix The actor storage's key prefix.
  */
-export function placeLetters(
+function placeLetters(
   ops: readonly StorageOp[],
   letters: readonly DeadLetter[],
   prefix: StorageKey,
