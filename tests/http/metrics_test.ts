@@ -136,17 +136,21 @@ Deno.test("GET /metrics writes every subtask family in the text exposition forma
   const names = new Set(samples.map((s) => s.name));
   for (
     const name of [
-      "weir_subtask_input_watermark_ms",
-      "weir_subtask_output_watermark_ms",
-      "weir_subtask_watermark_lag_ms",
+      "weir_subtask_input_watermark_seconds",
+      "weir_subtask_output_watermark_seconds",
+      "weir_subtask_watermark_lag_seconds",
       "weir_subtask_idle",
       "weir_subtask_paused",
       "weir_subtask_records_in_total",
       "weir_subtask_records_out_total",
       "weir_subtask_late_records_dropped_total",
-      "weir_subtask_mailbox_depth",
-      "weir_gauge",
-      "weir_checkpoints_completed",
+      "weir_subtask_pending_records",
+      "weir_subtask_back_pressured_seconds_total",
+      "weir_subtask_windows",
+      "weir_subtask_lateness_p95_seconds",
+      "weir_checkpoints_retained",
+      "weir_checkpoints_completed_total",
+      "weir_checkpoints_failed_total",
     ]
   ) assert.ok(names.has(name), name);
   assert.equal(types.get("weir_subtask_records_in_total"), "counter");
@@ -157,14 +161,24 @@ Deno.test("GET /metrics writes every subtask family in the text exposition forma
   );
   assert.deepEqual(records, {
     name: "weir_subtask_records_in_total",
-    labels: { job: "clicks", operator: "source-0", subtask: "0" },
+    labels: { job_name: "clicks", operator: "source-0", subtask: "0" },
     value: "6",
   });
   const windows = samples.find((s) =>
-    s.name === "weir_gauge" && s.labels.name === "numWindows" &&
-    s.labels.subtask === "0"
+    s.name === "weir_subtask_windows" && s.labels.subtask === "0"
   );
   assert.equal(windows?.labels.operator, "window-1");
+  // No generic family: every gauge has a name of its own.
+  assert.equal(names.has("weir_gauge"), false);
+  assert.equal(
+    types.get("weir_subtask_back_pressured_seconds_total"),
+    "counter",
+  );
+  assert.equal(types.get("weir_checkpoints_completed_total"), "counter");
+  // The `job` label would become `exported_job` on a scrape.
+  assert.ok(
+    samples.every((s) => !("job" in s.labels) && "job_name" in s.labels),
+  );
   // Only window subtasks count late records.
   assert.equal(
     samples.filter((s) => s.name === "weir_subtask_late_records_dropped_total")
@@ -179,16 +193,16 @@ Deno.test("GET /metrics writes -Infinity watermarks as -Inf", async () => {
   const { samples } = await scrape(app);
   const input = (operator: string, subtask: string) =>
     samples.find((s) =>
-      s.name === "weir_subtask_input_watermark_ms" &&
+      s.name === "weir_subtask_input_watermark_seconds" &&
       s.labels.operator === operator && s.labels.subtask === subtask
     )?.value;
   // Source subtask 1 reads the silent partition: no watermark anywhere
   // downstream of it.
   assert.equal(input("source-0", "1"), "-Inf");
   assert.equal(input("window-1", "0"), "-Inf");
-  assert.equal(input("source-0", "0"), String(T0 + 4_000 - 2_001));
+  assert.equal(input("source-0", "0"), String((T0 + 4_000 - 2_001) / 1000));
   const lag = samples.find((s) =>
-    s.name === "weir_subtask_watermark_lag_ms" &&
+    s.name === "weir_subtask_watermark_lag_seconds" &&
     s.labels.operator === "window-1"
   );
   assert.equal(lag?.value, "+Inf");
@@ -198,9 +212,12 @@ Deno.test("GET /metrics escapes backslashes, quotes and line feeds in label valu
   const { app } = build('we"ird\\job\nname');
   const res = await app.request("/metrics");
   const text = await res.text();
-  assert.ok(text.includes('job="we\\"ird\\\\job\\nname"'), text.slice(0, 400));
+  assert.ok(
+    text.includes('job_name="we\\"ird\\\\job\\nname"'),
+    text.slice(0, 400),
+  );
   const { samples } = parse(text);
-  assert.equal(samples[0].labels.job, 'we"ird\\job\nname');
+  assert.equal(samples[0].labels.job_name, 'we"ird\\job\nname');
 });
 
 Deno.test("GET /metrics reports the last checkpoint's duration", async () => {
@@ -213,17 +230,17 @@ Deno.test("GET /metrics reports the last checkpoint's duration", async () => {
   await runtime.flushCheckpoints();
   const { samples } = await scrape(app);
   assert.deepEqual(
-    samples.find((s) => s.name === "weir_checkpoint_duration_ms"),
+    samples.find((s) => s.name === "weir_checkpoint_duration_seconds"),
     {
-      name: "weir_checkpoint_duration_ms",
-      labels: { job: "clicks" },
-      value: "300",
+      name: "weir_checkpoint_duration_seconds",
+      labels: { job_name: "clicks" },
+      value: "0.3",
     },
   );
-  assert.equal(
-    samples.find((s) => s.name === "weir_checkpoints_completed")?.value,
-    "1",
-  );
+  const value = (name: string) => samples.find((s) => s.name === name)?.value;
+  assert.equal(value("weir_checkpoints_retained"), "1");
+  assert.equal(value("weir_checkpoints_completed_total"), "1");
+  assert.equal(value("weir_checkpoints_failed_total"), "0");
 });
 
 Deno.test("GET /metrics counts the job's dead letters in weir_dead_letters_total", async () => {
@@ -236,7 +253,7 @@ Deno.test("GET /metrics counts the job's dead letters in weir_dead_letters_total
   };
   assert.deepEqual(await total(), [{
     name: "weir_dead_letters_total",
-    labels: { job: "clicks" },
+    labels: { job_name: "clicks" },
     value: "0",
   }]);
   await log.append([0, 1].map((i) => ({
