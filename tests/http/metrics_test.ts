@@ -1,5 +1,8 @@
 // /metrics through app.request() (STYLE rule 32): the Prometheus text
-// exposition format, infinities as -Inf/+Inf, escaped label values.
+// exposition format, infinities as -Inf/+Inf, escaped label values, and
+// `promtool check metrics` on a running job's output (skipped, with the
+// reason in its name, where promtool is not installed:
+// `apt-get install -y prometheus`; .ci/run installs it).
 
 import assert from "node:assert/strict";
 import { Hono } from "hono";
@@ -278,4 +281,63 @@ Deno.test("GET /metrics leaves weir_dead_letters_total out for a job that keeps 
     samples.some((s) => s.name === "weir_dead_letters_total"),
     false,
   );
+});
+
+/** Where promtool is, or `null` when it is not installed. */
+function findPromtool(): string | null {
+  const dirs = ["/usr/bin", ...(Deno.env.get("PATH") ?? "").split(":")];
+  for (const dir of dirs.filter((d) => d !== "")) {
+    try {
+      if (Deno.statSync(`${dir}/promtool`).isFile) return `${dir}/promtool`;
+    } catch {
+      // Not there: try the next one.
+    }
+  }
+  return null;
+}
+
+const PROMTOOL = findPromtool();
+
+Deno.test({
+  name: PROMTOOL === null
+    ? "promtool check metrics passes on a running job's /metrics (ignored: promtool is not installed, apt-get install -y prometheus)"
+    : "promtool check metrics passes on a running job's /metrics, with no warning",
+  ignore: PROMTOOL === null,
+  async fn() {
+    const log = new DeadLetterLog(new MemoryStorage());
+    const { app, runtime, advance } = build("clicks", log);
+    advance(5_000);
+    runtime.triggerCheckpoint();
+    advance(6_000);
+    await runtime.flushCheckpoints();
+    await app.request("/metrics");
+    advance(8_000);
+    const text = await (await app.request("/metrics")).text();
+    // Every kind of family is there: subtask, registered gauge,
+    // checkpoint, dead letters and health.
+    for (
+      const name of [
+        "weir_subtask_watermark_lag_seconds",
+        "weir_subtask_lateness_p95_seconds",
+        "weir_checkpoint_duration_seconds",
+        "weir_checkpoints_completed_total",
+        "weir_dead_letters_total",
+        "weir_operator_health",
+      ]
+    ) assert.ok(text.includes(`# TYPE ${name} `), name);
+    const child = new Deno.Command(PROMTOOL!, {
+      args: ["check", "metrics"],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(text));
+    await writer.close();
+    const output = await child.output();
+    const said = new TextDecoder().decode(output.stdout) +
+      new TextDecoder().decode(output.stderr);
+    assert.equal(said, "");
+    assert.equal(output.code, 0);
+  },
 });
