@@ -420,24 +420,24 @@ Deno.test("GET /metrics exports each operator's health and raw values", async ()
   assert.match(text, /# TYPE weir_operator_health gauge/);
   assert.match(
     text,
-    /weir_operator_health\{job="clicks",operator="window-1",metric="watermark_lag"\} 2\n/,
+    /weir_operator_health\{job_name="clicks",operator="window-1",metric="watermark_lag"\} 2\n/,
   );
   assert.match(
     text,
-    /weir_operator_health\{job="clicks",operator="source-0",metric="late_record_ratio"\} 0\n/,
+    /weir_operator_health\{job_name="clicks",operator="source-0",metric="late_record_ratio"\} 0\n/,
   );
   assert.match(
     text,
-    /weir_operator_watermark_lag_ms\{job="clicks",operator="window-1"\} \+Inf\n/,
+    /weir_operator_watermark_lag_seconds\{job_name="clicks",operator="window-1"\} \+Inf\n/,
   );
   assert.match(
     text,
-    /weir_operator_windows\{job="clicks",operator="window-1"\} \d+\n/,
+    /weir_operator_windows\{job_name="clicks",operator="window-1"\} \d+\n/,
   );
-  assert.match(text, /weir_job_health\{job="clicks"\} 2\n/);
+  assert.match(text, /weir_job_health\{job_name="clicks"\} 2\n/);
   assert.match(
     text,
-    /weir_job_diagnosis\{job="clicks",operator="source-0",cause="silent-partition"\} 1\n/,
+    /weir_job_diagnoses\{job_name="clicks",operator="source-0",cause="silent-partition"\} 1\n/,
   );
 });
 
