@@ -23,7 +23,10 @@ import type { SubtaskStatus } from "../actors/actor_runtime.ts";
  * An id missing between two ids one scrape lists was never saved (a store
  * keeps the newest checkpoints, so nothing between them was pruned): it
  * counts as failed. Ids missing below the oldest listed one are counted
- * neither way (completed and pruned, or failed, between two scrapes).
+ * neither way (completed and pruned, or failed, between two scrapes). A
+ * handle without a store lists only the checkpoints it saw completing, so
+ * there a checkpoint that completed unseen between two of its samples
+ * counts as failed.
  */
 export class ScrapeMemory {
   #lastAt: number | undefined;
