@@ -10,7 +10,7 @@
  * @module
  */
 
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { requireToken } from "./auth.ts";
 import { HttpError } from "./errors.ts";
@@ -25,7 +25,11 @@ import {
 import { describe, summarize } from "../observe/job_summary.ts";
 import { json, stringify } from "./_json.ts";
 import { jobHealth } from "../observe/health.ts";
+import type { JobHandle } from "../observe/job_handle.ts";
 import type { ServiceOptions } from "./service.ts";
+
+// How long a disconnected EventSource waits before it reconnects.
+const RETRY_MS = 2_000;
 
 /**
  * The routes under `/jobs`, to mount with `app.route("/jobs", jobRoutes(options))`
@@ -78,7 +82,11 @@ import type { ServiceOptions } from "./service.ts";
  *   `status` event (the summary, with the latest watermark `sample`) at
  *   once, every `interval` ms (default 1000) and whenever the history
  *   gets a new sample, until the client disconnects; `once=1` sends one
- *   event and ends the stream.
+ *   event and ends the stream. Each event's `id` is a processing time in
+ *   ms, strictly increasing across the job's streams; the first event sets
+ *   `retry: 2000`. A client reconnecting with `Last-Event-ID` gets, in its
+ *   first event, `missed`: the history samples taken after that id, oldest
+ *   first (the ids it is sent stay above the one it saw).
  *
  * The explain report gives, for the subtask owning the key (or every
  * subtask of the operator): the window's end and maxTimestamp, the input
@@ -105,6 +113,8 @@ import type { ServiceOptions } from "./service.ts";
  */
 export function jobRoutes(options: ServiceOptions): Hono {
   const routes = new Hono();
+  // Per job: the last event id sent on any of its streams.
+  const lastEventIds = new WeakMap<JobHandle, number>();
 
   routes.get("/", async function listJobs() {
     return json({
@@ -172,21 +182,34 @@ export function jobRoutes(options: ServiceOptions): Hono {
         `Cannot stream events as 'interval' must be at least 50 ms: current value is ${interval}`,
       );
     }
+    const seen = lastEventId(c);
     return streamSSE(c, async function sendStatus(stream) {
       let wake: (() => void) | null = null;
       stream.onAbort(() => wake?.());
       c.req.raw.signal.addEventListener("abort", () => stream.abort());
-      let id = 0;
       let lastAt = handle.history().at(-1)?.at ?? null;
-      const send = async () =>
-        stream.writeSSE({
-          event: "status",
-          id: String(id++),
-          data: stringify({
-            ...await summarize(handle),
-            sample: handle.history().at(-1) ?? null,
-          }),
+      // Only the first event of a reconnecting stream carries what it missed.
+      let missed = seen === undefined
+        ? undefined
+        : handle.history().filter((s) => s.at > seen);
+      let retry: number | undefined = RETRY_MS;
+      const send = async () => {
+        const summary = await summarize(handle);
+        const sample = handle.history().at(-1) ?? null;
+        const data = stringify({
+          ...summary,
+          sample,
+          ...(missed === undefined ? {} : { missed }),
         });
+        await stream.writeSSE({
+          event: "status",
+          id: String(nextEventId(handle, seen)),
+          data,
+          ...(retry === undefined ? {} : { retry }),
+        });
+        missed = undefined;
+        retry = undefined;
+      };
       await send();
       if (once) return;
       const tick = Math.min(interval, 250);
@@ -215,4 +238,25 @@ export function jobRoutes(options: ServiceOptions): Hono {
   });
 
   return routes;
+
+  // Event ids are processing times in ms, kept strictly increasing per job
+  // across connections (and above the id a reconnecting client saw), so
+  // that `Last-Event-ID` dates what the client has: later samples are new.
+  function nextEventId(handle: JobHandle, seen: number | undefined): number {
+    const id = Math.max(
+      options.clock.now(),
+      (lastEventIds.get(handle) ?? -Infinity) + 1,
+      (seen ?? -Infinity) + 1,
+    );
+    lastEventIds.set(handle, id);
+    return id;
+  }
+}
+
+/** The `Last-Event-ID` a reconnecting client sends; ignored unless an integer. */
+function lastEventId(c: Context): number | undefined {
+  const raw = c.req.header("Last-Event-ID")?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) ? value : undefined;
 }

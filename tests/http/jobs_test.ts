@@ -224,7 +224,61 @@ Deno.test("GET /jobs/:job/events?once=1 sends one status event and ends", async 
   assert.equal(data.numSubtasks, 4);
   assert.equal(data.lastSampleAt, 5_000);
   assert.equal(data.sample.at, 5_000);
-  assert.match(text, /^id: 0$/m);
+  // The id is the processing time it was sent at, not a per-stream count.
+  assert.match(text, /^id: 5000$/m);
+  assert.match(text, /^retry: 2000$/m);
+});
+
+function eventsOf(
+  text: string,
+): { id: number; data: Record<string, unknown> }[] {
+  return text.split("\n\n").filter((block) => block.includes("data: ")).map(
+    (block) => ({
+      id: Number(/^id: (.*)$/m.exec(block)![1]),
+      data: JSON.parse(/^data: (.*)$/m.exec(block)![1]),
+    }),
+  );
+}
+
+Deno.test("GET /jobs/:job/events ids keep increasing across connections at the same processing time", async () => {
+  const { app, advance, handle } = build();
+  advance(3_000);
+  handle.sample();
+  const ids: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const res = await app.request("/jobs/clicks/events?once=1");
+    ids.push(...eventsOf(await res.text()).map((e) => e.id));
+  }
+  assert.deepEqual(ids, [3_000, 3_001, 3_002]);
+});
+
+Deno.test("GET /jobs/:job/events with Last-Event-ID sends the samples missed since, and ids above it", async () => {
+  const { app, clock, handle } = build();
+  for (const at of [1_000, 2_000, 3_000]) {
+    clock.set(at);
+    handle.sample();
+  }
+  const res = await app.request("/jobs/clicks/events?once=1", {
+    headers: { "Last-Event-ID": "1500" },
+  });
+  const [event] = eventsOf(await res.text());
+  assert.equal(event.id, 3_000);
+  assert.deepEqual(
+    (event.data.missed as { at: number }[]).map((s) => s.at),
+    [2_000, 3_000],
+  );
+  // A client that saw an id from ahead of this clock gets ids above it.
+  const ahead = await app.request("/jobs/clicks/events?once=1", {
+    headers: { "Last-Event-ID": "9000" },
+  });
+  const [later] = eventsOf(await ahead.text());
+  assert.equal(later.id, 9_001);
+  assert.deepEqual(later.data.missed, []);
+  // A fresh connection carries no `missed`.
+  const fresh = await app.request("/jobs/clicks/events?once=1");
+  const [first] = eventsOf(await fresh.text());
+  assert.equal("missed" in first.data, false);
+  assert.equal(first.id, 9_002);
 });
 
 /** What {@link withTimerCount} tells its function. */
