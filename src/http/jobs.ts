@@ -65,8 +65,10 @@ const RETRY_MS = 2_000;
  *   route (401). 404 `NOT_FOUND` when the job keeps no dead-letter log.
  * - `GET /jobs/:job/explain?operator=<id>&window=<start ms>&size=<ms>&key=<k>`:
  *   why that window has not fired (see below). `end=<ms>` may replace
- *   `size`; `operator` may be left out when the job has one window
- *   operator; `key` is read as JSON when it parses (`3` is a number,
+ *   `size`; `size` defaults to the operator's fixed window size; without
+ *   `window`, the oldest window that has not fired (the one holding the
+ *   operator's lowest input watermark; 400 while there is no watermark);
+ *   `operator` may be left out when the job has one window operator; `key` is read as JSON when it parses (`3` is a number,
  *   `"3"` a string) and as a string otherwise; `stallMs` (default 10000)
  *   is how long a channel must stand still to be called stalled.
  * - `GET /jobs/:job/health`: the job's health ({@linkcode jobHealth}):
