@@ -22,7 +22,11 @@ import {
   jobOf,
   optionalInteger,
 } from "./_job_request.ts";
-import { describe, summarize } from "../observe/job_summary.ts";
+import {
+  describe,
+  summarize,
+  summarizeCheckpoints,
+} from "../observe/job_summary.ts";
 import { json, stringify } from "./_json.ts";
 import { jobHealth } from "../observe/health.ts";
 import type { JobHandle } from "../observe/job_handle.ts";
@@ -49,10 +53,16 @@ const RETRY_MS = 2_000;
  *   records dropped, mailbox depth, paused, gauges), and
  *   `recentDeadLetters`: the 5 most recent dead letters, oldest first,
  *   without their records (`id`, `operator`, `subtask`, `timestamp`,
- *   `error`, `position`, `reason`, `at`).
+ *   `error`, `position`, `reason`, `at`), and `checkpoints`: `counts`
+ *   (`completed` and `failed` since the service started, `inProgress`,
+ *   `retained`), `failures` (`[{ id, at }]`, recent), `restoredFrom`
+ *   (`{ id, createdAt }` or `null`), `restoredFromKnown`, `latest` and
+ *   `sizeBytes` (the latest's, `null` while the store records no sizes).
  * - `GET /jobs/:job/watermarks?since=<ms>`: `{ job, samples }`, the
  *   watermark history oldest first (only samples after `since`).
- * - `GET /jobs/:job/checkpoints`: `{ job, checkpoints }`, oldest first.
+ * - `GET /jobs/:job/checkpoints`: `{ job, checkpoints }`, oldest first,
+ *   with the fields of the detail's `checkpoints` beside them (`counts`,
+ *   `failures`, `restoredFrom`, `restoredFromKnown`, `latest`, `sizeBytes`).
  * - `POST /jobs/:job/checkpoints`: starts one; 202 `{ id }`, or 409
  *   `CONFLICT` while one is running or once the job finished. Requires
  *   `Authorization: Bearer <token>` when `options.token` is set (401).
@@ -141,7 +151,12 @@ export function jobRoutes(options: ServiceOptions): Hono {
 
   routes.get("/:job/checkpoints", async function getCheckpoints(c) {
     const handle = jobOf(options, c);
-    return json({ job: handle.name, checkpoints: await handle.checkpoints() });
+    const checkpoints = await handle.checkpoints();
+    return json({
+      job: handle.name,
+      checkpoints,
+      ...await summarizeCheckpoints(handle, checkpoints),
+    });
   });
 
   routes.post(

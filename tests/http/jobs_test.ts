@@ -197,6 +197,12 @@ Deno.test("GET /jobs/:job/checkpoints lists the stored checkpoints with their du
   assert.deepEqual((await get(app, "/jobs/clicks/checkpoints")).body, {
     job: "clicks",
     checkpoints: [],
+    counts: { completed: 0, failed: 0, inProgress: null, retained: 0 },
+    failures: [],
+    restoredFrom: null,
+    restoredFromKnown: true,
+    latest: null,
+    sizeBytes: null,
   });
   clock.set(1_000);
   runtime.runUntilIdle();
@@ -208,6 +214,58 @@ Deno.test("GET /jobs/:job/checkpoints lists the stored checkpoints with their du
   assert.deepEqual(body.checkpoints, [
     { id: 1, createdAt: 1_250, durationMs: 250 },
   ]);
+  assert.deepEqual(body.counts, {
+    completed: 1,
+    failed: 0,
+    inProgress: null,
+    retained: 1,
+  });
+  assert.deepEqual(body.latest, { id: 1, createdAt: 1_250, durationMs: 250 });
+});
+
+Deno.test("GET /jobs/:job/checkpoints and /jobs/:job count checkpoints and name the one the job restored", async () => {
+  const first = build();
+  first.advance(2_000);
+  first.runtime.triggerCheckpoint();
+  first.advance(2_500);
+  await first.runtime.flushCheckpoints();
+  const saved = first.runtime.latestCheckpoint!;
+  const restored = clicksHandle({ restoreFrom: saved });
+  const app = new Hono().route(
+    "/jobs",
+    jobRoutes({
+      jobs: new Map([["clicks", restored.handle]]),
+      streams: new Map(),
+      clock: restored.clock,
+    }),
+  );
+  const before = await get(app, "/jobs/clicks/checkpoints");
+  assert.deepEqual(before.body.restoredFrom, {
+    id: saved.id,
+    createdAt: saved.createdAt,
+  });
+  assert.equal(before.body.counts.completed, 0, "the restore is not counted");
+  restored.clock.set(3_000);
+  restored.runtime.runUntilIdle();
+  const next = restored.runtime.triggerCheckpoint()!;
+  restored.handle.sample();
+  assert.equal(
+    (await get(app, "/jobs/clicks/checkpoints")).body.counts.inProgress,
+    next,
+  );
+  restored.clock.set(3_300);
+  restored.runtime.runUntilIdle();
+  await restored.runtime.flushCheckpoints();
+  const { body } = await get(app, "/jobs/clicks");
+  assert.deepEqual(body.checkpoints.counts, {
+    completed: 1,
+    failed: 0,
+    inProgress: null,
+    retained: 1,
+  });
+  assert.equal(body.checkpoints.latest.id, next);
+  assert.equal(body.checkpoints.restoredFrom.id, saved.id);
+  assert.equal(body.checkpoints.sizeBytes, null);
 });
 
 Deno.test("GET /jobs/:job/events?once=1 sends one status event and ends", async () => {
