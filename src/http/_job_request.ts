@@ -4,6 +4,7 @@
 import type { Context } from "hono";
 import { HttpError } from "./errors.ts";
 import type { ExplainQuery } from "../observe/explain_report.ts";
+import { oldestOpenWindow } from "../observe/oldest_open_window.ts";
 import {
   DEFAULT_HEALTH_THRESHOLDS,
   type HealthThresholds,
@@ -54,16 +55,26 @@ export function explainQuery(
       }: current value is "${operator}"`,
     );
   }
-  const windowStart = optionalInteger(c, "window");
-  if (windowStart === undefined) {
-    throw new HttpError(
-      "BAD_REQUEST",
-      "Cannot explain as 'window' must be the window's start in epoch milliseconds: current value is missing",
-    );
-  }
   const size = optionalInteger(c, "size");
+  let windowStart = optionalInteger(c, "window");
   let windowEnd = optionalInteger(c, "end") ?? null;
+  if (windowStart === undefined) {
+    const open = oldestOpenWindow(handle, operator, size);
+    if (open === null) {
+      throw new HttpError(
+        "BAD_REQUEST",
+        `Cannot explain as 'window' must be the window's start in epoch milliseconds: current value is missing, and the oldest open window is unknown (no watermark yet, or the operator's windows have no fixed size); pass 'window' and 'size'`,
+      );
+    }
+    windowStart = open.start;
+    windowEnd = open.end;
+  }
   if (size !== undefined) windowEnd = windowStart + size;
+  const fixed = handle.graph.vertices.find((v) => v.id === operator)
+    ?.windowSizeMs;
+  if (windowEnd === null && fixed !== undefined) {
+    windowEnd = windowStart + fixed;
+  }
   if (windowEnd !== null && windowEnd <= windowStart) {
     throw new HttpError(
       "BAD_REQUEST",

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { requireToken } from "./auth.ts";
 import { HttpError } from "./errors.ts";
@@ -22,10 +22,18 @@ import {
   jobOf,
   optionalInteger,
 } from "./_job_request.ts";
-import { describe, summarize } from "../observe/job_summary.ts";
+import {
+  describe,
+  summarize,
+  summarizeCheckpoints,
+} from "../observe/job_summary.ts";
 import { json, stringify } from "./_json.ts";
 import { jobHealth } from "../observe/health.ts";
+import type { JobHandle } from "../observe/job_handle.ts";
 import type { ServiceOptions } from "./service.ts";
+
+// How long a disconnected EventSource waits before it reconnects.
+const RETRY_MS = 2_000;
 
 /**
  * The routes under `/jobs`, to mount with `app.route("/jobs", jobRoutes(options))`
@@ -45,10 +53,16 @@ import type { ServiceOptions } from "./service.ts";
  *   records dropped, mailbox depth, paused, gauges), and
  *   `recentDeadLetters`: the 5 most recent dead letters, oldest first,
  *   without their records (`id`, `operator`, `subtask`, `timestamp`,
- *   `error`, `position`, `reason`, `at`).
+ *   `error`, `position`, `reason`, `at`), and `checkpoints`: `counts`
+ *   (`completed` and `failed` since the service started, `inProgress`,
+ *   `retained`), `failures` (`[{ id, at }]`, recent), `restoredFrom`
+ *   (`{ id, createdAt }` or `null`), `restoredFromKnown`, `latest` and
+ *   `sizeBytes` (the latest's, `null` while the store records no sizes).
  * - `GET /jobs/:job/watermarks?since=<ms>`: `{ job, samples }`, the
  *   watermark history oldest first (only samples after `since`).
- * - `GET /jobs/:job/checkpoints`: `{ job, checkpoints }`, oldest first.
+ * - `GET /jobs/:job/checkpoints`: `{ job, checkpoints }`, oldest first,
+ *   with the fields of the detail's `checkpoints` beside them (`counts`,
+ *   `failures`, `restoredFrom`, `restoredFromKnown`, `latest`, `sizeBytes`).
  * - `POST /jobs/:job/checkpoints`: starts one; 202 `{ id }`, or 409
  *   `CONFLICT` while one is running or once the job finished. Requires
  *   `Authorization: Bearer <token>` when `options.token` is set (401).
@@ -61,8 +75,10 @@ import type { ServiceOptions } from "./service.ts";
  *   route (401). 404 `NOT_FOUND` when the job keeps no dead-letter log.
  * - `GET /jobs/:job/explain?operator=<id>&window=<start ms>&size=<ms>&key=<k>`:
  *   why that window has not fired (see below). `end=<ms>` may replace
- *   `size`; `operator` may be left out when the job has one window
- *   operator; `key` is read as JSON when it parses (`3` is a number,
+ *   `size`; `size` defaults to the operator's fixed window size; without
+ *   `window`, the oldest window that has not fired (the one holding the
+ *   operator's lowest input watermark; 400 while there is no watermark);
+ *   `operator` may be left out when the job has one window operator; `key` is read as JSON when it parses (`3` is a number,
  *   `"3"` a string) and as a string otherwise; `stallMs` (default 10000)
  *   is how long a channel must stand still to be called stalled.
  * - `GET /jobs/:job/health`: the job's health ({@linkcode jobHealth}):
@@ -78,7 +94,11 @@ import type { ServiceOptions } from "./service.ts";
  *   `status` event (the summary, with the latest watermark `sample`) at
  *   once, every `interval` ms (default 1000) and whenever the history
  *   gets a new sample, until the client disconnects; `once=1` sends one
- *   event and ends the stream.
+ *   event and ends the stream. Each event's `id` is a processing time in
+ *   ms, strictly increasing across the job's streams; the first event sets
+ *   `retry: 2000`. A client reconnecting with `Last-Event-ID` gets, in its
+ *   first event, `missed`: the history samples taken after that id, oldest
+ *   first (the ids it is sent stay above the one it saw).
  *
  * The explain report gives, for the subtask owning the key (or every
  * subtask of the operator): the window's end and maxTimestamp, the input
@@ -105,6 +125,8 @@ import type { ServiceOptions } from "./service.ts";
  */
 export function jobRoutes(options: ServiceOptions): Hono {
   const routes = new Hono();
+  // Per job: the last event id sent on any of its streams.
+  const lastEventIds = new WeakMap<JobHandle, number>();
 
   routes.get("/", async function listJobs() {
     return json({
@@ -129,7 +151,12 @@ export function jobRoutes(options: ServiceOptions): Hono {
 
   routes.get("/:job/checkpoints", async function getCheckpoints(c) {
     const handle = jobOf(options, c);
-    return json({ job: handle.name, checkpoints: await handle.checkpoints() });
+    const checkpoints = await handle.checkpoints();
+    return json({
+      job: handle.name,
+      checkpoints,
+      ...await summarizeCheckpoints(handle, checkpoints),
+    });
   });
 
   routes.post(
@@ -172,21 +199,34 @@ export function jobRoutes(options: ServiceOptions): Hono {
         `Cannot stream events as 'interval' must be at least 50 ms: current value is ${interval}`,
       );
     }
+    const seen = lastEventId(c);
     return streamSSE(c, async function sendStatus(stream) {
       let wake: (() => void) | null = null;
       stream.onAbort(() => wake?.());
       c.req.raw.signal.addEventListener("abort", () => stream.abort());
-      let id = 0;
       let lastAt = handle.history().at(-1)?.at ?? null;
-      const send = async () =>
-        stream.writeSSE({
-          event: "status",
-          id: String(id++),
-          data: stringify({
-            ...await summarize(handle),
-            sample: handle.history().at(-1) ?? null,
-          }),
+      // Only the first event of a reconnecting stream carries what it missed.
+      let missed = seen === undefined
+        ? undefined
+        : handle.history().filter((s) => s.at > seen);
+      let retry: number | undefined = RETRY_MS;
+      const send = async () => {
+        const summary = await summarize(handle);
+        const sample = handle.history().at(-1) ?? null;
+        const data = stringify({
+          ...summary,
+          sample,
+          ...(missed === undefined ? {} : { missed }),
         });
+        await stream.writeSSE({
+          event: "status",
+          id: String(nextEventId(handle, seen)),
+          data,
+          ...(retry === undefined ? {} : { retry }),
+        });
+        missed = undefined;
+        retry = undefined;
+      };
       await send();
       if (once) return;
       const tick = Math.min(interval, 250);
@@ -215,4 +255,25 @@ export function jobRoutes(options: ServiceOptions): Hono {
   });
 
   return routes;
+
+  // Event ids are processing times in ms, kept strictly increasing per job
+  // across connections (and above the id a reconnecting client saw), so
+  // that `Last-Event-ID` dates what the client has: later samples are new.
+  function nextEventId(handle: JobHandle, seen: number | undefined): number {
+    const id = Math.max(
+      options.clock.now(),
+      (lastEventIds.get(handle) ?? -Infinity) + 1,
+      (seen ?? -Infinity) + 1,
+    );
+    lastEventIds.set(handle, id);
+    return id;
+  }
+}
+
+/** The `Last-Event-ID` a reconnecting client sends; ignored unless an integer. */
+function lastEventId(c: Context): number | undefined {
+  const raw = c.req.header("Last-Event-ID")?.trim();
+  if (raw === undefined || raw === "") return undefined;
+  const value = Number(raw);
+  return Number.isSafeInteger(value) ? value : undefined;
 }

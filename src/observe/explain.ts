@@ -27,6 +27,10 @@ import {
   formatWatermark as time,
 } from "./format.ts";
 
+// A minimum channel still for this long (or three periodic watermark
+// intervals) is held, not advancing: samples date a move up to ~500 ms late.
+const HELD_AFTER_MS = 2_000;
+
 /**
  * Explains why a window of an operator has not fired: per subtask (the one
  * owning `key`, or all), its input watermark against the window's
@@ -92,7 +96,7 @@ function explainSubtask(
   status: SubtaskStatus,
   maxTimestamp: number | null,
 ): ExplainedSubtask {
-  const { handle, graph, query } = context;
+  const { handle, graph } = context;
   const channels: ExplainedChannel[] = handle.inputChannels(status.id).map((
     c,
   ) => ({
@@ -142,9 +146,10 @@ function explainSubtask(
       context.statuses.get(root)?.outputWatermark,
     ], advice);
     if (advice.length === 0) {
-      adviseOnProgress(query, watermark, maxTimestamp, minimum, advice);
+      adviseOnProgress(context, watermark, maxTimestamp, minimum, root, advice);
     }
   }
+  adviseOnLateness(context, status, late, advice);
   return {
     id: status.id,
     subtask: status.subtask,
@@ -262,12 +267,17 @@ function adviseOnBackPressure(
   );
 }
 
-/** Nothing is stuck: say how far event time has to go. */
+/**
+ * Nothing is stuck past `stallMs`: say how far event time has to go, and
+ * whether the minimum channel moves now or is held (an idle timeout that
+ * has not run out yet holds it as surely as a silent partition does).
+ */
 function adviseOnProgress(
-  query: ExplainQuery,
+  context: Context,
   watermark: number,
   maxTimestamp: number | null,
   minimum: ExplainedChannel | null,
+  root: string,
   advice: string[],
 ): void {
   if (maxTimestamp === null) {
@@ -278,16 +288,76 @@ function adviseOnProgress(
     );
     return;
   }
-  const moved = minimum?.lastMovedAt ?? null;
-  const last = moved === null
+  const fires = `the window fires when it reaches ${time(maxTimestamp)}, ${
+    duration(maxTimestamp - watermark)
+  } of event time from now`;
+  // Clamped: a move is dated at the observation that saw it, which may
+  // come after the query's clock reading.
+  const stalled = minimum?.lastMovedAt == null ? null : minimum.stalledForMs;
+  const heldAfter = Math.max(
+    HELD_AFTER_MS,
+    3 * context.graph.autoWatermarkIntervalMs,
+  );
+  if (minimum !== null && stalled !== null && stalled >= heldAfter) {
+    const idleTimeout = sourceVertexOf(context, root)?.source?.strategy
+      .idleTimeoutMs ?? null;
+    const why = idleTimeout === null
+      ? `if it stays still for ${
+        duration(context.query.stallMs)
+      }, its partition may be silent — add withIdleness(timeoutMs) to the WatermarkStrategy`
+      : `a partition of ${root} may be quiet: withIdleness(${idleTimeout}) holds event time until it has been quiet for ${
+        duration(idleTimeout)
+      }, then leaves it out`;
+    advice.push(
+      `the watermark is held at ${
+        time(minimum.watermark)
+      } by channel ${minimum.channel} (${minimum.upstream}), which has not moved for ${
+        duration(stalled)
+      }: ${why}; ${fires}`,
+    );
+    return;
+  }
+  const last = stalled === null
     ? ""
-    : ` (it last moved ${duration(query.now - moved)} ago)`;
+    : ` (it last moved ${duration(stalled)} ago)`;
   advice.push(
-    `the watermark is advancing${last}: the window fires when it reaches ${
-      time(maxTimestamp)
-    }, ${
-      duration(maxTimestamp - watermark)
-    } of event time from now; event time trails the newest timestamps by the strategy's out-of-orderness bound`,
+    `the watermark is advancing${last}: ${fires}; event time trails the newest timestamps by the strategy's out-of-orderness bound`,
+  );
+}
+
+/**
+ * Records dropped as late: the cause (how late records arrive, from the
+ * sources' `suggestedDelayMs`: the p99 lateness plus 20%) and the fix.
+ */
+function adviseOnLateness(
+  context: Context,
+  status: SubtaskStatus,
+  late: number,
+  advice: string[],
+): void {
+  if (late === 0) return;
+  const suggested = Math.max(
+    0,
+    ...[...context.statuses.values()].map((s) =>
+      s.gauges.suggestedDelayMs ?? 0
+    ),
+  );
+  const dropped = `${status.id} dropped ${late} record${
+    late === 1 ? "" : "s"
+  } as late: they reached it after the watermark had passed their window's end`;
+  advice.push(
+    suggested > 0
+      ? `${dropped}; records arrive up to ${
+        duration(suggested)
+      } late (suggestedDelayMs: the sources' p99 lateness plus 20%): raise forBoundedOutOfOrderness to ${suggested} ms, or set allowedLateness(${suggested}) on the window to update its result when they come`
+      : `${dropped}: raise the out-of-orderness bound of forBoundedOutOfOrderness to how late records arrive, or set allowedLateness on the window`,
+  );
+}
+
+function sourceVertexOf(context: Context, id: string): JobVertex | undefined {
+  const operator = context.statuses.get(id)?.operator;
+  return context.graph.vertices.find((v) =>
+    v.id === operator && v.source !== undefined
   );
 }
 

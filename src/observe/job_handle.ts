@@ -32,6 +32,27 @@ export interface CheckpointRecord extends CheckpointInfo {
   readonly sizeBytes?: number;
 }
 
+/**
+ * What a handle knows of a job's checkpoints beyond the stored ones: the
+ * counts since it started looking, the recent failures, and the
+ * checkpoint the job started from (Flink's checkpoint counts, history
+ * and restore).
+ */
+export interface CheckpointStats {
+  /** Checkpoints completed since the handle started looking. */
+  readonly completed: number;
+  /** Checkpoints that failed (were dropped) since then. */
+  readonly failed: number;
+  /** The checkpoint in progress, or `null`. */
+  readonly inProgress: number | null;
+  /** The recent failures, oldest first: the id and when it was seen failed. */
+  readonly failures: readonly { readonly id: number; readonly at: number }[];
+  /** The checkpoint the job started from, or `null` (afresh, or not known). */
+  readonly restoredFrom: CheckpointInfo | null;
+  /** Whether `restoredFrom` is known: `false` when `null` means "not known". */
+  readonly restoredFromKnown: boolean;
+}
+
 /** The service's view of one running job: what every page, route and detector reads. */
 export interface JobHandle {
   /** The job's name. */
@@ -44,6 +65,8 @@ export interface JobHandle {
   history(): readonly WatermarkSample[];
   /** Completed checkpoints, oldest first. */
   checkpoints(): Promise<CheckpointRecord[]>;
+  /** Checkpoint counts, failures and the restore the job started from. */
+  checkpointStats?(): CheckpointStats;
   /** Starts a checkpoint now; `null` if one is running or the job finished. */
   triggerCheckpoint(): number | null;
   /**

@@ -11,7 +11,11 @@ import {
   type DeadLetterSummary,
   readDeadLetters,
 } from "./dead_letters.ts";
-import type { JobHandle } from "./job_handle.ts";
+import type {
+  CheckpointRecord,
+  CheckpointStats,
+  JobHandle,
+} from "./job_handle.ts";
 
 // How many dead letters `GET /jobs/:job` shows.
 const RECENT_DEAD_LETTERS = 5;
@@ -65,6 +69,61 @@ export interface JobDescription extends JobSummary {
     subtasks: SubtaskDescription[];
   }[];
   recentDeadLetters: readonly DeadLetterBrief[];
+  checkpoints: CheckpointSummary;
+}
+
+/**
+ * A job's checkpoints as the checkpoints panel shows them: the counts, the
+ * recent failures, the restore it started from, and the latest stored one
+ * (with its size when the store records it).
+ */
+export interface CheckpointSummary {
+  /**
+   * `completed` and `failed` since the service started looking,
+   * `inProgress` (an id or `null`) and `retained`: how many the store keeps.
+   */
+  counts: {
+    completed: number;
+    failed: number;
+    inProgress: number | null;
+    retained: number;
+  };
+  /** The recent failures, oldest first: `{ id, at }`. */
+  failures: CheckpointStats["failures"];
+  /** The checkpoint the job started from (`{ id, createdAt }`), or `null`. */
+  restoredFrom: CheckpointStats["restoredFrom"];
+  /** Whether `restoredFrom` is known (`null` then means "started afresh"). */
+  restoredFromKnown: boolean;
+  /** The newest stored checkpoint, or `null`. */
+  latest: CheckpointRecord | null;
+  /** The newest stored checkpoint's size in bytes, or `null` if not recorded. */
+  sizeBytes: number | null;
+}
+
+/**
+ * The checkpoint summary of a job, from its stored checkpoints (or those
+ * already read) and its handle's counts.
+ */
+export async function summarizeCheckpoints(
+  handle: JobHandle,
+  stored?: readonly CheckpointRecord[],
+): Promise<CheckpointSummary> {
+  const checkpoints = stored ?? await handle.checkpoints();
+  const stats = handle.checkpointStats?.();
+  const latest = checkpoints.at(-1) ?? null;
+  return {
+    counts: {
+      completed: stats?.completed ?? checkpoints.length,
+      failed: stats?.failed ?? 0,
+      inProgress: stats?.inProgress ?? null,
+      retained: checkpoints.length,
+    },
+    failures: stats?.failures ?? [],
+    restoredFrom: stats?.restoredFrom ?? null,
+    restoredFromKnown: stats?.restoredFromKnown ?? false,
+    latest,
+    sizeBytes: latest?.sizeBytes ?? null,
+  };
 }
 
 /**
@@ -141,6 +200,7 @@ export async function describe(handle: JobHandle): Promise<JobDescription> {
       })),
     })),
     recentDeadLetters: deadLetters?.recent ?? [],
+    checkpoints: await summarizeCheckpoints(handle),
   };
 }
 

@@ -12,8 +12,10 @@ import type { DeadLetterLog } from "../actors/dead_letter_log.ts";
 import type { RuntimeView, SubtaskStatus } from "../actors/actor_runtime.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";
 import type { Clock } from "../time/mod.ts";
+import { CheckpointTracker } from "./checkpoint_tracker.ts";
 import type {
   CheckpointRecord,
+  CheckpointStats,
   GaugeSample,
   JobHandle,
   WatermarkSample,
@@ -35,7 +37,17 @@ export interface LocalJobHandleOptions {
    * seen completing while this handle looked are listed.
    * @default {undefined}
    */
-  readonly store?: { list(): Promise<CheckpointInfo[]> };
+  readonly store?: {
+    list(): Promise<Array<CheckpointInfo & { sizeBytes?: number }>>;
+  };
+  /**
+   * The checkpoint the job started from (`null`: it started afresh).
+   * Defaults to the runtime's latest checkpoint when the handle is created
+   * (a restored runtime shows the checkpoint it restored until it completes
+   * one): right for a handle made before the job runs; pass it otherwise.
+   * @default {runtime.latestCheckpoint}
+   */
+  readonly restoredFrom?: CheckpointInfo | null;
   /**
    * The job's name in URLs.
    * @default {graph.jobName}
@@ -105,6 +117,7 @@ export class LocalJobHandle implements JobHandle {
   readonly #channels = new Map<string, ChannelTrack[]>();
   // Without a store: the checkpoints seen completing, by id (bounded).
   readonly #seen = new Map<number, CheckpointInfo>();
+  readonly #tracker: CheckpointTracker;
   #timer: ReturnType<typeof setInterval> | undefined;
 
   /**
@@ -129,6 +142,13 @@ export class LocalJobHandle implements JobHandle {
         return runtime.deadLetters;
       };
     this.#historySize = size;
+    const latest = runtime.latestCheckpoint;
+    const restored = options.restoredFrom !== undefined
+      ? options.restoredFrom
+      : latest === null
+      ? null
+      : { id: latest.id, createdAt: latest.createdAt };
+    this.#tracker = new CheckpointTracker(restored, latest?.id ?? null);
   }
 
   /** Every subtask's current status, from the runtime. */
@@ -222,10 +242,26 @@ export class LocalJobHandle implements JobHandle {
       : [...this.#seen.values()];
     return infos.map((info) => {
       const durationMs = this.#runtime.checkpointDurationMs(info.id);
-      return durationMs === undefined
-        ? { id: info.id, createdAt: info.createdAt }
-        : { id: info.id, createdAt: info.createdAt, durationMs };
+      const sizeBytes = (info as { sizeBytes?: number }).sizeBytes;
+      return {
+        id: info.id,
+        createdAt: info.createdAt,
+        ...(durationMs === undefined ? {} : { durationMs }),
+        ...(sizeBytes === undefined ? {} : { sizeBytes }),
+      };
     });
+  }
+
+  /**
+   * How many checkpoints completed and failed since the handle was made,
+   * the recent failures, the one in progress and the one the job started
+   * from, as far as the samples saw (see `CheckpointTracker`).
+   *
+   * @returns The counts.
+   */
+  checkpointStats(): CheckpointStats {
+    this.#noteLatestCheckpoint();
+    return this.#tracker.stats();
   }
 
   /**
@@ -308,7 +344,16 @@ export class LocalJobHandle implements JobHandle {
   }
 
   #noteLatestCheckpoint(): void {
-    const latest = this.#runtime.latestCheckpoint;
+    const runtime = this.#runtime;
+    const latest = runtime.latestCheckpoint;
+    this.#tracker.observe({
+      at: this.#clock.now(),
+      latestId: latest?.id ?? null,
+      // A LocalRuntime, LocalJob and KvRuntimeView say; another view may not.
+      inProgress: (runtime as { checkpointInProgress?: number | null })
+        .checkpointInProgress,
+      durationMs: (id) => runtime.checkpointDurationMs(id),
+    });
     if (latest === null || this.#seen.has(latest.id)) return;
     this.#seen.set(latest.id, { id: latest.id, createdAt: latest.createdAt });
     if (this.#seen.size > 64) {

@@ -13,6 +13,7 @@ import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
+import type { CompletedCheckpoint } from "../../src/actors/checkpoint.ts";
 import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
 import { timedSink } from "./timed_sink.ts";
 
@@ -30,7 +31,7 @@ export interface ClicksHandle {
 }
 
 export function clicksHandle(
-  options: { historySize?: number } = {},
+  options: { historySize?: number; restoreFrom?: CompletedCheckpoint } = {},
 ): ClicksHandle {
   const steps: ScriptStep<Click>[] = [];
   for (let s = 0; s <= 60; s++) {
@@ -65,7 +66,11 @@ export function clicksHandle(
     .sinkTo(timedSink(clock, []));
   const graph = env.getJobGraph();
   const store = new CheckpointStore(new MemoryStorage());
-  const runtime = new LocalRuntime(graph, { clock, checkpointStore: store });
+  const runtime = new LocalRuntime(graph, {
+    clock,
+    checkpointStore: store,
+    restoreFrom: options.restoreFrom,
+  });
   const handle = new LocalJobHandle({
     runtime,
     graph,

@@ -1,6 +1,6 @@
 // /jobs through app.request() (STYLE rule 32): the job list and detail,
-// watermark history, checkpoints (trigger, conflict, token) and the
-// server-sent event stream.
+// watermark history, checkpoints (trigger, conflict, token); the
+// server-sent event stream is in jobs_events_test.ts.
 
 import assert from "node:assert/strict";
 import { Hono } from "hono";
@@ -197,6 +197,12 @@ Deno.test("GET /jobs/:job/checkpoints lists the stored checkpoints with their du
   assert.deepEqual((await get(app, "/jobs/clicks/checkpoints")).body, {
     job: "clicks",
     checkpoints: [],
+    counts: { completed: 0, failed: 0, inProgress: null, retained: 0 },
+    failures: [],
+    restoredFrom: null,
+    restoredFromKnown: true,
+    latest: null,
+    sizeBytes: null,
   });
   clock.set(1_000);
   runtime.runUntilIdle();
@@ -208,104 +214,56 @@ Deno.test("GET /jobs/:job/checkpoints lists the stored checkpoints with their du
   assert.deepEqual(body.checkpoints, [
     { id: 1, createdAt: 1_250, durationMs: 250 },
   ]);
-});
-
-Deno.test("GET /jobs/:job/events?once=1 sends one status event and ends", async () => {
-  const { app, advance, handle } = build();
-  advance(5_000);
-  handle.sample();
-  const res = await app.request("/jobs/clicks/events?once=1");
-  assert.equal(res.status, 200);
-  assert.match(res.headers.get("Content-Type") ?? "", /^text\/event-stream/);
-  const text = await res.text();
-  assert.equal(text.match(/^event: status$/gm)?.length, 1);
-  const data = JSON.parse(/^data: (.*)$/m.exec(text)![1]);
-  assert.equal(data.name, "clicks");
-  assert.equal(data.numSubtasks, 4);
-  assert.equal(data.lastSampleAt, 5_000);
-  assert.equal(data.sample.at, 5_000);
-  assert.match(text, /^id: 0$/m);
-});
-
-/** What {@link withTimerCount} tells its function. */
-interface TimerCount {
-  /** How many timers set since the start are neither fired nor cleared. */
-  pending(): number;
-  /** Resolves once a timer is pending (at once if one is). */
-  somePending(): Promise<void>;
-}
-
-/**
- * Runs `fn` with `setTimeout` and `clearTimeout` wrapped so that it can see
- * which timers are pending; the real functions are back afterwards.
- */
-async function withTimerCount(
-  fn: (timers: TimerCount) => Promise<void>,
-): Promise<void> {
-  const { setTimeout: realSet, clearTimeout: realClear } = globalThis;
-  const live = new Set<unknown>();
-  let onSet = () => {};
-  function countedSetTimeout(
-    callback: (...args: unknown[]) => void,
-    ms?: number,
-    ...args: unknown[]
-  ): unknown {
-    const id = realSet(
-      (...a: unknown[]) => {
-        live.delete(id);
-        callback(...a);
-      },
-      ms,
-      ...args,
-    );
-    live.add(id);
-    onSet();
-    return id;
-  }
-  function countedClearTimeout(id?: ReturnType<typeof setTimeout>): void {
-    live.delete(id);
-    realClear(id);
-  }
-  globalThis.setTimeout = countedSetTimeout as unknown as typeof setTimeout;
-  globalThis.clearTimeout = countedClearTimeout as typeof clearTimeout;
-  try {
-    await fn({
-      pending: () => live.size,
-      somePending: () =>
-        live.size > 0
-          ? Promise.resolve()
-          : new Promise<void>((resolve) => onSet = resolve),
-    });
-  } finally {
-    globalThis.setTimeout = realSet;
-    globalThis.clearTimeout = realClear;
-  }
-}
-
-Deno.test("GET /jobs/:job/events keeps sending status events until the client disconnects, leaving no timer behind", async () => {
-  const { app } = build();
-  await withTimerCount(async (timers) => {
-    const res = await app.request("/jobs/clicks/events?interval=50");
-    const reader = res.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = "";
-    while ((text.match(/^event: status$/gm)?.length ?? 0) < 2) {
-      const { value, done } = await reader.read();
-      assert.equal(done, false);
-      text += decoder.decode(value, { stream: true });
-    }
-    // The stream's loop sleeps until its next event; the client leaves.
-    await timers.somePending();
-    // Cancelling the body itself (no pipe in between) runs the stream's
-    // abort before it resolves, which must end the sleep at once.
-    await reader.cancel();
-    assert.equal(timers.pending(), 0, "the loop's sleep was cleared");
+  assert.deepEqual(body.counts, {
+    completed: 1,
+    failed: 0,
+    inProgress: null,
+    retained: 1,
   });
+  assert.deepEqual(body.latest, { id: 1, createdAt: 1_250, durationMs: 250 });
 });
 
-Deno.test("GET /jobs/:job/events answers 400 for an interval below 50 ms", async () => {
-  const { app } = build();
-  const { status, body } = await get(app, "/jobs/clicks/events?interval=10");
-  assert.equal(status, 400);
-  assert.match(body.error.message, /'interval'/);
+Deno.test("GET /jobs/:job/checkpoints and /jobs/:job count checkpoints and name the one the job restored", async () => {
+  const first = build();
+  first.advance(2_000);
+  first.runtime.triggerCheckpoint();
+  first.advance(2_500);
+  await first.runtime.flushCheckpoints();
+  const saved = first.runtime.latestCheckpoint!;
+  const restored = clicksHandle({ restoreFrom: saved });
+  const app = new Hono().route(
+    "/jobs",
+    jobRoutes({
+      jobs: new Map([["clicks", restored.handle]]),
+      streams: new Map(),
+      clock: restored.clock,
+    }),
+  );
+  const before = await get(app, "/jobs/clicks/checkpoints");
+  assert.deepEqual(before.body.restoredFrom, {
+    id: saved.id,
+    createdAt: saved.createdAt,
+  });
+  assert.equal(before.body.counts.completed, 0, "the restore is not counted");
+  restored.clock.set(3_000);
+  restored.runtime.runUntilIdle();
+  const next = restored.runtime.triggerCheckpoint()!;
+  restored.handle.sample();
+  assert.equal(
+    (await get(app, "/jobs/clicks/checkpoints")).body.counts.inProgress,
+    next,
+  );
+  restored.clock.set(3_300);
+  restored.runtime.runUntilIdle();
+  await restored.runtime.flushCheckpoints();
+  const { body } = await get(app, "/jobs/clicks");
+  assert.deepEqual(body.checkpoints.counts, {
+    completed: 1,
+    failed: 0,
+    inProgress: null,
+    retained: 1,
+  });
+  assert.equal(body.checkpoints.latest.id, next);
+  assert.equal(body.checkpoints.restoredFrom.id, saved.id);
+  assert.equal(body.checkpoints.sizeBytes, null);
 });

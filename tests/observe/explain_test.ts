@@ -33,6 +33,8 @@ interface Scenario {
   stops?: { partition: number; after: number };
   idleTimeoutMs?: number;
   mailboxCapacity?: number;
+  /** How far the service's clock reads behind the job's. */
+  serviceBehindMs?: number;
 }
 
 /** Seed 000 §5.1: 4 partitions read by 2 source subtasks, a 10 s window per partition key. */
@@ -86,7 +88,9 @@ function build(scenario: Scenario) {
     jobRoutes({
       jobs: new Map([["idle", handle]]),
       streams: new Map(),
-      clock,
+      clock: scenario.serviceBehindMs === undefined ? clock : {
+        now: () => clock.now() - scenario.serviceBehindMs!,
+      },
     }),
   );
   app.onError(onError);
@@ -243,4 +247,88 @@ Deno.test("GET /jobs/:job/explain answers 400 for a missing window and 404 for a
   assert.equal(bad.status, 400);
   const job = await app.request(`/jobs/nope/explain?window=${T0}`);
   assert.equal(job.status, 404);
+});
+
+Deno.test("GET /jobs/:job/explain without 'window' explains the oldest window that has not fired, of the operator's size", async () => {
+  const { app, advance, handle } = build({
+    active: [0, 1, 2, 3],
+    timestampOf: (s) => T0 + s * 1_000,
+  });
+  advance(25_000);
+  const lowest = Math.min(
+    ...handle.status().filter((s) => s.operator === "window-1").map((s) =>
+      s.inputWatermark
+    ),
+  );
+  assert.ok(lowest >= T0 + 20_000 && lowest < T0 + 29_999);
+  const { status, body } = await explain(app, "");
+  assert.equal(status, 200);
+  assert.deepEqual(body.window, {
+    start: T0 + 20_000,
+    end: T0 + 30_000,
+    maxTimestamp: T0 + 29_999,
+  });
+  assert.equal(body.fired, false);
+  // A start alone takes the operator's window size.
+  const start = await explain(app, `window=${T0 + 10_000}`);
+  assert.equal(start.body.window.end, T0 + 20_000);
+});
+
+Deno.test("GET /jobs/:job/explain says the watermark is held, and by what, while an idle timeout has not run out", async () => {
+  const { app, advance } = build({
+    active: [0, 1, 2, 3],
+    timestampOf: (s) => T0 + s * 1_000,
+    stops: { partition: 3, after: 5 },
+    idleTimeoutMs: 10_000,
+  });
+  advance(9_500);
+  const { body } = await explain(app, `window=${T0 + 10_000}&size=10000`);
+  assert.equal(body.fired, false);
+  const advice = body.advice.join("\n");
+  assert.doesNotMatch(advice, /advancing/);
+  assert.match(
+    advice,
+    /the watermark is held at 1700000002999 .* by channel 1 \(idle\/source-0\/1\), which has not moved for 4 s: a partition of idle\/source-0\/1 may be quiet: withIdleness\(10000\) holds event time until it has been quiet for 10 s/,
+  );
+});
+
+Deno.test("GET /jobs/:job/explain never says a channel moved a negative time ago when the service's clock reads behind the job's", async () => {
+  const { app, advance } = build({
+    active: [0, 1, 2, 3],
+    timestampOf: (s) => T0 + s * 1_000,
+    serviceBehindMs: 2,
+  });
+  // The channel moves after the last sample (5 s): explain's own
+  // observation dates it, 2 ms after the service's reading of the clock.
+  advance(5_300);
+  const { body } = await explain(app, `window=${T0 + 10_000}&size=10000`);
+  const advice = body.advice.join("\n");
+  assert.match(advice, /the watermark is advancing \(it last moved 0 ms ago\)/);
+  assert.doesNotMatch(advice, /-\d+ ms/);
+});
+
+Deno.test("GET /jobs/:job/explain gives late records' cause and fix from the sources' suggestedDelayMs", async () => {
+  const { app, advance, handle } = build({
+    active: [0, 1, 2, 3],
+    // Every tenth second's records are 8 s older than the rest.
+    timestampOf: (s) => T0 + s * 1_000 - (s % 10 === 5 ? 8_000 : 0),
+  });
+  advance(40_000);
+  const statuses = handle.status();
+  const late = statuses.filter((s) => s.operator === "window-1")
+    .reduce((n, s) => n + (s.gauges.numLateRecordsDropped ?? 0), 0);
+  assert.ok(late > 0);
+  const suggested = Math.max(
+    ...statuses.map((s) => s.gauges.suggestedDelayMs ?? 0),
+  );
+  assert.ok(suggested >= 8_000);
+  const { body } = await explain(app, `window=${T0 + 30_000}&size=10000`);
+  const advice = body.advice.join("\n");
+  assert.match(advice, /dropped \d+ records? as late/);
+  assert.ok(
+    advice.includes(
+      `raise forBoundedOutOfOrderness to ${suggested} ms, or set allowedLateness(${suggested})`,
+    ),
+    advice,
+  );
 });

@@ -99,6 +99,14 @@ export class KvRuntimeView {
   }
 
   /**
+   * The checkpoint in progress as last refreshed (the coordinator may run
+   * in another process), or `null`.
+   */
+  get checkpointInProgress(): number | null {
+    return this.#checkpoints.pending;
+  }
+
+  /**
    * Asks the job's coordinator (in whichever process holds it) for a
    * checkpoint, unless one is in progress as last refreshed.
    *
