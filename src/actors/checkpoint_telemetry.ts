@@ -92,7 +92,9 @@ function sizeOf(checkpoint: CompletedCheckpoint): number | undefined {
   const snapshots = encodedSnapshots(checkpoint);
   if (snapshots === undefined) return undefined;
   let bytes = 0;
-  for (const encoded of Object.values(snapshots)) bytes += encodedBytes(encoded);
+  for (const encoded of Object.values(snapshots)) {
+    bytes += encodedBytes(encoded);
+  }
   return bytes;
 }
 

@@ -10,7 +10,10 @@ import type { RuntimeOptions } from "../actor_runtime.ts";
 import { machineOf } from "../actor_record.ts";
 import { CheckpointIds } from "../checkpoint_ids.ts";
 import { CheckpointDurations } from "../checkpoint_durations.ts";
-import { checkpointRestored, checkpointSaved } from "../checkpoint_telemetry.ts";
+import {
+  checkpointRestored,
+  checkpointSaved,
+} from "../checkpoint_telemetry.ts";
 import { PendingCheckpoint } from "../pending_checkpoint.ts";
 import { SnapshotEncoder } from "./_snapshot_encoder.ts";
 import type { LocalActor } from "./_local_actor.ts";
