@@ -226,3 +226,41 @@ Deno.test("OTEL_DENO=true exports weir's metrics, checkpoint and restore spans, 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("OTEL_DENO=true on the KV runtime exports weir's metrics and the coordinator's checkpoint spans", async () => {
+  const receiver = new Receiver();
+  const dir = await Deno.makeTempDir();
+  const dev = new Dev([
+    "--runtime",
+    "kv",
+    "--port",
+    "0",
+    "--store",
+    `${dir}/weir.sqlite`,
+    "--checkpoint-interval-ms",
+    "100",
+  ], otelEnv(receiver.endpoint));
+  try {
+    await dev.line(/serving http:\/\//);
+    await receiver.until(
+      "weir.watermark.lag",
+      () =>
+        receiver.metrics.find((m) =>
+          m.name === "weir.watermark.lag" &&
+          m.points.some((p) => attribute(p.attributes, "job.name") === "demo")
+        ),
+    );
+    const checkpoint = await receiver.until(
+      "weir.checkpoint span",
+      () => receiver.spans.find((s) => s.name === "weir.checkpoint"),
+    );
+    assert.equal(attribute(checkpoint.attributes, "job.name"), "demo");
+    assert.ok(
+      Number(attribute(checkpoint.attributes, "weir.checkpoint.size")) > 0,
+    );
+  } finally {
+    await stop(dev);
+    await receiver.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
