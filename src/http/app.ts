@@ -14,6 +14,8 @@ import { metricsRoutes } from "./metrics.ts";
 import type { ServiceOptions } from "./service.ts";
 import { requireToken } from "./auth.ts";
 import { requireHost } from "./host_check.ts";
+import { nameSpanByRoute } from "./route_span.ts";
+import { observeJobs } from "../observe/otel.ts";
 
 /**
  * Builds the HTTP app of a weir process: ingest, jobs (watermarks,
@@ -28,6 +30,10 @@ import { requireHost } from "./host_check.ts";
  * sub-app mounted elsewhere stays guarded; read routes stay open. With
  * `options.allowedHosts` set, a request for any other host gets 403
  * before any route (see `host_check.ts`).
+ *
+ * Run with `OTEL_DENO=true`, each request's OpenTelemetry span is named by
+ * its route and every job's metrics are registered on the `weir` meter
+ * (see `observeJobs`); without it both are no-ops.
  *
  * Serve it with `Deno.serve(app.fetch)`; test it with `app.request()`.
  *
@@ -60,6 +66,10 @@ export function createApp(options: ServiceOptions): Hono {
   const app = new Hono();
   app.onError(onError);
   app.notFound(notFound);
+  // OpenTelemetry (no-ops unless run with OTEL_DENO=true): each request's
+  // span named by its route, and every job's metrics on the `weir` meter.
+  app.use("*", nameSpanByRoute());
+  observeJobs(options.jobs);
   // Before every route, so a rebinding page learns nothing.
   if (options.allowedHosts !== undefined) {
     app.use("*", requireHost(options.allowedHosts));

@@ -14,6 +14,7 @@ import { snapshotsToUse } from "../_encoded_checkpoint.ts";
 import { snapshotsToRestore } from "../../runtime/rescale/mod.ts";
 import type { ActorStorage } from "../storage.ts";
 import { DeadLetterLog } from "../dead_letter_log.ts";
+import { checkpointRestored } from "../checkpoint_telemetry.ts";
 import { jobKeyPrefix } from "../job_keys.ts";
 import { AtomicConflictError, KvStorage } from "./kv_storage.ts";
 import { copyOutboxes } from "./_dead_letter_outbox.ts";
@@ -86,6 +87,7 @@ export async function startJob(start: JobStart): Promise<number | undefined> {
       continue;
     }
     if (start.restoreFrom !== undefined) {
+      const restoring = Date.now();
       try {
         await seed(start, start.restoreFrom, lease);
       } catch (error) {
@@ -93,6 +95,7 @@ export async function startJob(start: JobStart): Promise<number | undefined> {
         if (!(error instanceof AtomicConflictError)) throw error;
         continue;
       }
+      checkpointRestored(start.restoreFrom, restoring);
     }
     const startedAt = start.clock.now();
     const record: JobRecord = {

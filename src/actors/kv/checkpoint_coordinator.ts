@@ -11,6 +11,7 @@ import type { JobFingerprint } from "../../runtime/fingerprint.ts";
 import type { CompletedCheckpoint } from "../checkpoint.ts";
 import { encodeSnapshot } from "../snapshot_encoding.ts";
 import { CheckpointDurations } from "../checkpoint_durations.ts";
+import { checkpointSaved } from "../checkpoint_telemetry.ts";
 import { readHighestId } from "../checkpoint_ids.ts";
 import { PendingCheckpoint } from "../pending_checkpoint.ts";
 import type { KvStorage } from "./kv_storage.ts";
@@ -289,6 +290,7 @@ export class CheckpointCoordinator {
     const checkpoint = pending.complete(fingerprint, now);
     await store?.save(checkpoint);
     this.#durations.saved(id, now);
+    checkpointSaved(checkpoint, this.#durations.durationMs(id));
     this.#latest = checkpoint;
   }
 

@@ -10,6 +10,10 @@ import type { RuntimeOptions } from "../actor_runtime.ts";
 import { machineOf } from "../actor_record.ts";
 import { CheckpointIds } from "../checkpoint_ids.ts";
 import { CheckpointDurations } from "../checkpoint_durations.ts";
+import {
+  checkpointRestored,
+  checkpointSaved,
+} from "../checkpoint_telemetry.ts";
 import { PendingCheckpoint } from "../pending_checkpoint.ts";
 import { SnapshotEncoder } from "./_snapshot_encoder.ts";
 import type { LocalActor } from "./_local_actor.ts";
@@ -105,6 +109,7 @@ export class LocalCheckpoints {
     // Transactions in the checkpoint may not have been committed before the
     // crash: two-phase sinks commit them again (idempotently).
     this.#recommit = checkpoint.id;
+    checkpointRestored(checkpoint);
   }
 
   /** Reads the store's highest id once; ids continue above it. */
@@ -160,6 +165,7 @@ export class LocalCheckpoints {
       await this.#store?.save(checkpoint);
       this.#latest = checkpoint;
       this.#durations.saved(checkpoint.id, this.#clock.now());
+      checkpointSaved(checkpoint, this.#durations.durationMs(checkpoint.id));
       await this.#notifyAll(checkpoint.id);
     }
   }
