@@ -47,6 +47,7 @@
 
 export type {
   CheckpointRecord,
+  CheckpointStats,
   GaugeSample,
   JobHandle,
   WatermarkSample,
