@@ -13,8 +13,7 @@
 
 import { type Histogram, metrics, trace } from "@opentelemetry/api";
 import type { CompletedCheckpoint } from "./checkpoint.ts";
-import type { Encoded } from "./_codec.ts";
-import { encodedSnapshots } from "./_encoded_checkpoint.ts";
+import { checkpointBytes } from "./checkpoint_bytes.ts";
 
 /** The instrumentation scope of every span and metric weir emits. */
 export const TELEMETRY_SCOPE = "weir";
@@ -45,7 +44,7 @@ export function checkpointSaved(
   });
   // Only sized when someone records the span: the no-op span is not.
   if (span.isRecording()) {
-    const size = sizeOf(checkpoint);
+    const size = checkpointBytes(checkpoint);
     if (size !== undefined) span.setAttribute("weir.checkpoint.size", size);
   }
   span.end(endMs);
@@ -85,21 +84,4 @@ function durations(): Histogram {
       unit: "s",
     },
   );
-}
-
-/** The encoded size of a checkpoint the runtime took, in bytes. */
-function sizeOf(checkpoint: CompletedCheckpoint): number | undefined {
-  const snapshots = encodedSnapshots(checkpoint);
-  if (snapshots === undefined) return undefined;
-  let bytes = 0;
-  for (const encoded of Object.values(snapshots)) {
-    bytes += encodedBytes(encoded);
-  }
-  return bytes;
-}
-
-function encodedBytes(encoded: Encoded): number {
-  let bytes = encoded.bytes.byteLength;
-  for (const part of encoded.parts) bytes += encodedBytes(part);
-  return bytes;
 }

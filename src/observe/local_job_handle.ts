@@ -7,6 +7,7 @@
  */
 
 import { requirePositiveInteger } from "../time/validate.ts";
+import { checkpointBytes } from "../actors/checkpoint_bytes.ts";
 import type { CheckpointInfo } from "../actors/checkpoint.ts";
 import type { DeadLetterLog } from "../actors/dead_letter_log.ts";
 import type { RuntimeView, SubtaskStatus } from "../actors/actor_runtime.ts";
@@ -117,6 +118,9 @@ export class LocalJobHandle implements JobHandle {
   readonly #channels = new Map<string, ChannelTrack[]>();
   // Without a store: the checkpoints seen completing, by id (bounded).
   readonly #seen = new Map<number, CheckpointInfo>();
+  // Sizes of the checkpoints this handle saw completing, by id (the
+  // store lists none).
+  readonly #sizes = new Map<number, number>();
   readonly #tracker: CheckpointTracker;
   #timer: ReturnType<typeof setInterval> | undefined;
 
@@ -242,7 +246,8 @@ export class LocalJobHandle implements JobHandle {
       : [...this.#seen.values()];
     return infos.map((info) => {
       const durationMs = this.#runtime.checkpointDurationMs(info.id);
-      const sizeBytes = (info as { sizeBytes?: number }).sizeBytes;
+      const sizeBytes = (info as { sizeBytes?: number }).sizeBytes ??
+        this.#sizes.get(info.id);
       return {
         id: info.id,
         createdAt: info.createdAt,
@@ -356,8 +361,12 @@ export class LocalJobHandle implements JobHandle {
     });
     if (latest === null || this.#seen.has(latest.id)) return;
     this.#seen.set(latest.id, { id: latest.id, createdAt: latest.createdAt });
+    const size = checkpointBytes(latest);
+    if (size !== undefined) this.#sizes.set(latest.id, size);
     if (this.#seen.size > 64) {
-      this.#seen.delete(this.#seen.keys().next().value!);
+      const oldest = this.#seen.keys().next().value!;
+      this.#seen.delete(oldest);
+      this.#sizes.delete(oldest);
     }
   }
 }

@@ -192,7 +192,7 @@ Deno.test("POST /jobs/:job/checkpoints needs no token when none is configured", 
   assert.deepEqual(await res.json(), { id: 1 });
 });
 
-Deno.test("GET /jobs/:job/checkpoints lists the stored checkpoints with their durations", async () => {
+Deno.test("GET /jobs/:job/checkpoints lists the stored checkpoints with their durations and sizes", async () => {
   const { app, runtime, clock } = build();
   assert.deepEqual((await get(app, "/jobs/clicks/checkpoints")).body, {
     job: "clicks",
@@ -211,8 +211,9 @@ Deno.test("GET /jobs/:job/checkpoints lists the stored checkpoints with their du
   runtime.runUntilIdle();
   await runtime.flushCheckpoints();
   const { body } = await get(app, "/jobs/clicks/checkpoints");
+  assert.ok(body.sizeBytes > 0, `sizeBytes ${body.sizeBytes}`);
   assert.deepEqual(body.checkpoints, [
-    { id: 1, createdAt: 1_250, durationMs: 250 },
+    { id: 1, createdAt: 1_250, durationMs: 250, sizeBytes: body.sizeBytes },
   ]);
   assert.deepEqual(body.counts, {
     completed: 1,
@@ -220,7 +221,12 @@ Deno.test("GET /jobs/:job/checkpoints lists the stored checkpoints with their du
     inProgress: null,
     retained: 1,
   });
-  assert.deepEqual(body.latest, { id: 1, createdAt: 1_250, durationMs: 250 });
+  assert.deepEqual(body.latest, {
+    id: 1,
+    createdAt: 1_250,
+    durationMs: 250,
+    sizeBytes: body.sizeBytes,
+  });
 });
 
 Deno.test("GET /jobs/:job/checkpoints and /jobs/:job count checkpoints and name the one the job restored", async () => {
@@ -265,5 +271,5 @@ Deno.test("GET /jobs/:job/checkpoints and /jobs/:job count checkpoints and name 
   });
   assert.equal(body.checkpoints.latest.id, next);
   assert.equal(body.checkpoints.restoredFrom.id, saved.id);
-  assert.equal(body.checkpoints.sizeBytes, null);
+  assert.ok(body.checkpoints.sizeBytes > 0);
 });

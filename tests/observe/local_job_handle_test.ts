@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";
 import type { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
+import { checkpointBytes } from "../../src/actors/checkpoint_bytes.ts";
 import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
 import { clicksHandle, T0 } from "../_support/clicks_handle.ts";
 
@@ -76,7 +77,7 @@ Deno.test("LocalJobHandle.startSampling() samples until stop()", async () => {
   });
 });
 
-Deno.test("LocalJobHandle.checkpoints() without a store lists the checkpoints it saw complete", async () => {
+Deno.test("LocalJobHandle.checkpoints() without a store lists the checkpoints it saw complete, with their encoded size", async () => {
   const { runtime, clock, handle: stored } = clicksHandle();
   const handle = new LocalJobHandle({ runtime, graph: stored.graph, clock });
   assert.deepEqual(await handle.checkpoints(), []);
@@ -84,7 +85,10 @@ Deno.test("LocalJobHandle.checkpoints() without a store lists the checkpoints it
   runtime.runUntilIdle();
   await runtime.flushCheckpoints();
   handle.sample();
-  assert.deepEqual(await handle.checkpoints(), [
-    { id: 1, createdAt: 0, durationMs: 0 },
-  ]);
+  const listed = await handle.checkpoints();
+  assert.equal(listed.length, 1);
+  const { sizeBytes, ...rest } = listed[0];
+  assert.deepEqual(rest, { id: 1, createdAt: 0, durationMs: 0 });
+  assert.ok(sizeBytes !== undefined && sizeBytes > 0);
+  assert.equal(sizeBytes, checkpointBytes(runtime.latestCheckpoint!));
 });
