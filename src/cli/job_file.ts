@@ -7,6 +7,7 @@
  */
 
 import {
+  type CheckpointInfo,
   CheckpointStore,
   type CompletedCheckpoint,
   jobKeyPrefix,
@@ -152,27 +153,44 @@ export async function findRestored(
 }
 
 /**
- * How a job on the KV runtime starts, in words, read before anything is
- * reset: so that a start says whether it resumed, restored or began anew.
+ * How a job on the KV runtime starts, read before anything is reset: so
+ * that a start says whether it resumed, restored or began anew, and the
+ * dashboard which checkpoint it started from.
  *
  * @param kv The store.
  * @param job The job (its name).
  * @param restore The `--restore` given.
  * @param checkpoint What {@linkcode findRestored} found for it.
- * @returns E.g. "resuming from its actors' committed state".
+ * @returns In words (e.g. "resuming from its actors' committed state"),
+ * and the checkpoint it starts from: `null` for none, `undefined` when it
+ * resumes from its actors (which checkpoint they last took is not known).
  */
 export async function kvStartOf(
   kv: Deno.Kv,
   job: Pick<OpenJob, "name">,
   restore: Restore,
   checkpoint: CompletedCheckpoint | null,
-): Promise<string> {
+): Promise<KvStart> {
   if (restore === "latest" && await KvRuntime.started(kv, job.name)) {
-    return "resuming from its actors' committed state";
+    return {
+      text: "resuming from its actors' committed state",
+      restoredFrom: undefined,
+    };
   }
   return checkpoint !== null
-    ? `starting from checkpoint ${checkpoint.id}`
-    : "starting afresh";
+    ? {
+      text: `starting from checkpoint ${checkpoint.id}`,
+      restoredFrom: { id: checkpoint.id, createdAt: checkpoint.createdAt },
+    }
+    : { text: "starting afresh", restoredFrom: null };
+}
+
+/** How a job on the KV runtime starts (see {@linkcode kvStartOf}). */
+export interface KvStart {
+  /** In words, for the start line. */
+  readonly text: string;
+  /** The checkpoint it starts from; `undefined` when not known. */
+  readonly restoredFrom: CheckpointInfo | null | undefined;
 }
 
 /** A job file's job, opened on a store by {@linkcode openJob}. */

@@ -8,7 +8,11 @@
  * @module
  */
 
-import { KvRuntime, KvRuntimeView } from "../actors/mod.ts";
+import {
+  type CheckpointInfo,
+  KvRuntime,
+  KvRuntimeView,
+} from "../actors/mod.ts";
 import { describeJobSettings } from "../api/mod.ts";
 import { createApp } from "../http/mod.ts";
 import { LocalJobHandle } from "../observe/mod.ts";
@@ -21,6 +25,7 @@ import {
 import {
   type DefaultJob,
   findRestored,
+  type KvStart,
   kvStartOf,
   type OpenJob,
   openJob,
@@ -132,6 +137,18 @@ export function kvOptions(parsed: ParsedArgs, serve: ServeOptions): KvOptions {
   return { ...serve, processes, worker: parsed.values.worker, leaseMs };
 }
 
+/** What {@linkcode serveKvApp} serves besides the job. */
+export interface KvApp {
+  /** The start of the line printed once it listens. */
+  readonly banner: string;
+  /** The service's token. */
+  readonly token: string | undefined;
+  /** What `POST /tick` runs; without it, no such route. */
+  readonly tick?: () => Promise<boolean>;
+  /** The checkpoint the job started from; `undefined` when not known. */
+  readonly restoredFrom?: CheckpointInfo | null;
+}
+
 /**
  * The KV runtime's dashboard and `POST /tick`, over a view refreshed from
  * KV.
@@ -139,19 +156,19 @@ export function kvOptions(parsed: ParsedArgs, serve: ServeOptions): KvOptions {
  * @param options Where to serve.
  * @param job The job.
  * @param runtime The runtime whose state in KV the view shows.
- * @param banner The start of the line printed once it listens.
- * @param token The service's token.
- * @param tick What `POST /tick` runs; without it, no such route.
+ * @param app The start of the line printed once it listens (`banner`),
+ * the service's `token`, what `POST /tick` runs (`tick`; without it, no
+ * such route) and the checkpoint the job started from (`restoredFrom`;
+ * `undefined` when not known).
  * @returns The server, and what stops the view's refreshing.
  */
 export async function serveKvApp(
   options: ServeOptions,
   job: OpenJob,
   runtime: KvRuntime,
-  banner: string,
-  token: string | undefined,
-  tick?: () => Promise<boolean>,
+  app: KvApp,
 ): Promise<{ server: Deno.HttpServer; stop: () => void }> {
+  const { banner, token, tick, restoredFrom } = app;
   const view = new KvRuntimeView(runtime);
   await view.refresh();
   const handle = new LocalJobHandle({
@@ -162,6 +179,8 @@ export async function serveKvApp(
     clock: job.clock,
     // The view shows status; the dead letters are the runtime's (in KV).
     deadLetters: () => runtime.deadLetters,
+    // Not known (a resume): the tracker says so, not "started afresh".
+    ...(restoredFrom === undefined ? {} : { restoredFrom }),
   });
   handle.sample();
   const timer = setInterval(() => {
@@ -217,9 +236,10 @@ export async function runKv(
   const joining = worker !== undefined &&
     await KvRuntime.started(kv, job.name);
   const checkpoint = joining ? null : await findRestored(job, options.restore);
+  let start: KvStart | null = null;
   if (worker === undefined) {
-    const start = await kvStartOf(kv, job, options.restore, checkpoint);
-    console.log(`weir: job '${job.name}': ${start}`);
+    start = await kvStartOf(kv, job, options.restore, checkpoint);
+    console.log(`weir: job '${job.name}': ${start.text}`);
   }
   if (worker === undefined && options.restore !== "latest") {
     // Start over (from nothing, or from the checkpoint asked for).
@@ -255,14 +275,13 @@ export async function runKv(
     return;
   }
   onTick(() => runtime.tick());
-  const { server, stop } = await serveKvApp(
-    options,
-    job,
-    runtime,
-    `weir: job '${job.name}' on the KV runtime (worker ${runtime.workerId})`,
+  const { server, stop } = await serveKvApp(options, job, runtime, {
+    banner:
+      `weir: job '${job.name}' on the KV runtime (worker ${runtime.workerId})`,
     token,
-    () => runtime.tick(),
-  );
+    tick: () => runtime.tick(),
+    restoredFrom: start?.restoredFrom,
+  });
   onShutdown(async () => {
     runtime.stop();
     await running.catch(() => {});

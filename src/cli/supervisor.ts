@@ -83,7 +83,7 @@ async function supervise(
   // Refused here, once, rather than by every worker after the reset.
   const checkpoint = await findRestored(job, options.restore);
   const start = await kvStartOf(kv, job, options.restore, checkpoint);
-  console.log(`weir: job '${job.name}': ${start}`);
+  console.log(`weir: job '${job.name}': ${start.text}`);
   if (options.restore !== "latest") {
     // Start over (from nothing, or from the checkpoint asked for).
     await KvRuntime.reset(kv, job.name);
@@ -141,13 +141,12 @@ async function supervise(
   };
   const running = Array.from({ length: options.processes }, (_, i) => keep(i));
   const observer = job.env.createKvRuntime({ kv, workerId: "supervisor" });
-  const { server, stop } = await serveKvApp(
-    options,
-    job,
-    observer,
-    `weir: job '${job.name}' on the KV runtime, ${options.processes} worker processes sharing ${options.store}`,
+  const { server, stop } = await serveKvApp(options, job, observer, {
+    banner:
+      `weir: job '${job.name}' on the KV runtime, ${options.processes} worker processes sharing ${options.store}`,
     token,
-  );
+    restoredFrom: start.restoredFrom,
+  });
   // One ending, whether the workers end or Ctrl-C stops them: the server
   // and the store are closed once.
   const done = Promise.all(running).then(async (statuses) => {

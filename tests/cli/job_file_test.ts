@@ -10,19 +10,20 @@ import { CollectSink } from "../../src/connectors/sinks/collect.ts";
 import type { CompletedCheckpoint } from "../../src/actors/checkpoint.ts";
 import { kvStartOf } from "../../src/cli/job_file.ts";
 
-const CHECKPOINT = { id: 7 } as CompletedCheckpoint;
+const CHECKPOINT = { id: 7, createdAt: 70 } as CompletedCheckpoint;
+const FROM_7 = { id: 7, createdAt: 70 };
 
-Deno.test("kvStartOf() says starting afresh or from the checkpoint before a job ran, and resuming after, unless --restore asks otherwise", async () => {
+Deno.test("kvStartOf() says starting afresh or from the checkpoint before a job ran, and resuming after (from no known checkpoint), unless --restore asks otherwise", async () => {
   using kv = await Deno.openKv(":memory:");
   const job = { name: "numbers" };
-  assert.equal(
-    await kvStartOf(kv, job, "latest", null),
-    "starting afresh",
-  );
-  assert.equal(
-    await kvStartOf(kv, job, "latest", CHECKPOINT),
-    "starting from checkpoint 7",
-  );
+  assert.deepEqual(await kvStartOf(kv, job, "latest", null), {
+    text: "starting afresh",
+    restoredFrom: null,
+  });
+  assert.deepEqual(await kvStartOf(kv, job, "latest", CHECKPOINT), {
+    text: "starting from checkpoint 7",
+    restoredFrom: FROM_7,
+  });
   const clock = new ManualClock(0);
   const env = new StreamEnvironment({ jobName: "numbers", clock });
   env.fromSource(
@@ -32,15 +33,18 @@ Deno.test("kvStartOf() says starting afresh or from the checkpoint before a job 
   ).sinkTo(new CollectSink<number>());
   const runtime = env.createKvRuntime({ kv, leaseMs: 1_000 });
   await runtime.tick();
-  assert.equal(
-    await kvStartOf(kv, job, "latest", CHECKPOINT),
-    "resuming from its actors' committed state",
-  );
-  assert.equal(await kvStartOf(kv, job, "none", null), "starting afresh");
-  assert.equal(
-    await kvStartOf(kv, job, 7, CHECKPOINT),
-    "starting from checkpoint 7",
-  );
+  assert.deepEqual(await kvStartOf(kv, job, "latest", CHECKPOINT), {
+    text: "resuming from its actors' committed state",
+    restoredFrom: undefined,
+  });
+  assert.deepEqual(await kvStartOf(kv, job, "none", null), {
+    text: "starting afresh",
+    restoredFrom: null,
+  });
+  assert.deepEqual(await kvStartOf(kv, job, 7, CHECKPOINT), {
+    text: "starting from checkpoint 7",
+    restoredFrom: FROM_7,
+  });
   runtime.stop();
   await runtime.run();
 });
