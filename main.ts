@@ -6,7 +6,8 @@
  *
  * - `deno task dev [job-file]` runs a job on the local runtime over a Deno
  *   KV file and serves the HTTP app; without a job file, the demo job of
- *   `examples/live_clicks.ts`.
+ *   `examples/live_clicks.ts`, or the job file `WEIR_JOB` names among those
+ *   listed below (how Deno Deploy, whose arguments are fixed, runs another).
  * - `... --runtime kv [--processes N]` runs it on the KV runtime: this
  *   process is a worker, or it supervises N worker processes. On Deno
  *   Deploy (`DENO_DEPLOY` set) this is the default, on `Deno.openKv()`,
@@ -18,6 +19,7 @@
  */
 
 import { runCli } from "./src/cli/cli.ts";
+import { chooseDefaultJob } from "./src/cli/job_file.ts";
 
 // On Deno Deploy: the KV runtime on the app's database, with Deno.cron as
 // the backstop that wakes an instance every minute (registered at the top
@@ -34,13 +36,17 @@ if (import.meta.main) {
   try {
     await runCli(Deno.args, {
       place: { onDeploy, port: Deno.env.get("PORT") },
-      // A string literal, loaded only when no job file is given: Deno
+      // String literals, loaded only when no job file is given: Deno
       // Deploy includes only statically known modules.
-      defaultJob: {
+      defaultJob: chooseDefaultJob(Deno.env.get("WEIR_JOB"), {
+        "examples/live_clicks.ts": () => import("./examples/live_clicks.ts"),
+        "examples/ingest_counts.ts": () =>
+          import("./examples/ingest_counts.ts"),
+      }, {
         name: "demo",
         file: "examples/live_clicks.ts",
         load: () => import("./examples/live_clicks.ts"),
-      },
+      }),
       entry: new URL(import.meta.url),
       examples: {
         demo: new URL("./examples/demo.ts", import.meta.url),

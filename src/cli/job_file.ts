@@ -43,6 +43,36 @@ export interface DefaultJob {
   readonly load: () => Promise<JobModule>;
 }
 
+/**
+ * The job run when no job file is given: the one `WEIR_JOB` names among
+ * `jobs`, or `fallback` when it is unset. On Deno Deploy, whose
+ * `deploy.runtime.args` are fixed, this is how a job other than the demo is
+ * chosen; `jobs` are loaded by string literals, which Deploy includes.
+ *
+ * @param name `WEIR_JOB`'s value, e.g. `"examples/ingest_counts.ts"`.
+ * @param jobs The job files it may name, each with its loader.
+ * @param fallback The job when it is unset.
+ * @returns The job, named after its file (without `.ts`).
+ * @throws {RangeError} If it names none of `jobs`: naming them.
+ */
+export function chooseDefaultJob(
+  name: string | undefined,
+  jobs: Readonly<Record<string, () => Promise<JobModule>>>,
+  fallback: DefaultJob,
+): DefaultJob {
+  if (name === undefined) return fallback;
+  const file = name.replace(/^\.\//, "");
+  const load = Object.hasOwn(jobs, file) ? jobs[file] : undefined;
+  if (load === undefined) {
+    throw new RangeError(
+      `Cannot start as 'WEIR_JOB' must name one of ${
+        Object.keys(jobs).join(", ")
+      } (list another in main.ts): current value is ${JSON.stringify(name)}`,
+    );
+  }
+  return { name: file.split("/").pop()!.replace(/\.[jt]s$/, ""), file, load };
+}
+
 async function loadJob(
   file: string | undefined,
   defaultJob: DefaultJob,

@@ -1,7 +1,8 @@
 // Deno Deploy's path of main.ts, on this machine: with DENO_DEPLOY set it
 // runs the job on the KV runtime over Deno.openKv() (in memory here, as
 // DENO_KV_DB_MODE asks), registers the cron tick, serves the app on PORT,
-// and gives its leases up on SIGINT (Deploy's shutdown signal).
+// gives its leases up on SIGINT (Deploy's shutdown signal), and runs the
+// job WEIR_JOB names (Deploy's arguments are fixed).
 
 import assert from "node:assert/strict";
 import { freePort } from "../_support/free_port.ts";
@@ -63,5 +64,55 @@ Deno.test("With DENO_DEPLOY set, --processes is refused by name: Deploy starts n
   assert.match(
     new TextDecoder().decode(stderr),
     /^error: Cannot start as '--processes' cannot be used on Deno Deploy .*current value is 2$/m,
+  );
+});
+
+Deno.test("With DENO_DEPLOY set, WEIR_JOB chooses the job main.ts runs without arguments: examples/ingest_counts.ts", async () => {
+  const port = freePort();
+  const child = mainCommand([], {
+    env: {
+      DENO_DEPLOY: "1",
+      DENO_KV_DB_MODE: "memory",
+      PORT: String(port),
+      WEIR_JOB: "examples/ingest_counts.ts",
+    },
+  }).spawn();
+  const stdout = new Response(child.stdout).text();
+  const stderr = new Response(child.stderr).text();
+  let name = "";
+  try {
+    name = await waitFor("the app to serve the job", async () => {
+      const response = await fetch(
+        `http://127.0.0.1:${port}/jobs/ingest_counts`,
+      );
+      const body: { name?: string } = await response.json();
+      return response.ok && body.name !== undefined && body.name;
+    }, { unless: child.status });
+  } finally {
+    child.kill("SIGINT");
+  }
+  const status = await child.status;
+  const err = await stderr;
+  assert.equal(status.code, 0, err);
+  assert.equal(name, "ingest_counts");
+  assert.match(
+    await stdout,
+    /job 'ingest_counts' on the KV runtime \(worker [0-9a-f-]+\), serving/,
+  );
+});
+
+Deno.test("WEIR_JOB naming no job main.ts lists is refused by name, with the ones it lists", async () => {
+  const { code, stdout, stderr } = await mainCommand([], {
+    env: {
+      DENO_DEPLOY: "1",
+      DENO_KV_DB_MODE: "memory",
+      WEIR_JOB: "jobs/mine.ts",
+    },
+  }).output();
+  assert.equal(code, 1);
+  assert.equal(new TextDecoder().decode(stdout), "");
+  assert.match(
+    new TextDecoder().decode(stderr),
+    /^error: Cannot start as 'WEIR_JOB' must name one of examples\/live_clicks\.ts, examples\/ingest_counts\.ts \(list another in main\.ts\): current value is "jobs\/mine\.ts"$/m,
   );
 });

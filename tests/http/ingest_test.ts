@@ -71,13 +71,17 @@ function post(
   headers: Record<string, string> = {},
   path = "/ingest/clicks",
 ): Promise<Response> {
-  return Promise.resolve(app.request(path, {
-    method: "POST",
-    body,
-    headers: contentType === null
-      ? headers
-      : { "Content-Type": contentType, ...headers },
-  }));
+  // A Request, not (path, init): on Deno 2.5, Hono's RequestInit (from
+  // @types/node) does not take a null body.
+  return Promise.resolve(app.request(
+    new Request(`http://localhost${path}`, {
+      method: "POST",
+      body,
+      headers: contentType === null
+        ? headers
+        : { "Content-Type": contentType, ...headers },
+    }),
+  ));
 }
 
 async function errorOf(res: Response) {

@@ -75,7 +75,9 @@ async function logOf(letters: DeadLetter[]): Promise<DeadLetterLog> {
 }
 
 async function get(app: Hono, path: string, init?: RequestInit) {
-  const res = await app.request(path, init);
+  // A Request, not (path, init): on Deno 2.5, Hono's RequestInit (from
+  // @types/node) is not Deno's.
+  const res = await app.request(new Request(`http://localhost${path}`, init));
   return { status: res.status, body: await res.json() };
 }
 

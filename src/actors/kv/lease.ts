@@ -110,7 +110,7 @@ export class Lease {
   }
 
   /** Whether the lease should be renewed now: half its time or less left. */
-  due(now = this.#clock.now()): boolean {
+  due(now: number = this.#clock.now()): boolean {
     return this.#record === null ||
       this.#record.expiresAt - now <= this.#ttl / 2;
   }
