@@ -16,9 +16,9 @@
 import {
   ManualClock,
   StatusWatermarkValve,
-  WatermarkEmitter,
   WatermarkStrategy,
 } from "../src/mod.ts";
+import { WatermarkEmitter } from "../src/time/mod.ts";
 
 /** One periodic tick of the simulation. */
 export interface IdlePartitionsTick {

@@ -171,6 +171,7 @@ export type {
   ActorStorage,
   CompletedCheckpoint,
   DeadLetterLog,
+  KvAtomicOptions,
   KvRuntime,
   KvRuntimeOptions,
   KvSubtaskStatus,

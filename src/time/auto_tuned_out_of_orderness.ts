@@ -138,7 +138,7 @@ export interface AutoTunedOutOfOrdernessSnapshot {
  *
  * @example Widening after a late burst
  * ```ts
- * import { AutoTunedOutOfOrdernessWatermarks, ManualClock } from "@weir/weir";
+ * import { AutoTunedOutOfOrdernessWatermarks, ManualClock } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const clock = new ManualClock();

@@ -42,7 +42,7 @@ export interface WatermarkEmitterSnapshot {
  *
  * @example Dropping a watermark that does not advance
  * ```ts
- * import { WatermarkEmitter } from "@weir/weir";
+ * import { WatermarkEmitter } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const seen: unknown[] = [];

@@ -51,7 +51,7 @@ export interface LatenessHistogramSnapshot {
  *
  * @example The suggested delay is the p99 plus 20%
  * ```ts
- * import { LatenessHistogram } from "@weir/weir";
+ * import { LatenessHistogram } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const histogram = new LatenessHistogram();

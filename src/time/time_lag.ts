@@ -23,7 +23,7 @@ import { requireNonNegativeInteger } from "./validate.ts";
  *
  * @example Watermark five seconds behind the clock
  * ```ts
- * import { ManualClock, TimeLagWatermarks } from "@weir/weir";
+ * import { ManualClock, TimeLagWatermarks } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const clock = new ManualClock(60_000);

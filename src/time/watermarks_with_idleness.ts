@@ -55,7 +55,7 @@ export interface WatermarksWithIdlenessSnapshot {
  *
  * @example A quiet input goes idle after the timeout
  * ```ts
- * import { ManualClock, NoWatermarksGenerator, WatermarksWithIdleness } from "@weir/weir";
+ * import { ManualClock, NoWatermarksGenerator, WatermarksWithIdleness } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const clock = new ManualClock(0);

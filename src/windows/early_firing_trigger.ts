@@ -31,7 +31,7 @@ import { gridDistance } from "./_window_bounds.ts";
  *
  * @example Early firings every 10 s in a one-minute window
  * ```ts
- * import { EarlyFiringTrigger } from "@weir/weir";
+ * import { EarlyFiringTrigger } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const trigger = EarlyFiringTrigger.every<string>(10_000);

@@ -131,7 +131,7 @@ export type MergeCallback = (merged: TimeWindow[], result: TimeWindow) => void;
  *
  * @example Two groups merge
  * ```ts
- * import { mergeWindows, TimeWindow } from "@weir/weir";
+ * import { mergeWindows, TimeWindow } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const groups: string[] = [];

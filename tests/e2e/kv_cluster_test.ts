@@ -5,7 +5,7 @@
 // "KV runtime", issue 8's acceptance).
 
 import assert from "node:assert/strict";
-import { readAppendLog } from "../../src/mod.ts";
+import { readAppendLog } from "../../src/connectors/mod.ts";
 import {
   expectedCounts,
   OUTPUT,

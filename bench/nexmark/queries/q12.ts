@@ -17,8 +17,8 @@ import {
   type Clock,
   type DataStream,
   type ProcessWindowFunction,
-  TumblingProcessingTimeWindows,
 } from "../../../src/mod.ts";
+import { TumblingProcessingTimeWindows } from "../../../src/windows/mod.ts";
 import { BID, type Event } from "../model.ts";
 import { floorMod, type NexmarkQuery } from "../query.ts";
 
