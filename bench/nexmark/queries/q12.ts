@@ -12,11 +12,11 @@
  * @module
  */
 
-import {
-  type AggregateFunction,
-  type Clock,
-  type DataStream,
-  type ProcessWindowFunction,
+import type {
+  AggregateFunction,
+  Clock,
+  DataStream,
+  ProcessWindowFunction,
 } from "../../../src/mod.ts";
 import { TumblingProcessingTimeWindows } from "../../../src/windows/mod.ts";
 import { BID, type Event } from "../model.ts";
