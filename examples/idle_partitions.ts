@@ -1,5 +1,5 @@
 /**
- * Idle partitions, the most common cause of a stuck watermark (seed 000 §5.1).
+ * Idle partitions, the most common cause of a stuck watermark.
  *
  * Three source partitions feed one downstream subtask, whose
  * `StatusWatermarkValve` takes the minimum of its inputs. Partition 2 stops

@@ -50,7 +50,7 @@ export class KeySegment<K> {
   }
 
   /**
-   * Adds one unfinished record for `key` (§7.2 rule 2), or `count` of them.
+   * Adds one unfinished record for `key`, or `count` of them.
    *
    * @param key The record's key.
    * @param count How many records; a positive safe integer, not checked
@@ -63,7 +63,7 @@ export class KeySegment<K> {
 
   /**
    * Takes one unfinished record of `key` away, removing the key when its
-   * count was 1 (§7.2 rule 2). A key that is not present is left alone.
+   * count was 1. A key that is not present is left alone.
    *
    * @param key The finished record's key.
    * @returns Whether the key was present (and so was decremented).
@@ -99,7 +99,7 @@ export class KeySegment<K> {
   }
 
   /**
-   * Returns whether no key has unfinished records (§7.2 rule 3).
+   * Returns whether no key has unfinished records.
    *
    * @returns `true` for a drained segment.
    */

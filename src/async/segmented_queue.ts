@@ -47,7 +47,7 @@ const RESTORE = "restore SegmentedQueue";
  * as long as records of one key finish in arrival order (a keyed operator
  * runs one key's records one after the other).
  *
- * Unlike Flink Agents (§7.2 rule 9), a watermark added while nothing is in
+ * Unlike Flink Agents, a watermark added while nothing is in
  * flight gets an empty segment of its own before it, so it can be popped at
  * once, even if keys are added before the pop.
  *
@@ -81,7 +81,7 @@ export class SegmentedQueue<K> {
   /**
    * Creates a queue for replay-based recovery: every key in `inFlightKeys`
    * (one entry per unfinished input record, so a key may repeat) goes into
-   * the first segment, and no watermark is held (§7.2 rule 14).
+   * the first segment, and no watermark is held.
    *
    * Held watermarks are then rebuilt by the replayed input: the first
    * watermark that arrives waits for all of these records, as it did before
@@ -172,7 +172,7 @@ export class SegmentedQueue<K> {
 
   /**
    * Holds `watermark` back behind every record added so far, and starts a
-   * new segment for the records that follow (§7.2 rule 7).
+   * new segment for the records that follow.
    *
    * With no segment at all (nothing was ever in flight, or everything was
    * drained and popped), an empty segment is put before the watermark first,
@@ -192,8 +192,8 @@ export class SegmentedQueue<K> {
   /**
    * Releases the oldest held watermark if every record before it has
    * finished: when the first segment is empty and a watermark is held, drops
-   * that segment and returns the watermark (§7.2 rule 8). Call it until it
-   * returns `null` after each `addWatermark` and `removeKey` (rule 11).
+   * that segment and returns the watermark. Call it until it
+   * returns `null` after each `addWatermark` and `removeKey`.
    *
    * @returns The released watermark, or `null` if none can be released.
    */

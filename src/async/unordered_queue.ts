@@ -128,7 +128,7 @@ export class UnorderedQueue<IN, OUT = IN>
   /**
    * Adds a record to the last segment, or a watermark as a segment of its
    * own followed by a fresh one, unless the queue is full (§7.1 rules 1, 7,
-   * 8). A watermark is completed at once (rule 2). The queue keeps the entry
+   * 8). A watermark is completed at once. The queue keeps the entry
    * object: do not change it afterwards.
    *
    * @param entry A record handle with its input value, or `{ watermark }`.
@@ -144,7 +144,7 @@ export class UnorderedQueue<IN, OUT = IN>
   /**
    * Stores the results of the queued record `id`, making it emittable once
    * its segment is the first. A record already completed (a result after a
-   * timeout, say) or no longer queued is left alone (§7.1 rule 10).
+   * timeout, say) or no longer queued is left alone.
    *
    * @param id The record's id, as it was put.
    * @param results The outputs, possibly none; kept as given, not copied.

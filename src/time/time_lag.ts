@@ -11,8 +11,8 @@ import { saturateWatermark } from "./_saturate.ts";
 import { requireNonNegativeInteger } from "./validate.ts";
 
 /**
- * Emits `clock.now() - maxTimeLagMs` periodically, whatever the records say
- * (seed 003's `TimeLagWatermarkGenerator`): for sources that deliver every
+ * Emits `clock.now() - maxTimeLagMs` periodically, whatever the records say:
+ * for sources that deliver every
  * record within a known delay of its creation, even when they are silent.
  *
  * The clock must tell epoch milliseconds (a {@linkcode SystemClock} in

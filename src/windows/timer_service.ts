@@ -50,7 +50,7 @@ export interface TimerServiceSnapshot {
  * A timer is a pair `(timestamp, id)`, where `id` names an interned
  * (key, window) pair; the window operator never reuses an id. Each domain
  * stores a pair at most once: registering it again is a no-op, so a
- * trigger may re-register its timer for every record (§4.3 rule 1).
+ * trigger may re-register its timer for every record.
  * Deleting an absent timer is a no-op. The two domains are independent:
  * the same pair may be pending in both.
  *
@@ -58,7 +58,7 @@ export interface TimerServiceSnapshot {
  * then fires every due timer in ascending timestamp order, ties broken by
  * ascending id (a pair is unique, so this order is total). Registering a
  * timer never fires it, even when its timestamp is already at or below the
- * watermark: it fires on the next advance (§4.3 rule 2). Timestamps are
+ * watermark: it fires on the next advance. Timestamps are
  * safe integers or `±Infinity`; a timer at `Infinity` fires only on
  * watermark `Infinity`, one at `-Infinity` on any advance.
  *

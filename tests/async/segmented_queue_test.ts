@@ -5,7 +5,7 @@ import {
   type SegmentedQueueSnapshot,
 } from "../../src/async/segmented_queue.ts";
 
-/** Pops until `null`, as the operator does after each watermark or completion (§7.2 rule 11). */
+/** Pops until `null`, as the operator does after each watermark or completion. */
 function drain<K>(queue: SegmentedQueue<K>): number[] {
   const popped: number[] = [];
   for (
@@ -167,7 +167,7 @@ Deno.test("SegmentedQueue.addWatermark() after everything was popped is poppable
   assert.deepEqual(drain(queue), [200]);
 });
 
-Deno.test("SegmentedQueue.removeKey() decrements the oldest segment holding the key (§7.2 rule 6)", () => {
+Deno.test("SegmentedQueue.removeKey() decrements the oldest segment holding the key", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("A");
   queue.addWatermark(1);
@@ -177,7 +177,7 @@ Deno.test("SegmentedQueue.removeKey() decrements the oldest segment holding the 
   assert.equal(queue.popOldestWatermark(), 1);
 });
 
-Deno.test("SegmentedQueue lets a slow key A hold back the watermark while key B finishes, and not key A's later record (seed 002 §2.0)", () => {
+Deno.test("SegmentedQueue lets a slow key A hold back the watermark while key B finishes, and not key A's later record", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("UserA"); // A1: slow model call
   queue.addKeyToLastSegment("UserB"); // B1: quick
@@ -342,7 +342,7 @@ Deno.test("SegmentedQueue.restore() accepts infinite watermarks", () => {
   assert.deepEqual(drain(queue), [-Infinity, Infinity]);
 });
 
-Deno.test("SegmentedQueue.rebuild() puts every in-flight key in the first segment (§7.2 rule 14, seed 002 §2.2)", () => {
+Deno.test("SegmentedQueue.rebuild() puts every in-flight key in the first segment", () => {
   const queue = SegmentedQueue.rebuild(["a", "b", "a"]);
   assert.deepEqual(queue.snapshot(), {
     segments: [[["a", 2], ["b", 1]]],
@@ -352,7 +352,7 @@ Deno.test("SegmentedQueue.rebuild() puts every in-flight key in the first segmen
   assert.equal(queue.heldWatermarks, 0);
 });
 
-Deno.test("SegmentedQueue.rebuild() makes the first replayed watermark wait for the recovered keys (§7.2 rule 14)", () => {
+Deno.test("SegmentedQueue.rebuild() makes the first replayed watermark wait for the recovered keys", () => {
   const queue = SegmentedQueue.rebuild(["a", "b"]);
   queue.addWatermark(100);
   queue.addKeyToLastSegment("a"); // a replayed record after the watermark
@@ -363,7 +363,7 @@ Deno.test("SegmentedQueue.rebuild() makes the first replayed watermark wait for 
   assert.equal(queue.inFlight, 1);
 });
 
-Deno.test("SegmentedQueue.rebuild() with no keys gives an empty queue (§7.2 rule 14)", () => {
+Deno.test("SegmentedQueue.rebuild() with no keys gives an empty queue", () => {
   const queue = SegmentedQueue.rebuild<string>([]);
   assert.equal(queue.segmentCount, 0);
   queue.addWatermark(3);

@@ -1,4 +1,4 @@
-// /metrics through app.request() (STYLE rule 32): the Prometheus text
+// /metrics through app.request(): the Prometheus text
 // exposition format, infinities as -Inf/+Inf, escaped label values.
 
 import assert from "node:assert/strict";

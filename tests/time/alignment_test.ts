@@ -1,5 +1,5 @@
-// The vectors of reference §5 (Flink's SourceCoordinatorAlignmentTest,
-// WatermarkAggregatorTest and SourceOperatorAlignmentTest), as arithmetic.
+// The vectors of Flink's SourceCoordinatorAlignmentTest,
+// WatermarkAggregatorTest and SourceOperatorAlignmentTest, as arithmetic.
 
 import assert from "node:assert/strict";
 import {
@@ -31,7 +31,7 @@ function oneSource(): WatermarkAlignmentCoordinator {
 
 // WatermarkAggregator
 
-Deno.test("WatermarkAggregator.aggregate() returns the minimum of the latest value per key (§5 rule 8)", () => {
+Deno.test("WatermarkAggregator.aggregate() returns the minimum of the latest value per key", () => {
   const aggregator = new WatermarkAggregator<number>();
   const steps: Array<[number, number, number]> = [
     [0, 10, 10],
@@ -50,7 +50,7 @@ Deno.test("WatermarkAggregator.aggregate() returns the minimum of the latest val
   }
 });
 
-Deno.test("WatermarkAggregator is -Infinity when empty (§5 rule 8)", () => {
+Deno.test("WatermarkAggregator is -Infinity when empty", () => {
   const aggregator = new WatermarkAggregator<string>();
   assert.equal(aggregator.getAggregatedWatermark(), -Infinity);
   aggregator.aggregate("a", 5);
@@ -103,7 +103,7 @@ Deno.test("WatermarkAggregator.aggregate() rejects a watermark that is not a saf
 
 // WatermarkAlignmentCoordinator
 
-Deno.test("WatermarkAlignmentCoordinator announces the group minimum plus the drift to every subtask that reported (§5 rules 8-10)", () => {
+Deno.test("WatermarkAlignmentCoordinator announces the group minimum plus the drift to every subtask that reported", () => {
   const coordinator = oneSource();
   coordinator.reportWatermark("src", 0, 42);
   assert.deepEqual(sent(coordinator), { "src/s0": 1042 });
@@ -114,7 +114,7 @@ Deno.test("WatermarkAlignmentCoordinator announces the group minimum plus the dr
   assert.equal(coordinator.maxAllowedWatermark("g"), 1044);
 });
 
-Deno.test("WatermarkAlignmentCoordinator leaves idle subtasks out of the minimum and announces Infinity when all are idle (§5 rule 11)", () => {
+Deno.test("WatermarkAlignmentCoordinator leaves idle subtasks out of the minimum and announces Infinity when all are idle", () => {
   const coordinator = oneSource();
   coordinator.reportWatermark("src", 0, 42);
   assert.deepEqual(sent(coordinator), { "src/s0": 1042 });
@@ -150,7 +150,7 @@ Deno.test("WatermarkAlignmentCoordinator aligns each group on its own (§5 rule 
   assert.equal(coordinator.maxAllowedWatermark("group2"), 1044);
 });
 
-Deno.test("WatermarkAlignmentCoordinator holds every source of a group to the slowest source (§5 rule 9)", () => {
+Deno.test("WatermarkAlignmentCoordinator holds every source of a group to the slowest source", () => {
   const coordinator = new WatermarkAlignmentCoordinator();
   coordinator.registerSource("orders", { group: "g", maxDriftMs: 100 });
   coordinator.registerSource("payments", { group: "g", maxDriftMs: 100 });
@@ -166,7 +166,7 @@ Deno.test("WatermarkAlignmentCoordinator holds every source of a group to the sl
   assert.equal(coordinator.maxAllowedWatermark("g"), 600);
 });
 
-Deno.test("WatermarkAlignmentCoordinator.announcements() lists sources in registration order and subtasks ascending, skipping silent ones (§5 rule 10)", () => {
+Deno.test("WatermarkAlignmentCoordinator.announcements() lists sources in registration order and subtasks ascending, skipping silent ones", () => {
   const coordinator = new WatermarkAlignmentCoordinator();
   coordinator.registerSource("b", { group: "g", maxDriftMs: 0 });
   coordinator.registerSource("a", { group: "g", maxDriftMs: 0 });
@@ -269,7 +269,7 @@ Deno.test("WatermarkAlignmentCoordinator.maxAllowedWatermark() rejects an unknow
 
 // Source side
 
-Deno.test("shouldWaitForAlignment() waits only when the watermark is strictly past the maximum (§5 rule 4)", () => {
+Deno.test("shouldWaitForAlignment() waits only when the watermark is strictly past the maximum", () => {
   assert.equal(shouldWaitForAlignment(1000, 999), true);
   assert.equal(shouldWaitForAlignment(1000, 1000), false);
   assert.equal(shouldWaitForAlignment(1000, 1001), false);
@@ -277,7 +277,7 @@ Deno.test("shouldWaitForAlignment() waits only when the watermark is strictly pa
   assert.equal(shouldWaitForAlignment(-Infinity, -Infinity), false);
 });
 
-Deno.test("shouldWaitForAlignment() never waits before the first announcement (§5 rule 1)", () => {
+Deno.test("shouldWaitForAlignment() never waits before the first announcement", () => {
   assert.equal(
     shouldWaitForAlignment(Number.MAX_SAFE_INTEGER, Infinity),
     false,
@@ -305,23 +305,23 @@ Deno.test("shouldWaitForAlignment() rejects a value that is not a watermark", ()
   );
 });
 
-Deno.test("reportableWatermark() reports nothing before the first watermark, even when idle (§5 rule 2)", () => {
+Deno.test("reportableWatermark() reports nothing before the first watermark, even when idle", () => {
   assert.equal(reportableWatermark(-Infinity, false), null);
   assert.equal(reportableWatermark(-Infinity, true), null);
 });
 
-Deno.test("reportableWatermark() reports Infinity while idle and the watermark again once active (§5 rules 2 and 11)", () => {
+Deno.test("reportableWatermark() reports Infinity while idle and the watermark again once active", () => {
   assert.equal(reportableWatermark(1, false), 1);
   assert.equal(reportableWatermark(1, true), Infinity);
   assert.equal(reportableWatermark(1, false), 1);
 });
 
-Deno.test("reportableWatermark() reports Infinity at the end of input (§5 rule 7)", () => {
+Deno.test("reportableWatermark() reports Infinity at the end of input", () => {
   assert.equal(reportableWatermark(1, true), Infinity);
   assert.equal(reportableWatermark(Infinity, false), Infinity);
 });
 
-Deno.test("reportableWatermark() keeps reporting the combined watermark when a new split starts lower (§5 rule 3)", () => {
+Deno.test("reportableWatermark() keeps reporting the combined watermark when a new split starts lower", () => {
   const out = new RecordingOutput();
   const splits = new WatermarkOutputMultiplexer(out);
   splits.registerNewOutput("split1");

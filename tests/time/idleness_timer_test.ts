@@ -25,7 +25,7 @@ Deno.test("IdlenessTimer rejects a zero or negative timeout (§1.4 vectors)", ()
   });
 });
 
-Deno.test("IdlenessTimer.checkIfIdle() is false on a fresh timer (§1.4 rule 6)", () => {
+Deno.test("IdlenessTimer.checkIfIdle() is false on a fresh timer", () => {
   assert.equal(new IdlenessTimer(new ManualClock(), 10).checkIfIdle(), false);
 });
 
@@ -65,7 +65,7 @@ Deno.test("IdlenessTimer needs strictly more than the timeout (§1.4 boundary, r
   assert.equal(timer.checkIfIdle(), false);
 });
 
-Deno.test("IdlenessTimer starts its countdown at clock time 0, unlike Flink's sentinel (§1.4 rule 5)", () => {
+Deno.test("IdlenessTimer starts its countdown at clock time 0, unlike Flink's sentinel", () => {
   const clock = new ManualClock(0);
   const timer = new IdlenessTimer(clock, 10);
   timer.checkIfIdle();

@@ -12,7 +12,7 @@ import {
   RecordingStatusOutput,
 } from "../_support/recording_output.ts";
 
-// Steps are written as in flink-semantics.md §2: inputs "W25@0", "IDLE@1",
+// Steps are written as inputs "W25@0", "IDLE@1",
 // "ACTIVE@2" and outputs "W25", "IDLE", "ACTIVE", "—" (nothing).
 
 type Input =
@@ -656,7 +656,7 @@ function assertWellFormed(emitted: Emitted[]): void {
 }
 
 for (const policy of ["min", "max"] as const) {
-  Deno.test(`StatusWatermarkValve matches the brute-force model on random inputs under the ${policy} policy (reference §2)`, () => {
+  Deno.test(`StatusWatermarkValve matches the brute-force model on random inputs under the ${policy} policy`, () => {
     fc.assert(
       fc.property(scenario, ({ numChannels, inputs }) => {
         const out = new RecordingStatusOutput();

@@ -19,7 +19,7 @@ function boundedWithIdleness(
   );
 }
 
-Deno.test("WatermarksWithIdleness rejects a zero or negative timeout (§1.4 rule 7)", () => {
+Deno.test("WatermarksWithIdleness rejects a zero or negative timeout", () => {
   const clock = new ManualClock();
   for (const timeout of [0, -1]) {
     assert.throws(
@@ -71,7 +71,7 @@ Deno.test("WatermarksWithIdleness marks idle once per idle period (FLINK-28975)"
   assert.deepEqual(output.calls, ["markIdle"]);
 });
 
-Deno.test("WatermarksWithIdleness does not call the wrapped generator's periodic emit while idle (§1.4 rule 9)", () => {
+Deno.test("WatermarksWithIdleness does not call the wrapped generator's periodic emit while idle", () => {
   const clock = new ManualClock(1);
   const generator = boundedWithIdleness(0, 10, clock);
   const output = new RecordingOutput();

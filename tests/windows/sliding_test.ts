@@ -27,7 +27,7 @@ function ascending(
   });
 }
 
-/** Flink's loop yields the latest start first (§4.2 rule 3). */
+/** Flink's loop yields the latest start first. */
 function expected(
   firstStart: number,
   count: number,
@@ -37,7 +37,7 @@ function expected(
   return ascending(firstStart, count, size, slide).toReversed();
 }
 
-Deno.test("SlidingEventTimeWindows.assignWindows() returns windows in descending start order, as Flink's loop does (§4.2 rule 3)", () => {
+Deno.test("SlidingEventTimeWindows.assignWindows() returns windows in descending start order, as Flink's loop does", () => {
   const assigner = SlidingEventTimeWindows.of(5000, 1000);
   assert.deepEqual(assign(assigner, 0), [
     [0, 5000],
@@ -89,7 +89,7 @@ Deno.test("SlidingEventTimeWindows.assignWindows() shifts 5 s windows every 1 s 
   assert.deepEqual(assign(assigner, 5100), expected(500, 5, 5000, 1000));
 });
 
-Deno.test("SlidingEventTimeWindows.assignWindows() leaves timestamps between windows unassigned when the slide exceeds the size (§4.2 rule 3)", () => {
+Deno.test("SlidingEventTimeWindows.assignWindows() leaves timestamps between windows unassigned when the slide exceeds the size", () => {
   const assigner = SlidingEventTimeWindows.of(1000, 5000);
   assert.deepEqual(assign(assigner, 0), [[0, 1000]]);
   assert.deepEqual(assign(assigner, 999), [[0, 1000]]);
@@ -97,7 +97,7 @@ Deno.test("SlidingEventTimeWindows.assignWindows() leaves timestamps between win
   assert.deepEqual(assign(assigner, 4999), []);
 });
 
-Deno.test("SlidingEventTimeWindows.assignWindows() rounds up the window count when the slide does not divide the size (§4.2 rule 3)", () => {
+Deno.test("SlidingEventTimeWindows.assignWindows() rounds up the window count when the slide does not divide the size", () => {
   const assigner = SlidingEventTimeWindows.of(5000, 2000);
   assert.deepEqual(assign(assigner, 4000), [[4000, 9000], [2000, 7000], [
     0,
@@ -106,7 +106,7 @@ Deno.test("SlidingEventTimeWindows.assignWindows() rounds up the window count wh
   assert.deepEqual(assign(assigner, 5000), [[4000, 9000], [2000, 7000]]);
 });
 
-Deno.test("SlidingEventTimeWindows.assignWindows() rejects a record without a timestamp, saying how to fix it (§4.2 rule 3)", () => {
+Deno.test("SlidingEventTimeWindows.assignWindows() rejects a record without a timestamp, saying how to fix it", () => {
   const assigner = SlidingEventTimeWindows.of(5000, 1000);
   assert.throws(() => assign(assigner, -Infinity), {
     name: "RangeError",
@@ -133,7 +133,7 @@ Deno.test("SlidingEventTimeWindows.of() rejects invalid sizes, slides and offset
   }
 });
 
-Deno.test("SlidingEventTimeWindows.of() rejects more than 10_000_000 windows per record, naming 'slideMs' (§4.2 rule 3)", () => {
+Deno.test("SlidingEventTimeWindows.of() rejects more than 10_000_000 windows per record, naming 'slideMs'", () => {
   assert.throws(() => SlidingEventTimeWindows.of(10_000_001, 1), {
     name: "RangeError",
     message:
@@ -159,7 +159,7 @@ Deno.test("SlidingEventTimeWindows.of() rejects arguments that are not safe inte
   );
 });
 
-Deno.test("SlidingEventTimeWindows is an event-time, non-merging assigner with an EventTimeTrigger by default (§4.2 rule 5)", () => {
+Deno.test("SlidingEventTimeWindows is an event-time, non-merging assigner with an EventTimeTrigger by default", () => {
   const assigner = SlidingEventTimeWindows.of(5000, 1000, 100);
   assert.equal(assigner.isEventTime, true);
   assert.equal(assigner.isMerging, false);

@@ -72,7 +72,7 @@ Deno.test("WindowOperator fires sliding windows at every slide, across a restore
   assert.equal(h.operator.numWindows, 0);
 });
 
-Deno.test("WindowOperator forwards each watermark after the results it caused (§0 rule 6)", () => {
+Deno.test("WindowOperator forwards each watermark after the results it caused", () => {
   const h = sumHarness(TumblingEventTimeWindows.of(3_000));
   feedFlinkInputs(h);
   h.watermark(2999);
@@ -153,7 +153,7 @@ Deno.test("WindowOperator side-outputs a record whose window already fired with 
   assert.deepEqual(h.watermark(3999).take(), ["(key2,1)@3999"]);
 });
 
-Deno.test("WindowOperator counts late records as dropped when no late tag is set (§4.4 rule 5)", () => {
+Deno.test("WindowOperator counts late records as dropped when no late tag is set", () => {
   const h = sumHarness(TumblingEventTimeWindows.of(2_000));
   h.element("key2", 1, 1000).watermark(1999);
   h.element("key2", 1, 1998).element("key2", 1, 5);
@@ -228,7 +228,7 @@ for (
   });
 }
 
-Deno.test("WindowOperator merges a late record into a session still alive within lateness 10 and fires at once, purging (§4.4)", () => {
+Deno.test("WindowOperator merges a late record into a session still alive within lateness 10 and fires at once, purging", () => {
   const h = sessionLatenessPrefix(
     PurgingTrigger.of(EventTimeTrigger.create<KV>()),
     10,
@@ -241,7 +241,7 @@ Deno.test("WindowOperator merges a late record into a session still alive within
   ]);
 });
 
-Deno.test("WindowOperator merges a late record into a session still alive within lateness 10 and fires accumulated contents (§4.4)", () => {
+Deno.test("WindowOperator merges a late record into a session still alive within lateness 10 and fires accumulated contents", () => {
   const h = sessionLatenessPrefix(undefined, 10);
   assert.deepEqual(h.element("key2", 1, 10_000).take(), [
     "(key2-2,10000,14600)@14599",
@@ -250,7 +250,7 @@ Deno.test("WindowOperator merges a late record into a session still alive within
   assert.deepEqual(h.watermark(20_000).take(), ["(key2-3,10000,17500)@17499"]);
 });
 
-Deno.test("WindowOperator merges every live session with lateness 10000, purging and accumulating (§4.4)", () => {
+Deno.test("WindowOperator merges every live session with lateness 10000, purging and accumulating", () => {
   const purging = sessionLatenessPrefix(
     PurgingTrigger.of(EventTimeTrigger.create<KV>()),
     10_000,
@@ -315,7 +315,7 @@ Deno.test("WindowOperator registers no cleanup timer when cleanup time leaves th
   assert.equal(h.operator.numWindows, 1);
 });
 
-Deno.test("WindowOperator rejects a merge that would end before the watermark (§4.4 rule 6)", () => {
+Deno.test("WindowOperator rejects a merge that would end before the watermark", () => {
   const h = sessionSumHarness(EventTimeSessionWindows.withGap(3_000));
   h.element("key2", 1, 1000);
   // A window left without its cleanup timer (as a corrupted snapshot would be).
@@ -332,7 +332,7 @@ Deno.test("WindowOperator rejects a merge that would end before the watermark (�
   });
 });
 
-Deno.test("WindowOperator rejects a negative allowed lateness (§4.4 rule 10)", () => {
+Deno.test("WindowOperator rejects a negative allowed lateness", () => {
   assert.throws(
     () =>
       sumHarness(TumblingEventTimeWindows.of(1_000), { allowedLatenessMs: -1 }),
@@ -386,7 +386,7 @@ function failingCount(rejected: unknown[][]) {
   return { operator, emitted };
 }
 
-Deno.test("WindowOperator.processBatch() rejects each record whose trigger throws, in a new or an existing window, and goes on with the batch (issue 16)", () => {
+Deno.test("WindowOperator.processBatch() rejects each record whose trigger throws, in a new or an existing window, and goes on with the batch", () => {
   const rejected: unknown[][] = [];
   const { operator, emitted } = failingCount(rejected);
   operator.processBatch([
@@ -409,7 +409,7 @@ Deno.test("WindowOperator.processBatch() rejects each record whose trigger throw
   assert.equal(operator.numTimers, 0);
 });
 
-Deno.test("WindowOperator.processElement() takes back a record whose trigger throws, then rethrows (issue 16)", () => {
+Deno.test("WindowOperator.processElement() takes back a record whose trigger throws, then rethrows", () => {
   const { operator, emitted } = failingCount([]);
   // The windows with their trigger state, and the timers; a new window's
   // id is not handed out again.
