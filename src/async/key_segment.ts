@@ -7,7 +7,7 @@
 
 /**
  * Counts, per key, the input records that arrived between two watermarks and
- * have not finished yet (Flink Agents' `KeySegment`, §7.2 rules 1–3).
+ * have not finished yet (Flink Agents' `KeySegment`).
  *
  * A key is present exactly while its count is above zero: the first
  * {@linkcode KeySegment.incrementKeyReference} inserts it with 1, and the
@@ -78,8 +78,7 @@ export class KeySegment<K> {
   }
 
   /**
-   * Returns whether `key` has unfinished records in this segment (§7.2
-   * rule 3).
+   * Returns whether `key` has unfinished records in this segment.
    *
    * @param key The key to look up.
    * @returns `true` while the key's count is above zero.

@@ -30,7 +30,7 @@ const RESTORE = "restore SegmentedQueue";
 /**
  * Holds each watermark back until every input record that arrived before it
  * has finished, while records of other keys flow on (Flink Agents'
- * `SegmentedQueue`, §7.2 rules 4–8).
+ * `SegmentedQueue`).
  *
  * The queue is a list of {@linkcode KeySegment}s cut by watermarks: pending
  * watermark `i` closes segment `i`. The operator calls
@@ -138,7 +138,7 @@ export class SegmentedQueue<K> {
 
   /**
    * Records that an input record of `key` started; it counts in the last
-   * segment, i.e. against the next watermark to arrive (§7.2 rules 5, 10).
+   * segment, i.e. against the next watermark to arrive.
    *
    * @param key The record's key.
    */
@@ -154,7 +154,7 @@ export class SegmentedQueue<K> {
 
   /**
    * Records that an input record of `key` finished: decrements the key in
-   * the oldest segment that holds it (§7.2 rules 6, 12).
+   * the oldest segment that holds it.
    *
    * @param key The finished record's key.
    * @returns `true` if a segment held the key; `false` otherwise, which the
@@ -177,12 +177,12 @@ export class SegmentedQueue<K> {
    * With no segment at all (nothing was ever in flight, or everything was
    * drained and popped), an empty segment is put before the watermark first,
    * so that the watermark is poppable at once: this departs from Flink
-   * Agents' rule 9, where keys added before the pop would hold it back.
+   * Agents, where keys added before the pop would hold it back.
    *
    * @param watermark The watermark, in milliseconds of event time.
    */
   addWatermark(watermark: number): void {
-    // §7.2 rule 9 fixed: keep "watermark i closes segment i" even on an
+    // Fixed where Flink Agents is not: keep "watermark i closes segment i" even on an
     // empty queue, instead of making one segment both before and after it.
     if (this.#segments.length === 0) this.#segments.push(new KeySegment<K>());
     this.#watermarks.push(watermark);

@@ -22,7 +22,7 @@ export interface QueuedRecord<IN> {
 
 /**
  * An entry of a {@linkcode StreamElementQueue}: a record, or a watermark
- * (which counts against the capacity too, §7.1 rule 1).
+ * (which counts against the capacity too).
  *
  * @typeParam IN The input value type.
  */
@@ -33,7 +33,7 @@ export type QueueEntry<IN> = QueuedRecord<IN> | { watermark: number };
  * input record, stamped with its timestamp, or a watermark.
  *
  * `values` holds what was passed to `complete`, possibly nothing (an input
- * may yield 0..n outputs, §7.1 rule 4); the entry leaves the queue either way.
+ * may yield 0..n outputs); the entry leaves the queue either way.
  *
  * @typeParam OUT The result value type.
  */

@@ -45,7 +45,7 @@ export interface TimerServiceSnapshot {
 
 /**
  * Holds the event-time and processing-time timers of one window operator
- * (Flink's `InternalTimerService`, §4.3).
+ * (Flink's `InternalTimerService`).
  *
  * A timer is a pair `(timestamp, id)`, where `id` names an interned
  * (key, window) pair; the window operator never reuses an id. Each domain
@@ -210,7 +210,7 @@ export class TimerService {
    * callback that always re-registers its own timer at or below `watermark`
    * therefore loops forever, as in Flink. A `watermark` at or below the
    * current one never lowers it, but still fires the timers at or below
-   * `watermark` (those registered since the last advance, §4.3 rule 2). If a
+   * `watermark` (those registered since the last advance). If a
    * callback throws, the timers fired so far stay removed and the rest stay
    * pending.
    *

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { KeySegment } from "../../src/async/key_segment.ts";
 
-Deno.test("KeySegment counts three increments, keeps the key active after two decrements and removes it after the third (§7.2 KeySegmentTest)", () => {
+Deno.test("KeySegment counts three increments, keeps the key active after two decrements and removes it after the third (KeySegmentTest)", () => {
   const segment = new KeySegment<string>();
   for (let i = 0; i < 3; i++) segment.incrementKeyReference("k1");
   assert.equal(segment.referenceCount("k1"), 3);

@@ -8,7 +8,7 @@ import type {
   QueueSnapshot,
 } from "../../src/async/stream_element_queue.ts";
 
-Deno.test("OrderedQueue emits R1, R2, W(2), R3 in arrival order once R1 completes last (§7.1 OrderedStreamElementQueueTest)", () => {
+Deno.test("OrderedQueue emits R1, R2, W(2), R3 in arrival order once R1 completes last (OrderedStreamElementQueueTest)", () => {
   const queue = new OrderedQueue<string, number>(4);
   assert.equal(queue.put({ id: 1, timestamp: 0, value: "R1" }), true);
   assert.equal(queue.put({ id: 2, timestamp: 1, value: "R2" }), true);
@@ -229,7 +229,7 @@ Deno.test("OrderedQueue.restore() rejects bad snapshots naming the field and lea
   assert.deepEqual(queue.snapshot(), before);
 });
 
-Deno.test("OrderedQueue emits records and watermarks in arrival order for any completion order (property, §7.1 rule 6)", () => {
+Deno.test("OrderedQueue emits records and watermarks in arrival order for any completion order (property)", () => {
   const entryKinds = fc.array(fc.boolean(), { minLength: 1, maxLength: 30 });
   fc.assert(
     fc.property(entryKinds, fc.infiniteStream(fc.nat()), (isRecord, picks) => {

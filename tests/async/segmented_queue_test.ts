@@ -22,7 +22,7 @@ function lastSegment<K>(queue: SegmentedQueue<K>): [K, number][] {
   return queue.snapshot().segments.at(-1) ?? [];
 }
 
-Deno.test("SegmentedQueue.addKeyToLastSegment() puts both keys in the last segment (§7.2 SegmentedQueueTest)", () => {
+Deno.test("SegmentedQueue.addKeyToLastSegment() puts both keys in the last segment (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   queue.addKeyToLastSegment("k2");
@@ -30,7 +30,7 @@ Deno.test("SegmentedQueue.addKeyToLastSegment() puts both keys in the last segme
   assert.deepEqual(lastSegment(queue), [["k1", 1], ["k2", 1]]);
 });
 
-Deno.test("SegmentedQueue.addKeyToLastSegment() after a watermark puts the keys in the segment after it (§7.2 SegmentedQueueTest)", () => {
+Deno.test("SegmentedQueue.addKeyToLastSegment() after a watermark puts the keys in the segment after it (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addWatermark(1000);
   queue.addKeyToLastSegment("k1");
@@ -39,7 +39,7 @@ Deno.test("SegmentedQueue.addKeyToLastSegment() after a watermark puts the keys 
   assert.deepEqual(queue.snapshot().segments[0], []);
 });
 
-Deno.test("SegmentedQueue.removeKey() returns true and removes only that key (§7.2 SegmentedQueueTest)", () => {
+Deno.test("SegmentedQueue.removeKey() returns true and removes only that key (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   queue.addKeyToLastSegment("k2");
@@ -47,7 +47,7 @@ Deno.test("SegmentedQueue.removeKey() returns true and removes only that key (§
   assert.deepEqual(lastSegment(queue), [["k2", 1]]);
 });
 
-Deno.test("SegmentedQueue.removeKey() returns false for a key on an empty queue (§7.2 SegmentedQueueTest)", () => {
+Deno.test("SegmentedQueue.removeKey() returns false for a key on an empty queue (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   assert.equal(queue.removeKey("nonExistentKey"), false);
   queue.addKeyToLastSegment("k1");
@@ -55,7 +55,7 @@ Deno.test("SegmentedQueue.removeKey() returns false for a key on an empty queue 
   assert.equal(queue.inFlight, 1);
 });
 
-Deno.test("SegmentedQueue.addWatermark() after a key makes two segments and one pending watermark (§7.2 SegmentedQueueTest, rule 7)", () => {
+Deno.test("SegmentedQueue.addWatermark() after a key makes two segments and one pending watermark (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   assert.equal(queue.segmentCount, 1);
@@ -64,7 +64,7 @@ Deno.test("SegmentedQueue.addWatermark() after a key makes two segments and one 
   assert.equal(queue.heldWatermarks, 1);
 });
 
-Deno.test("SegmentedQueue.popOldestWatermark() returns the oldest of two watermarks and keeps the other (§7.2 SegmentedQueueTest)", () => {
+Deno.test("SegmentedQueue.popOldestWatermark() returns the oldest of two watermarks and keeps the other (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addWatermark(1000);
   queue.addWatermark(2000);
@@ -73,7 +73,7 @@ Deno.test("SegmentedQueue.popOldestWatermark() returns the oldest of two waterma
   assert.equal(queue.oldestHeldWatermark(), 2000);
 });
 
-Deno.test("SegmentedQueue.popOldestWatermark() returns null while a key before the watermark is in flight (§7.2 SegmentedQueueTest, rule 8)", () => {
+Deno.test("SegmentedQueue.popOldestWatermark() returns null while a key before the watermark is in flight (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   queue.addWatermark(1000);
@@ -81,13 +81,13 @@ Deno.test("SegmentedQueue.popOldestWatermark() returns null while a key before t
   assert.equal(queue.heldWatermarks, 1);
 });
 
-Deno.test("SegmentedQueue.popOldestWatermark() returns null on an empty queue (§7.2 SegmentedQueueTest)", () => {
+Deno.test("SegmentedQueue.popOldestWatermark() returns null on an empty queue (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   assert.equal(queue.popOldestWatermark(), null);
   assert.equal(queue.segmentCount, 0);
 });
 
-Deno.test("SegmentedQueue follows the complex sequence step by step (§7.2 SegmentedQueueTest complex)", () => {
+Deno.test("SegmentedQueue follows the complex sequence step by step (SegmentedQueueTest complex)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addWatermark(1000);
   queue.addWatermark(1001);
@@ -111,7 +111,7 @@ Deno.test("SegmentedQueue follows the complex sequence step by step (§7.2 Segme
   assert.equal(queue.inFlight, 1); // k5, after the last watermark
 });
 
-Deno.test("SegmentedQueue releases both watermarks only when the last key before the first finishes (§7.2 EventRouterTest, rules 11–12)", () => {
+Deno.test("SegmentedQueue releases both watermarks only when the last key before the first finishes (EventRouterTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   queue.addKeyToLastSegment("k2");
@@ -128,7 +128,7 @@ Deno.test("SegmentedQueue releases both watermarks only when the last key before
   assert.deepEqual(drain(queue), [100, 200]);
 });
 
-Deno.test("SegmentedQueue holds a watermark until its one key finishes, then releases it (§7.2 EventRouterTest, rules 11–12)", () => {
+Deno.test("SegmentedQueue holds a watermark until its one key finishes, then releases it (EventRouterTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   queue.addWatermark(100);
@@ -137,14 +137,14 @@ Deno.test("SegmentedQueue holds a watermark until its one key finishes, then rel
   assert.deepEqual(drain(queue), [100]);
 });
 
-Deno.test("SegmentedQueue.addWatermark() on an empty queue is poppable at once (§7.2 rule 9, fixed)", () => {
+Deno.test("SegmentedQueue.addWatermark() on an empty queue is poppable at once (fixed)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addWatermark(1000);
   assert.equal(queue.popOldestWatermark(), 1000);
   assert.equal(queue.heldWatermarks, 0);
 });
 
-Deno.test("SegmentedQueue does not let keys added after a watermark on an empty queue hold it back (§7.2 rule 9, fixed: Flink Agents would)", () => {
+Deno.test("SegmentedQueue does not let keys added after a watermark on an empty queue hold it back (fixed: Flink Agents would)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addWatermark(1000);
   queue.addKeyToLastSegment("k1");
@@ -156,7 +156,7 @@ Deno.test("SegmentedQueue does not let keys added after a watermark on an empty 
   assert.equal(queue.popOldestWatermark(), 2000);
 });
 
-Deno.test("SegmentedQueue.addWatermark() after everything was popped is poppable at once (§7.2 rule 9, fixed)", () => {
+Deno.test("SegmentedQueue.addWatermark() after everything was popped is poppable at once (fixed)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   queue.addWatermark(100);
@@ -375,7 +375,7 @@ type Op =
   | { watermark: true }
   | { finish: string };
 
-Deno.test("SegmentedQueue releases each watermark exactly when every record before it has finished (property, §7.2 rules 4–8, 11–12)", () => {
+Deno.test("SegmentedQueue releases each watermark exactly when every record before it has finished (property)", () => {
   const key = fc.constantFrom("a", "b", "c");
   const op: fc.Arbitrary<Op> = fc.oneof(
     key.map((k) => ({ add: k })),

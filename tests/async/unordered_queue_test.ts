@@ -21,7 +21,7 @@ function tableQueue(): UnorderedQueue<string, number> {
   return queue;
 }
 
-Deno.test("UnorderedQueue follows the capacity-8 table: records leave as completed, never across a watermark (§7.1 UnorderedStreamElementQueueTest)", () => {
+Deno.test("UnorderedQueue follows the capacity-8 table: records leave as completed, never across a watermark (UnorderedStreamElementQueueTest)", () => {
   const queue = tableQueue();
   assert.equal(queue.size, 8);
   assert.equal(queue.isFull, true);
@@ -359,7 +359,7 @@ type Op =
   | { complete: number }
   | { poll: true };
 
-Deno.test("UnorderedQueue never moves a record across a watermark and emits every record once, for any interleaving (property, §7.1 rules 1, 7–10)", () => {
+Deno.test("UnorderedQueue never moves a record across a watermark and emits every record once, for any interleaving (property)", () => {
   const op: fc.Arbitrary<Op> = fc.oneof(
     {
       arbitrary: fc.constantFrom("record" as const, "watermark" as const).map((

@@ -136,7 +136,7 @@ Deno.test("WatermarkAlignmentCoordinator leaves idle subtasks out of the minimum
   assert.deepEqual(sent(coordinator), { "src/s0": 1042, "src/s1": 1042 });
 });
 
-Deno.test("WatermarkAlignmentCoordinator aligns each group on its own (§5 rule 9, two groups)", () => {
+Deno.test("WatermarkAlignmentCoordinator aligns each group on its own (two groups)", () => {
   const coordinator = new WatermarkAlignmentCoordinator();
   coordinator.registerSource("src1", { group: "group1", maxDriftMs: 1000 });
   coordinator.registerSource("src2", { group: "group2", maxDriftMs: 1000 });
@@ -189,7 +189,7 @@ Deno.test("WatermarkAlignmentCoordinator.maxAllowedWatermark() is -Infinity befo
   assert.deepEqual(coordinator.announcements(), []);
 });
 
-Deno.test("WatermarkAlignmentCoordinator.maxAllowedWatermark() saturates at Infinity past the safe range (§5 rule 10 addExact)", () => {
+Deno.test("WatermarkAlignmentCoordinator.maxAllowedWatermark() saturates at Infinity past the safe range (addExact)", () => {
   const coordinator = oneSource();
   coordinator.reportWatermark("src", 0, Number.MAX_SAFE_INTEGER - 1000);
   assert.equal(coordinator.maxAllowedWatermark("g"), Number.MAX_SAFE_INTEGER);
@@ -284,7 +284,7 @@ Deno.test("shouldWaitForAlignment() never waits before the first announcement", 
   );
 });
 
-Deno.test("shouldWaitForAlignment() follows the announcements of the source-subtask test (§5 source vectors)", () => {
+Deno.test("shouldWaitForAlignment() follows the announcements of the source-subtask test (source vectors)", () => {
   // The subtask emitted 1000, then is told 999, then 1001, then emits 2000.
   assert.equal(reportableWatermark(1000, false), 1000);
   assert.equal(shouldWaitForAlignment(1000, 999), true);

@@ -14,7 +14,7 @@ Deno.test("BoundedOutOfOrdernessWatermarks emits -Infinity before any event", ()
   assert.deepEqual(emitAfter([]).calls, [-Infinity]);
 });
 
-Deno.test("BoundedOutOfOrdernessWatermarks emits the highest timestamp minus the bound minus one (§1.2 vector 1337)", () => {
+Deno.test("BoundedOutOfOrdernessWatermarks emits the highest timestamp minus the bound minus one (vector 1337)", () => {
   assert.deepEqual(emitAfter([1337]).calls, [1326]);
 });
 

@@ -13,7 +13,7 @@ Deno.test("NoWatermarksGenerator emits nothing from either callback", () => {
   assert.deepEqual(output.calls, []);
 });
 
-Deno.test("PunctuatedWatermarks emits the extracted watermark right after its record and nothing periodically (§3 punctuated)", () => {
+Deno.test("PunctuatedWatermarks emits the extracted watermark right after its record and nothing periodically (punctuated)", () => {
   const generator = new PunctuatedWatermarks<[boolean, number]>((event) =>
     event[0] ? event[1] : null
   );

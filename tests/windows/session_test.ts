@@ -20,7 +20,7 @@ function assign<T>(
   return assigner.assignWindows(element, timestamp, context).map(span);
 }
 
-Deno.test("EventTimeSessionWindows.assignWindows() gives each record the window [timestamp, timestamp + gap) (§4.2 vector)", () => {
+Deno.test("EventTimeSessionWindows.assignWindows() gives each record the window [timestamp, timestamp + gap)", () => {
   const assigner = EventTimeSessionWindows.withGap(5000);
   assert.deepEqual(assign(assigner, null, 0), [[0, 5000]]);
   assert.deepEqual(assign(assigner, null, 4999), [[4999, 9999]]);
@@ -28,7 +28,7 @@ Deno.test("EventTimeSessionWindows.assignWindows() gives each record the window 
   assert.deepEqual(assign(assigner, null, -3), [[-3, 4997]]);
 });
 
-Deno.test("EventTimeSessionWindows.withGap() rejects a gap that is not positive, naming 'gapMs' (§4.2 vector)", () => {
+Deno.test("EventTimeSessionWindows.withGap() rejects a gap that is not positive, naming 'gapMs'", () => {
   assert.throws(() => EventTimeSessionWindows.withGap(0), {
     name: "RangeError",
     message:
@@ -143,7 +143,7 @@ Deno.test("EventTimeSessionWindows.mergeWindows() merges the windows of records 
   ]);
 });
 
-Deno.test("EventTimeSessionWindows.mergeWindows() reproduces the session merge vectors with the exact number of calls (§4.2 vector)", () => {
+Deno.test("EventTimeSessionWindows.mergeWindows() reproduces the session merge vectors with the exact number of calls", () => {
   const assigner = EventTimeSessionWindows.withGap(1);
   const run = (spans: Span[]) => {
     const calls: { merged: Span[]; result: Span }[] = [];

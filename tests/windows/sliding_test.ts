@@ -14,7 +14,7 @@ function assign(assigner: SlidingEventTimeWindows, timestamp: number): Span[] {
   ]);
 }
 
-/** The windows of the §4.2 table, which lists them by ascending start. */
+/** The windows of Flink's sliding-window table, which lists them by ascending start. */
 function ascending(
   firstStart: number,
   count: number,
@@ -48,7 +48,7 @@ Deno.test("SlidingEventTimeWindows.assignWindows() returns windows in descending
   ]);
 });
 
-Deno.test("SlidingEventTimeWindows.assignWindows() puts each timestamp in size / slide windows (§4.2 vector)", () => {
+Deno.test("SlidingEventTimeWindows.assignWindows() puts each timestamp in size / slide windows", () => {
   const assigner = SlidingEventTimeWindows.of(5000, 1000);
   assert.deepEqual(assign(assigner, 0), expected(-4000, 5, 5000, 1000));
   assert.deepEqual(assign(assigner, 4999), expected(0, 5, 5000, 1000));
@@ -68,21 +68,21 @@ Deno.test("SlidingEventTimeWindows.assignWindows() gives out-of-order records ar
   assert.deepEqual(assign(assigner, 999), expected(-1000, 4, 2000, 500));
 });
 
-Deno.test("SlidingEventTimeWindows.assignWindows() shifts window starts by a positive offset (§4.2 vector)", () => {
+Deno.test("SlidingEventTimeWindows.assignWindows() shifts window starts by a positive offset", () => {
   const assigner = SlidingEventTimeWindows.of(5000, 1000, 100);
   assert.deepEqual(assign(assigner, 100), expected(-3900, 5, 5000, 1000));
   assert.deepEqual(assign(assigner, 5099), expected(100, 5, 5000, 1000));
   assert.deepEqual(assign(assigner, 5100), expected(1100, 5, 5000, 1000));
 });
 
-Deno.test("SlidingEventTimeWindows.assignWindows() shifts window starts by a negative offset (§4.2 vector)", () => {
+Deno.test("SlidingEventTimeWindows.assignWindows() shifts window starts by a negative offset", () => {
   const assigner = SlidingEventTimeWindows.of(5000, 1000, -100);
   assert.deepEqual(assign(assigner, 0), expected(-4100, 5, 5000, 1000));
   assert.deepEqual(assign(assigner, 4899), expected(-100, 5, 5000, 1000));
   assert.deepEqual(assign(assigner, 4900), expected(900, 5, 5000, 1000));
 });
 
-Deno.test("SlidingEventTimeWindows.assignWindows() shifts 5 s windows every 1 s by 500 ms (§4.2 vector)", () => {
+Deno.test("SlidingEventTimeWindows.assignWindows() shifts 5 s windows every 1 s by 500 ms", () => {
   const assigner = SlidingEventTimeWindows.of(5_000, 1_000, 500);
   assert.deepEqual(assign(assigner, 100), expected(-4500, 5, 5000, 1000));
   assert.deepEqual(assign(assigner, 5499), expected(500, 5, 5000, 1000));
@@ -115,7 +115,7 @@ Deno.test("SlidingEventTimeWindows.assignWindows() rejects a record without a ti
   });
 });
 
-Deno.test("SlidingEventTimeWindows.of() rejects invalid sizes, slides and offsets, naming the argument to fix (§4.2 vector)", () => {
+Deno.test("SlidingEventTimeWindows.of() rejects invalid sizes, slides and offsets, naming the argument to fix", () => {
   const rows: [number, number, number, string, number][] = [
     [-2_000, 1_000, 0, "sizeMs", -2000],
     [2_000, -1_000, 0, "slideMs", -1000],

@@ -62,7 +62,7 @@ const START_VECTORS: [
   [-2, 7, 12, 12],
 ];
 
-Deno.test("TimeWindow.getWindowStartWithOffset() floors timestamps of any sign onto the shifted grid (§4.1 vectors)", () => {
+Deno.test("TimeWindow.getWindowStartWithOffset() floors timestamps of any sign onto the shifted grid", () => {
   for (const [offset, size, ts, start] of START_VECTORS) {
     assert.equal(
       TimeWindow.getWindowStartWithOffset(ts, offset, size),
@@ -72,7 +72,7 @@ Deno.test("TimeWindow.getWindowStartWithOffset() floors timestamps of any sign o
   }
 });
 
-Deno.test("TimeWindow.getWindowStartWithOffset() starts GMT+8 days at local midnight (§4.1 vector)", () => {
+Deno.test("TimeWindow.getWindowStartWithOffset() starts GMT+8 days at local midnight", () => {
   assert.equal(
     TimeWindow.getWindowStartWithOffset(1470902048450, -28800000, 86400000),
     1470844800000,
@@ -119,12 +119,12 @@ Deno.test("TimeWindow.maxTimestamp() is the last millisecond inside the window",
   assert.equal(TimeWindow.GLOBAL.maxTimestamp(), Infinity);
 });
 
-Deno.test("mergeWindows() makes no call for a single window (§4.2 session merge vector)", () => {
+Deno.test("mergeWindows() makes no call for a single window (session merge vector)", () => {
   assert.deepEqual(merges(windows([0, 0])), []);
   assert.deepEqual(merges(windows([0, 1])), []);
 });
 
-Deno.test("mergeWindows() merges each chain of touching windows in exactly one call (§4.2 session merge vector)", () => {
+Deno.test("mergeWindows() merges each chain of touching windows in exactly one call (session merge vector)", () => {
   const calls = merges(windows([0, 1], [1, 2], [2, 3], [4, 5], [5, 6]));
   assert.deepEqual(calls, [
     { merged: [[0, 1], [1, 2], [2, 3]], result: [0, 3] },
@@ -132,7 +132,7 @@ Deno.test("mergeWindows() merges each chain of touching windows in exactly one c
   ]);
 });
 
-Deno.test("mergeWindows() merges windows nested in others, whatever the input order (§4.2 session merge vector)", () => {
+Deno.test("mergeWindows() merges windows nested in others, whatever the input order (session merge vector)", () => {
   const calls = merges(windows([1, 1], [0, 2], [4, 7], [5, 6]));
   assert.equal(calls.length, 2);
   // Flink compares each group as a set: order inside a group is not part of the contract.

@@ -50,7 +50,7 @@ Deno.test("TumblingProcessingTimeWindows.assignWindows() reads the clock at ever
   assert.deepEqual(starts, [0, 0, 1000, 3000]);
 });
 
-Deno.test("TumblingProcessingTimeWindows.of() rejects abs(offsetMs) >= sizeMs, naming the argument to fix (§4.2 vector)", () => {
+Deno.test("TumblingProcessingTimeWindows.of() rejects abs(offsetMs) >= sizeMs, naming the argument to fix", () => {
   assert.throws(() => TumblingProcessingTimeWindows.of(-1_000), {
     name: "RangeError",
     message:

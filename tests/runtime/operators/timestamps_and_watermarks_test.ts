@@ -8,7 +8,7 @@ import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
 import { guardHarness } from "../../_support/guard_harness.ts";
 
-// Reference §3's test doubles: the record's value is its timestamp; the
+// The test doubles of Flink's TimestampsAndWatermarksOperatorTest: the record's value is its timestamp; the
 // periodic generator emits the last event's timestamp minus 1 (-Infinity
 // before any event) without enforcing monotonicity; the punctuated one emits
 // `f1` as a watermark when `f0` is true.
@@ -70,28 +70,28 @@ function bounded(
   ).open();
 }
 
-// --- Reference §3 test vectors ---
+// --- Flink's TimestampsAndWatermarksOperatorTest vectors ---
 
-Deno.test("TimestampsAndWatermarksOperator drops upstream watermarks (§3 rule 4, inputWatermarksAreNotForwarded)", () => {
+Deno.test("TimestampsAndWatermarksOperator drops upstream watermarks (inputWatermarksAreNotForwarded)", () => {
   const h = periodic();
   h.watermark(42).setProcessingTime(INTERVAL);
   assert.deepEqual(h.take(), []);
 });
 
-Deno.test("TimestampsAndWatermarksOperator drops upstream statuses (§3 rule 5, inputStatusesAreNotForwarded)", () => {
+Deno.test("TimestampsAndWatermarksOperator drops upstream statuses (inputStatusesAreNotForwarded)", () => {
   const h = periodic();
   h.status("idle").setProcessingTime(INTERVAL);
   h.status("active");
   assert.deepEqual(h.take(), []);
 });
 
-Deno.test("TimestampsAndWatermarksOperator forwards the end-of-input Infinity watermark (§3 rule 4, longMaxInputWatermarkIsForwarded)", () => {
+Deno.test("TimestampsAndWatermarksOperator forwards the end-of-input Infinity watermark (longMaxInputWatermarkIsForwarded)", () => {
   const h = periodic();
   h.watermark(Infinity);
   assert.deepEqual(h.take(), ["WInfinity"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator stamps records and emits the periodic watermark on the timer (§3 rules 2–3, periodic stream)", () => {
+Deno.test("TimestampsAndWatermarksOperator stamps records and emits the periodic watermark on the timer (periodic stream)", () => {
   const h = periodic();
   h.element(2, 1).setProcessingTime(50);
   assert.deepEqual(h.take(), ["R(2)@2", "W1"]);
@@ -99,13 +99,13 @@ Deno.test("TimestampsAndWatermarksOperator stamps records and emits the periodic
   assert.deepEqual(h.take(), ["R(4)@4", "W3"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator emits periodic watermarks only when the timer fires (§3 rule 3, periodic only on timer)", () => {
+Deno.test("TimestampsAndWatermarksOperator emits periodic watermarks only when the timer fires (periodic only on timer)", () => {
   const h = periodic();
   h.element(2, 1);
   assert.deepEqual(h.take(), ["R(2)@2"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator never lets a periodic watermark regress (§3 rule 7, periodic no regress)", () => {
+Deno.test("TimestampsAndWatermarksOperator never lets a periodic watermark regress (periodic no regress)", () => {
   const h = periodic();
   h.element(4, 1).setProcessingTime(50);
   assert.deepEqual(h.take(), ["R(4)@4", "W3"]);
@@ -116,7 +116,7 @@ Deno.test("TimestampsAndWatermarksOperator never lets a periodic watermark regre
   assert.deepEqual(h.take(), []);
 });
 
-Deno.test("TimestampsAndWatermarksOperator emits no watermarks in batch mode (§3 rule 1, periodic batch mode)", () => {
+Deno.test("TimestampsAndWatermarksOperator emits no watermarks in batch mode (periodic batch mode)", () => {
   const h = periodic({ emitProgressiveWatermarks: false });
   h.element(2, 1).setProcessingTime(50);
   h.element(4, 1).setProcessingTime(100);
@@ -125,7 +125,7 @@ Deno.test("TimestampsAndWatermarksOperator emits no watermarks in batch mode (§
   assert.equal(h.operator.nextProcessingTime(), Infinity);
 });
 
-Deno.test("TimestampsAndWatermarksOperator emits a punctuated watermark right after its record (§3 rule 2, punctuated stream)", () => {
+Deno.test("TimestampsAndWatermarksOperator emits a punctuated watermark right after its record (punctuated stream)", () => {
   const h = punctuated();
   h.element([true, 2]);
   assert.deepEqual(h.take(), ["R((true,2))@2", "W2"]);
@@ -133,7 +133,7 @@ Deno.test("TimestampsAndWatermarksOperator emits a punctuated watermark right af
   assert.deepEqual(h.take(), ["R((true,4))@4", "W4"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator never lets a punctuated watermark regress (§3 rule 7, punctuated no regress)", () => {
+Deno.test("TimestampsAndWatermarksOperator never lets a punctuated watermark regress (punctuated no regress)", () => {
   const h = punctuated();
   h.element([true, 4]);
   assert.deepEqual(h.take(), ["R((true,4))@4", "W4"]);
@@ -141,7 +141,7 @@ Deno.test("TimestampsAndWatermarksOperator never lets a punctuated watermark reg
   assert.deepEqual(h.take(), ["R((true,2))@2"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator emits no punctuated watermarks in batch mode (§3 rule 1, punctuated batch)", () => {
+Deno.test("TimestampsAndWatermarksOperator emits no punctuated watermarks in batch mode (punctuated batch)", () => {
   const h = punctuated(false);
   h.element([true, 2]).element([true, 4]);
   assert.deepEqual(h.take(), ["R((true,2))@2", "R((true,4))@4"]);
@@ -173,7 +173,7 @@ Deno.test("TimestampsAndWatermarksOperator rejects the infinities Flink would pa
   }
 });
 
-Deno.test("TimestampsAndWatermarksOperator goes idle once, only after back-pressure ends (§3 rule 8, FLINK-35886)", () => {
+Deno.test("TimestampsAndWatermarksOperator goes idle once, only after back-pressure ends (FLINK-35886)", () => {
   const strategy = WatermarkStrategy
     .forGenerator<Flagged>(() =>
       new PunctuatedWatermarks<Flagged>((e) => e[0] ? e[1] : null)
