@@ -18,10 +18,10 @@ import { parseArgs } from "node:util";
 import {
   createJobContext,
   KvStorage,
-  readAppendLog,
   StreamEnvironment,
   SystemClock,
 } from "../src/mod.ts";
+import { readAppendLog } from "../src/connectors/mod.ts";
 import clusterCounts, {
   expectedCounts,
   OUTPUT,

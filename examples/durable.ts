@@ -12,7 +12,7 @@
  * @module
  */
 
-import { readTable } from "../src/mod.ts";
+import { readTable } from "../src/connectors/mod.ts";
 import { type Command, formatHelp, parseFlags } from "../src/cli/flags.ts";
 import { parseRestore, restoreFlagError } from "../src/cli/restore_flag.ts";
 import { openStore } from "../src/cli/serve.ts";

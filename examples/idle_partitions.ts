@@ -1,5 +1,5 @@
 /**
- * Idle partitions, the most common cause of a stuck watermark (seed 000 §5.1).
+ * Idle partitions, the most common cause of a stuck watermark.
  *
  * Three source partitions feed one downstream subtask, whose
  * `StatusWatermarkValve` takes the minimum of its inputs. Partition 2 stops
@@ -16,9 +16,9 @@
 import {
   ManualClock,
   StatusWatermarkValve,
-  WatermarkEmitter,
   WatermarkStrategy,
 } from "../src/mod.ts";
+import { WatermarkEmitter } from "../src/time/mod.ts";
 
 /** One periodic tick of the simulation. */
 export interface IdlePartitionsTick {

@@ -1,8 +1,12 @@
 /**
  * weir: an event-time stream processor for Deno, with Flink's watermark
- * and window semantics. This is the public entry; each name below is part of the
- * stable contract of DESIGN.md, or a generator, option or snapshot type that
- * a contract name takes or returns.
+ * and window semantics. This is the public entry: the names a job is written
+ * with (environment, streams, watermark strategies, windows, triggers, the
+ * built-in sources and sinks, clocks, the errors a caller handles) and the
+ * types their signatures take or return. Everything else is reached through
+ * a folder's own entry (the runtimes, the HTTP service, observability, the
+ * generators' and operators' internals), so this list stays the stable
+ * contract.
  *
  * @example A strategy for records with a timestamp field
  * ```ts
@@ -18,231 +22,179 @@
  * @module
  */
 
+// The names a job is written with (the contract: names and behaviours stay;
+// signatures may add optional parameters).
+
 export {
-  // time: constants, outputs, generators
-  type AdaptiveOutOfOrdernessOptions,
-  type AdaptiveOutOfOrdernessSnapshot,
   AdaptiveOutOfOrdernessWatermarks,
   AscendingTimestampsWatermarks,
-  type AutoTunedOutOfOrdernessOptions,
-  type AutoTunedOutOfOrdernessSnapshot,
-  AutoTunedOutOfOrdernessWatermarks,
-  type AutoTuneStep,
-  type BoundedOutOfOrdernessSnapshot,
   BoundedOutOfOrdernessWatermarks,
-  type CheckpointedWatermarkGenerator,
-  // time: clocks
   type Clock,
-  type IdlenessTimerSnapshot,
-  LatenessHistogram,
-  type LatenessHistogramSnapshot,
   ManualClock,
-  MAX_TIMESTAMP,
   MAX_WATERMARK,
-  type MetricGroup,
-  MIN_TIMESTAMP,
   MIN_WATERMARK,
-  NoWatermarksGenerator,
-  PausableClock,
-  type PausableClockSnapshot,
-  PunctuatedWatermarks,
-  recordTimestampAssigner,
-  // time: merging inputs
   StatusWatermarkValve,
-  type StatusWatermarkValveOptions,
   SystemClock,
-  TimeLagWatermarks,
-  type TimestampAssigner,
-  type ValveSnapshot,
-  type WatermarkAlignmentParams,
-  type WatermarkCombinePolicy,
-  WatermarkEmitter,
-  type WatermarkEmitterSnapshot,
-  type WatermarkExtractor,
   type WatermarkGenerator,
-  type WatermarkGeneratorContext,
-  type WatermarkGeneratorFactory,
   type WatermarkOutput,
   WatermarkOutputMultiplexer,
-  type WatermarkOutputMultiplexerSnapshot,
   type WatermarkStatus,
-  type WatermarkStatusOutput,
   WatermarkStrategy,
-  type WatermarkStrategyOptions,
   WatermarksWithIdleness,
-  type WatermarksWithIdlenessSnapshot,
 } from "./time/mod.ts";
 
 export {
   type AggregateFunction,
   CountTrigger,
-  EarlyFiringTrigger,
   EventTimeSessionWindows,
   EventTimeTrigger,
-  GlobalWindows,
-  type MergeCallback,
-  mergeWindows,
-  NeverTrigger,
-  type OnMergeContext,
   OutputTag,
-  ProcessingTimeTrigger,
-  type ProcessWindowContext,
   type ProcessWindowFunction,
   PurgingTrigger,
   type ReduceFunction,
   SlidingEventTimeWindows,
   TimeWindow,
   type Trigger,
-  type TriggerContext,
-  type TriggerResult,
   TumblingEventTimeWindows,
-  type TumblingEventTimeWindowsOptions,
-  TumblingProcessingTimeWindows,
-  type WindowAssigner,
-  type WindowAssignerContext,
-  type WindowStagger,
 } from "./windows/mod.ts";
+
+export { SegmentedQueue } from "./async/mod.ts";
 
 export {
   createJobContext,
   DataStream,
-  type DeclaredStream,
-  type ExecuteOptions,
-  type IngestKeyOptions,
-  type IngestKeyRule,
-  type IngestKeyType,
-  type IngestOptions,
   type JobContext,
-  type JobDefinition,
   type JobSettings,
   KeyedStream,
   StreamEnvironment,
-  type StreamEnvironmentOptions,
   WindowedStream,
 } from "./api/mod.ts";
 
 export {
-  type ChannelSend,
   CheckpointMismatchError,
-  type CheckpointMismatchErrorOptions,
-  type DeadLetter,
-  type ErrorPolicy,
-  fingerprintOf,
-  type InputChannelStatus,
-  type JobEdge,
-  type JobFingerprint,
-  type JobGraph,
-  type JobVertex,
-  type KeyedProcessContext,
   type KeyedProcessFunction,
-  type KeyedTimerContext,
-  type OperatorContext,
-  type OperatorDescriptor,
-  type OperatorFingerprint,
-  type OperatorOutput,
-  type Partitioner,
-  type ProcessContext,
-  type ProcessFunction,
   RecordFailedError,
-  type RejectRecord,
   type Sink,
-  type SinkWriter,
-  type SnapshotOptions,
   type Source,
-  type SourceBatch,
-  type SourceReader,
-  type SourceRestoreOptions,
-  type SourceSpec,
-  type StateKind,
-  type StreamOperator,
 } from "./runtime/mod.ts";
 
-export {
-  type LocalJob,
-  type LocalJobOptions,
-  type LocalRuntime,
-  type LocalRuntimeOptions,
-} from "./actors/local/mod.ts";
+export { KvStorage, UnreadableCheckpointsError } from "./actors/mod.ts";
 
 export {
-  type ActorRuntime,
-  type RuntimeOptions,
-  type RuntimeView,
-  type SubtaskStatus,
-} from "./actors/actor_runtime.ts";
-
-export {
-  KvRuntime,
-  type KvRuntimeOptions,
-  KvRuntimeView,
-  type KvSubtaskStatus,
-  type LeaseRecord,
-} from "./actors/kv/mod.ts";
-
-export { PersistentKvError } from "./kv/mod.ts";
-
-export {
-  type CollectedRecord,
   CollectionSource,
-  type CollectionSourceOptions,
   CollectSink,
   ConsoleSink,
-  type ConsoleSinkOptions,
   GeneratorSource,
-  type GeneratorSourceOptions,
-  ScriptedSource,
-  type ScriptedSourceOptions,
-  type ScriptStep,
-} from "./connectors/mod.ts";
-
-export {
-  type ActorFailure,
-  type ActorStorage,
-  AtomicConflictError,
-  type CheckpointInfo,
-  CheckpointStore,
-  type CheckpointStoreOptions,
-  type CompletedCheckpoint,
-  DeadLetterLog,
-  type KvAtomicOptions,
-  KvStorage,
-  type ListOptions,
-  MemoryStorage,
-  type StorageKey,
-  type StorageKeyPart,
-  type StorageOp,
-  type UnreadableCheckpoint,
-  UnreadableCheckpointsError,
-} from "./actors/mod.ts";
-
-export {
-  type AppendAllOptions,
-  type AppendAllResult,
-  type AppendedRecord,
-  type AppendOnce,
-  type AppendRecord,
-  type AppendResult,
   KvAppendSink,
   KvLog,
-  type KvLogOptions,
-  type KvLogReader,
-  type KvLogRetryOptions,
   KvLogSource,
-  type KvLogSourceOptions,
   KvTableSink,
-  type KvTableSinkOptions,
-  type LogRecord,
-  type PartitionOffsets,
-  type PartitionRecords,
-  readAppendLog,
-  readTable,
-  waitForSources,
+  ScriptedSource,
 } from "./connectors/mod.ts";
 
-export {
-  type AsyncContext,
-  type AsyncFunction,
-  type AsyncWaitOptions,
-} from "./runtime/operators/async_wait.ts";
+// Types that the signatures above take or return, exported so that a caller
+// can name them; the classes among them are constructed by weir, not by
+// callers (their own entries, e.g. "@weir/weir/kv", export them as values).
 
-export { SegmentedQueue, type SegmentedQueueSnapshot } from "./async/mod.ts";
+export type {
+  AdaptiveOutOfOrdernessSnapshot,
+  BoundedOutOfOrdernessSnapshot,
+  CheckpointedWatermarkGenerator,
+  IdlenessTimerSnapshot,
+  MetricGroup,
+  PausableClock,
+  PausableClockSnapshot,
+  TimestampAssigner,
+  ValveSnapshot,
+  WatermarkAlignmentParams,
+  WatermarkGeneratorContext,
+  WatermarkOutputMultiplexerSnapshot,
+  WatermarksWithIdlenessSnapshot,
+} from "./time/mod.ts";
+
+export type {
+  MergeCallback,
+  OnMergeContext,
+  ProcessWindowContext,
+  TriggerContext,
+  TriggerResult,
+  WindowAssigner,
+  WindowAssignerContext,
+} from "./windows/mod.ts";
+
+export type { SegmentedQueueSnapshot } from "./async/mod.ts";
+
+export type {
+  DeclaredStream,
+  ExecuteOptions,
+  IngestKeyOptions,
+  IngestKeyRule,
+  IngestKeyType,
+  IngestOptions,
+} from "./api/mod.ts";
+
+export type {
+  AsyncContext,
+  AsyncFunction,
+  AsyncWaitOptions,
+  ChannelSend,
+  DeadLetter,
+  ErrorPolicy,
+  InputChannelStatus,
+  JobEdge,
+  JobFingerprint,
+  JobGraph,
+  JobVertex,
+  KeyedProcessContext,
+  KeyedTimerContext,
+  OperatorContext,
+  OperatorDescriptor,
+  OperatorFingerprint,
+  OperatorOutput,
+  Partitioner,
+  ProcessContext,
+  ProcessFunction,
+  RejectRecord,
+  SinkWriter,
+  SnapshotOptions,
+  SourceBatch,
+  SourceReader,
+  SourceRestoreOptions,
+  SourceSpec,
+  StateKind,
+  StreamOperator,
+} from "./runtime/mod.ts";
+
+export type {
+  ActorFailure,
+  ActorRuntime,
+  ActorStorage,
+  CompletedCheckpoint,
+  DeadLetterLog,
+  KvAtomicOptions,
+  KvRuntime,
+  KvRuntimeOptions,
+  KvSubtaskStatus,
+  ListOptions,
+  LocalJob,
+  LocalRuntime,
+  RuntimeOptions,
+  StorageKey,
+  StorageKeyPart,
+  StorageOp,
+  SubtaskStatus,
+  UnreadableCheckpoint,
+} from "./actors/mod.ts";
+
+export type {
+  AppendAllOptions,
+  AppendAllResult,
+  AppendOnce,
+  AppendRecord,
+  AppendResult,
+  CollectedRecord,
+  KvLogReader,
+  LogRecord,
+  PartitionOffsets,
+  PartitionRecords,
+} from "./connectors/mod.ts";

@@ -1,4 +1,4 @@
-// Enforces DESIGN's layering (STYLE rules 1 and 2): imports only go down the
+// Enforces the layering of src/ (docs/architecture.md): imports only go down the
 // list of layers (folders side by side on one level do not import each
 // other), the pure layers never touch I/O, the real time or a
 // package, a runtime never imports another, a private `_x.ts` is imported
@@ -200,7 +200,7 @@ async function findViolations(): Promise<string[]> {
   return violations;
 }
 
-Deno.test("src/ imports only go down the layers (not sideways), stay out of other folders' private files and other runtimes, form no loop, and pure layers do no I/O (STYLE rules 1-2)", async () => {
+Deno.test("src/ imports only go down the layers (not sideways), stay out of other folders' private files and other runtimes, form no loop, and pure layers do no I/O", async () => {
   assert.deepEqual(await findViolations(), []);
 });
 

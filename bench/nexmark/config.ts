@@ -237,8 +237,7 @@ export function nexmarkConfig(
   return Object.freeze(config);
 }
 
-// A number out of range is a RangeError, anything else a TypeError (STYLE
-// rule 24).
+// A number out of range is a RangeError, anything else a TypeError.
 function fail(key: string, rule: string, value: unknown): never {
   const message =
     `Cannot configure the Nexmark generator as '${key}' must be ${rule}: current value is ${

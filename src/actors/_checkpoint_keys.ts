@@ -13,7 +13,7 @@ import { utf8Length } from "../kv/mod.ts";
 // snapshots.
 export const LATEST: StorageKey = ["latest"];
 // The highest id the store ever began to save, written with each index
-// entry: ids only grow within a store (DESIGN "Checkpoints and recovery"),
+// entry: ids only grow within a store,
 // even once retention or a hand deleted the checkpoints that held them.
 export const HIGHEST: StorageKey = ["highest"];
 export const CHECKPOINTS = "cp";

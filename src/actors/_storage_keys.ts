@@ -1,5 +1,5 @@
 // Storage keys, shared by MemoryStorage and KvStorage: validation at the
-// door (STYLE rule 22), sized in Deno KV's own key encoding (src/kv/), so
+// door, sized in Deno KV's own key encoding (src/kv/), so
 // that both backends agree on the 2048-byte key limit.
 
 import type { StorageKey } from "./storage.ts";
@@ -35,7 +35,7 @@ export function describeKey(key: readonly unknown[]): string {
  * Checks a key (or a list prefix) and returns it with its encoded size.
  *
  * Wrong types are a TypeError; an empty key, a `NaN` part or a key over the
- * budget is a RangeError (STYLE rule 24).
+ * budget is a RangeError.
  */
 export function checkKey(
   key: unknown,

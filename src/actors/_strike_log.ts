@@ -1,6 +1,6 @@
 // The records that failed once under the "fail" error policy: a record
 // that fails again after the restart is quarantined instead of replayed
-// forever (DESIGN "Errors in user code and poison records"). Kept durably
+// forever. Kept durably
 // next to the dead-letter log, so that a process restart (not only an
 // in-process one) quarantines the record too.
 

@@ -73,8 +73,7 @@ export interface RuntimeOptions {
    */
   readonly simulate?: boolean;
   /**
-   * What happens to a record whose processing throws (DESIGN "Errors in
-   * user code and poison records"): `"dead-letter"` sets it aside in the
+   * What happens to a record whose processing throws: `"dead-letter"` sets it aside in the
    * dead-letter log and goes on; `"fail"` restarts from the last durable
    * state with the record's strike remembered, and a record that fails
    * again is set aside as `"quarantined"`.

@@ -43,7 +43,7 @@ export interface AlignmentTarget {
 }
 
 /**
- * Announces watermark alignment every update interval (reference §5): the
+ * Announces watermark alignment every update interval: the
  * runtime reports every aligned source subtask with
  * {@linkcode AlignmentReporter.report}, then applies
  * {@linkcode AlignmentReporter.announce}'s limits to the subtasks it runs,

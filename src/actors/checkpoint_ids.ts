@@ -1,6 +1,6 @@
 /**
  * {@linkcode CheckpointIds}: how a runtime numbers checkpoints. Ids only
- * grow within a checkpoint store (DESIGN "Checkpoints and recovery"): a
+ * grow within a checkpoint store: a
  * new id is above the last one this job gave out, above the checkpoint it
  * restored, and above the highest id the store ever held, also for a job
  * restored from an older checkpoint or started over.

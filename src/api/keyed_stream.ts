@@ -58,7 +58,7 @@ export class KeyedStream<T, K> {
   /**
    * Calls an asynchronous function per record, keyed: results of one key
    * leave in input order, other keys overtake them, and a watermark waits
-   * only for the records that arrived before it (seed 002: a slow call for
+   * only for the records that arrived before it (a slow call for
    * key A holds back the watermark, not key B's results).
    *
    * @param fn The call; may spawn follow-up work for the same record.

@@ -149,7 +149,7 @@ export class StreamEnvironment {
   }
 
   /**
-   * A strategy for ingestion time (seed 003): each record is stamped with the
+   * A strategy for ingestion time: each record is stamped with the
    * processing time at which the source reads it, and watermarks ascend with it.
    *
    * @returns The strategy, for `fromSource`.
@@ -236,7 +236,7 @@ export class StreamEnvironment {
   }
 
   /**
-   * Creates a worker of the KV runtime for the job (DESIGN "KV runtime"):
+   * Creates a worker of the KV runtime for the job:
    * the same job, with every subtask an actor whose steps are atomic
    * commits to `options.kv`. Start one per process (or Deploy instance);
    * they share the actors. The environment's clock, checkpoint interval,

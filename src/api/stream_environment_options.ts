@@ -65,8 +65,7 @@ export interface StreamEnvironmentOptions {
   retainedCheckpoints?: number;
   /**
    * What happens to a record whose processing throws (a key selector, a
-   * map, a window function, a sink that refuses it), on either runtime
-   * (DESIGN "Errors in user code and poison records"):
+   * map, a window function, a sink that refuses it), on either runtime:
    * - `"dead-letter"`: the record, the operator, the error and the input
    *   position go to the dead-letter log (`deadLetterStorage`), a line is
    *   logged, and the job goes on without the record.

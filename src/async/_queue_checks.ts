@@ -1,5 +1,5 @@
 // Argument checks of the async queues, at their boundary: constructors,
-// `put` and `restore` (STYLE rule 22). Each caller passes its action, e.g.
+// `put` and `restore`. Each caller passes its action, e.g.
 // "restore OrderedQueue", so that a message names the class it came from.
 
 import type { QueueEntry, QueueSnapshot } from "./stream_element_queue.ts";

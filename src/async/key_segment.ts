@@ -7,7 +7,7 @@
 
 /**
  * Counts, per key, the input records that arrived between two watermarks and
- * have not finished yet (Flink Agents' `KeySegment`, §7.2 rules 1–3).
+ * have not finished yet (Flink Agents' `KeySegment`).
  *
  * A key is present exactly while its count is above zero: the first
  * {@linkcode KeySegment.incrementKeyReference} inserts it with 1, and the
@@ -50,7 +50,7 @@ export class KeySegment<K> {
   }
 
   /**
-   * Adds one unfinished record for `key` (§7.2 rule 2), or `count` of them.
+   * Adds one unfinished record for `key`, or `count` of them.
    *
    * @param key The record's key.
    * @param count How many records; a positive safe integer, not checked
@@ -63,7 +63,7 @@ export class KeySegment<K> {
 
   /**
    * Takes one unfinished record of `key` away, removing the key when its
-   * count was 1 (§7.2 rule 2). A key that is not present is left alone.
+   * count was 1. A key that is not present is left alone.
    *
    * @param key The finished record's key.
    * @returns Whether the key was present (and so was decremented).
@@ -78,8 +78,7 @@ export class KeySegment<K> {
   }
 
   /**
-   * Returns whether `key` has unfinished records in this segment (§7.2
-   * rule 3).
+   * Returns whether `key` has unfinished records in this segment.
    *
    * @param key The key to look up.
    * @returns `true` while the key's count is above zero.
@@ -99,7 +98,7 @@ export class KeySegment<K> {
   }
 
   /**
-   * Returns whether no key has unfinished records (§7.2 rule 3).
+   * Returns whether no key has unfinished records.
    *
    * @returns `true` for a drained segment.
    */

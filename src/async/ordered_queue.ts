@@ -29,7 +29,7 @@ const NO_RESULTS: never[] = [];
 
 /**
  * Runs the element queue of `AsyncDataStream.orderedWait`: records and
- * watermarks leave in exactly the order they arrived (§7.1 rules 1–6).
+ * watermarks leave in exactly the order they arrived.
  *
  * Only the head may leave, and only once completed; a watermark is completed
  * when it is put, so it leaves as soon as every record before it has. A
@@ -110,8 +110,8 @@ export class OrderedQueue<IN, OUT = IN> implements StreamElementQueue<IN, OUT> {
   }
 
   /**
-   * Appends a record or a watermark at the tail, unless the queue is full
-   * (§7.1 rule 1). A watermark is completed at once (rule 2). The queue
+   * Appends a record or a watermark at the tail, unless the queue is full.
+   * A watermark is completed at once. The queue
    * keeps the entry object: do not change it afterwards.
    *
    * @param entry A record handle with its input value, or `{ watermark }`.
@@ -127,7 +127,7 @@ export class OrderedQueue<IN, OUT = IN> implements StreamElementQueue<IN, OUT> {
   /**
    * Stores the results of the queued record `id`. A record already
    * completed (a result after a timeout, say) or no longer queued is left
-   * alone (§7.1 rule 10).
+   * alone.
    *
    * @param id The record's id, as it was put.
    * @param results The outputs, possibly none; kept as given, not copied.
@@ -142,8 +142,8 @@ export class OrderedQueue<IN, OUT = IN> implements StreamElementQueue<IN, OUT> {
   }
 
   /**
-   * Removes and returns the head if it is completed (§7.1 rule 6): one
-   * element per call (rule 3).
+   * Removes and returns the head if it is completed: one
+   * element per call.
    *
    * @returns The head's results with the input's timestamp, the head
    * watermark, or `null` if the queue is empty or the head is pending.

@@ -30,7 +30,7 @@ const RESTORE = "restore SegmentedQueue";
 /**
  * Holds each watermark back until every input record that arrived before it
  * has finished, while records of other keys flow on (Flink Agents'
- * `SegmentedQueue`, §7.2 rules 4–8).
+ * `SegmentedQueue`).
  *
  * The queue is a list of {@linkcode KeySegment}s cut by watermarks: pending
  * watermark `i` closes segment `i`. The operator calls
@@ -47,7 +47,7 @@ const RESTORE = "restore SegmentedQueue";
  * as long as records of one key finish in arrival order (a keyed operator
  * runs one key's records one after the other).
  *
- * Unlike Flink Agents (§7.2 rule 9), a watermark added while nothing is in
+ * Unlike Flink Agents, a watermark added while nothing is in
  * flight gets an empty segment of its own before it, so it can be popped at
  * once, even if keys are added before the pop.
  *
@@ -81,7 +81,7 @@ export class SegmentedQueue<K> {
   /**
    * Creates a queue for replay-based recovery: every key in `inFlightKeys`
    * (one entry per unfinished input record, so a key may repeat) goes into
-   * the first segment, and no watermark is held (§7.2 rule 14).
+   * the first segment, and no watermark is held.
    *
    * Held watermarks are then rebuilt by the replayed input: the first
    * watermark that arrives waits for all of these records, as it did before
@@ -138,7 +138,7 @@ export class SegmentedQueue<K> {
 
   /**
    * Records that an input record of `key` started; it counts in the last
-   * segment, i.e. against the next watermark to arrive (§7.2 rules 5, 10).
+   * segment, i.e. against the next watermark to arrive.
    *
    * @param key The record's key.
    */
@@ -154,7 +154,7 @@ export class SegmentedQueue<K> {
 
   /**
    * Records that an input record of `key` finished: decrements the key in
-   * the oldest segment that holds it (§7.2 rules 6, 12).
+   * the oldest segment that holds it.
    *
    * @param key The finished record's key.
    * @returns `true` if a segment held the key; `false` otherwise, which the
@@ -172,17 +172,17 @@ export class SegmentedQueue<K> {
 
   /**
    * Holds `watermark` back behind every record added so far, and starts a
-   * new segment for the records that follow (§7.2 rule 7).
+   * new segment for the records that follow.
    *
    * With no segment at all (nothing was ever in flight, or everything was
    * drained and popped), an empty segment is put before the watermark first,
    * so that the watermark is poppable at once: this departs from Flink
-   * Agents' rule 9, where keys added before the pop would hold it back.
+   * Agents, where keys added before the pop would hold it back.
    *
    * @param watermark The watermark, in milliseconds of event time.
    */
   addWatermark(watermark: number): void {
-    // §7.2 rule 9 fixed: keep "watermark i closes segment i" even on an
+    // Fixed where Flink Agents is not: keep "watermark i closes segment i" even on an
     // empty queue, instead of making one segment both before and after it.
     if (this.#segments.length === 0) this.#segments.push(new KeySegment<K>());
     this.#watermarks.push(watermark);
@@ -192,8 +192,8 @@ export class SegmentedQueue<K> {
   /**
    * Releases the oldest held watermark if every record before it has
    * finished: when the first segment is empty and a watermark is held, drops
-   * that segment and returns the watermark (§7.2 rule 8). Call it until it
-   * returns `null` after each `addWatermark` and `removeKey` (rule 11).
+   * that segment and returns the watermark. Call it until it
+   * returns `null` after each `addWatermark` and `removeKey`.
    *
    * @returns The released watermark, or `null` if none can be released.
    */

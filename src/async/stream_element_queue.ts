@@ -14,7 +14,7 @@
 export interface QueuedRecord<IN> {
   /** The caller's handle, unique among the queued records; `complete` takes it. */
   id: number;
-  /** The input record's timestamp in milliseconds (`-Infinity` for none); its outputs carry it (§7.1 rule 4). */
+  /** The input record's timestamp in milliseconds (`-Infinity` for none); its outputs carry it. */
   timestamp: number;
   /** The input value, kept so that a restored job can run the call again. */
   value: IN;
@@ -22,7 +22,7 @@ export interface QueuedRecord<IN> {
 
 /**
  * An entry of a {@linkcode StreamElementQueue}: a record, or a watermark
- * (which counts against the capacity too, §7.1 rule 1).
+ * (which counts against the capacity too).
  *
  * @typeParam IN The input value type.
  */
@@ -33,7 +33,7 @@ export type QueueEntry<IN> = QueuedRecord<IN> | { watermark: number };
  * input record, stamped with its timestamp, or a watermark.
  *
  * `values` holds what was passed to `complete`, possibly nothing (an input
- * may yield 0..n outputs, §7.1 rule 4); the entry leaves the queue either way.
+ * may yield 0..n outputs); the entry leaves the queue either way.
  *
  * @typeParam OUT The result value type.
  */
@@ -43,7 +43,7 @@ export type EmittedElement<OUT> =
 
 /**
  * The pending entries of a {@linkcode StreamElementQueue} as plain data, in
- * queue order, for checkpoints (§7.1 rule 5).
+ * queue order, for checkpoints.
  *
  * Results are not kept: as in Flink, every record in a snapshot, completed
  * or not, is run again after a restore.
@@ -63,7 +63,7 @@ export interface QueueSnapshot<IN> {
  *
  * The queue is pure bookkeeping: it makes no calls and holds no Promises.
  * The operator starts the call for a record it `put`, calls `complete` with
- * the results, and then polls until `null` (§7.1 rules 2–3).
+ * the results, and then polls until `null`.
  *
  * @typeParam IN The input value type.
  * @typeParam OUT The result value type.
@@ -82,16 +82,16 @@ export interface StreamElementQueue<IN, OUT> {
   /** Returns the oldest watermark in the queue, or `null`; for metrics. */
   oldestHeldWatermark(): number | null;
   /**
-   * Appends an entry unless the queue is full (§7.1 rule 1); a watermark is
-   * completed on insertion (rule 2).
+   * Appends an entry unless the queue is full; a watermark is
+   * completed on insertion.
    */
   put(entry: QueueEntry<IN>): boolean;
   /**
    * Stores the results of a queued record; returns `false` and changes
-   * nothing if the id is unknown or already completed (§7.1 rule 10).
+   * nothing if the id is unknown or already completed.
    */
   complete(id: number, results: OUT[]): boolean;
-  /** Removes and returns one element that may leave now, or `null` (§7.1 rule 3). */
+  /** Removes and returns one element that may leave now, or `null`. */
   pollEmittable(): EmittedElement<OUT> | null;
   /** Returns the pending entries in queue order, detached from the queue. */
   snapshot(): QueueSnapshot<IN>;

@@ -40,7 +40,7 @@ const NO_RESULTS: never[] = [];
 /**
  * Runs the element queue of `AsyncDataStream.unorderedWait`: records leave
  * as soon as their results are in, but never across a watermark in either
- * direction (§7.1 rules 1–5, 7–10).
+ * direction.
  *
  * The queue is a list of segments. A record joins the last segment; a
  * watermark takes a segment of its own (reusing the last one if it is
@@ -127,8 +127,7 @@ export class UnorderedQueue<IN, OUT = IN>
 
   /**
    * Adds a record to the last segment, or a watermark as a segment of its
-   * own followed by a fresh one, unless the queue is full (§7.1 rules 1, 7,
-   * 8). A watermark is completed at once (rule 2). The queue keeps the entry
+   * own followed by a fresh one, unless the queue is full. A watermark is completed at once. The queue keeps the entry
    * object: do not change it afterwards.
    *
    * @param entry A record handle with its input value, or `{ watermark }`.
@@ -144,7 +143,7 @@ export class UnorderedQueue<IN, OUT = IN>
   /**
    * Stores the results of the queued record `id`, making it emittable once
    * its segment is the first. A record already completed (a result after a
-   * timeout, say) or no longer queued is left alone (§7.1 rule 10).
+   * timeout, say) or no longer queued is left alone.
    *
    * @param id The record's id, as it was put.
    * @param results The outputs, possibly none; kept as given, not copied.
@@ -161,7 +160,7 @@ export class UnorderedQueue<IN, OUT = IN>
 
   /**
    * Removes and returns the first segment's earliest completed entry: one
-   * element per call (§7.1 rules 3, 9).
+   * element per call.
    *
    * @returns A record's results with the input's timestamp, a watermark,
    * or `null` if the first segment has nothing completed.

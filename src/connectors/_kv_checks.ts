@@ -1,4 +1,4 @@
-// Argument checks shared by the Deno KV connectors (STYLE rule 22).
+// Argument checks shared by the Deno KV connectors.
 
 import { describeValue, requireNonEmptyString } from "../time/validate.ts";
 import { MAX_KEY_BYTES, utf8Length } from "../kv/mod.ts";

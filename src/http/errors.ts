@@ -7,7 +7,7 @@
  * an {@linkcode HttpError} for what the client got wrong, a domain error
  * with its own code (`CheckpointMismatchError`, `AtomicConflictError`), or
  * anything else for a bug. The catalogue below marks which messages are
- * safe to show clients (RivetKit's error catalogue, STYLE rule 24): the
+ * safe to show clients (RivetKit's error catalogue): the
  * message of an unexpected error may hold internal names or stored data,
  * so the client only gets `"Internal error"` and the server log gets the
  * rest.

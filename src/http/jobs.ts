@@ -107,7 +107,7 @@ const RETRY_MS = 2_000;
  * holding the minimum and the subtasks upstream of it to the source, and
  * `advice`: what would let the watermark advance (a silent partition and
  * `withIdleness`, timestamps in seconds, back-pressure, periodic
- * watermarks disabled), following seed 000 §5.1 and seed 004 §3.
+ * watermarks disabled): the usual causes of a window that never fires.
  *
  * An unknown job is 404 `NOT_FOUND`; a malformed query is 400
  * `BAD_REQUEST`.

@@ -1,6 +1,6 @@
 /**
  * Why a window has not fired: the diagnosis behind `GET /jobs/:job/explain`
- * (seed 000 §5.1, seed 004 §3–4).
+ * (a silent partition, a paused subtask, timestamps in seconds, idleness).
  *
  * @module
  */
@@ -130,7 +130,7 @@ function explainSubtask(
     const root = heldBy.length > 0 ? heldBy[heldBy.length - 1] : status.id;
     // A paused subtask on the path reads no input, so its watermark (and
     // every one downstream) stands still whatever the partitions do: that
-    // is the cause to name (seed 000 §5.1, second cause).
+    // is the cause to name.
     const paused = [status.id, ...heldBy].filter((id) =>
       context.statuses.get(id)?.paused
     );
@@ -218,7 +218,7 @@ function adviseOnSource(
   );
 }
 
-/** Watermarks that look like epoch seconds (seed 000 §5.1, third cause). */
+/** Watermarks that look like epoch seconds (a common cause of no firing). */
 function adviseOnSeconds(
   context: Context,
   watermarks: ReadonlyArray<number | undefined>,

@@ -1,6 +1,5 @@
 /**
- * A job's health: per operator, four numbers with a status each (seed 004
- * §4.1's model: watermark lag, drift rate, late-record ratio, state size),
+ * A job's health: per operator, four numbers with a status each (watermark lag, drift rate, late-record ratio, state size),
  * and a diagnosis naming what holds event time back and how to fix it.
  *
  * @module

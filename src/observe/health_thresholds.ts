@@ -8,8 +8,8 @@
 
 /**
  * When a number turns `warn` or `bad`, and how far back trends are read.
- * Every field is optional in `jobHealth`; the defaults follow
- * seed 004 §4.1.
+ * Every field is optional in `jobHealth`; the defaults are
+ * the thresholds of each field's doc.
  */
 export interface HealthThresholds {
   /**

@@ -1,5 +1,5 @@
 /**
- * The timeline chart of seed 004 §5.3 as an SVG string: processing time
+ * The timeline chart (event time against processing time) as an SVG string: processing time
  * across, event time up, records as points, each subtask's watermark as a
  * line, fired windows as rectangles and window ends as dashed lines.
  *

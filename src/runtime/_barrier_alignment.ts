@@ -1,4 +1,4 @@
-// Aligned checkpoints (reference §6 rule 6): once a channel delivered a
+// Aligned checkpoints: once a channel delivered a
 // checkpoint's barrier, its input waits until every channel has (or has
 // ended); the subtask then snapshots, forwards the barrier, and takes what
 // the blocked channels held.

@@ -1,5 +1,4 @@
-// The error policy at work inside one subtask (DESIGN: "Errors in user code
-// and poison records"): operators hand the records their user code threw on
+// The error policy at work inside one subtask: operators hand the records their user code threw on
 // to `reject`, which sets them aside as dead letters, or, under "fail",
 // throws `RecordFailedError` unless the record's strike is quarantined.
 //

@@ -1,5 +1,5 @@
 // The event time of a source subtask, per partition (Flink's per-split
-// watermarks, reference §1.8): each partition has its own generator, whose
+// watermarks): each partition has its own generator, whose
 // `onEvent` goes to the partition's immediate output of a multiplexer and
 // whose periodic emits go to its deferred output; one `onPeriodicEmit()`
 // merges them into the emitter. A partition that ended releases its output.
@@ -81,7 +81,7 @@ export class SourcePartitions<T> {
       partition.generator.onPeriodicEmit(partition.deferred);
     }
     this.#multiplexer.onPeriodicEmit();
-    // Re-based on the current time, not the due time (reference §3 rule 3).
+    // Re-based on the current time, not the due time.
     this.nextPeriodic = now + this.#interval;
     return true;
   }

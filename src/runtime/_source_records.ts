@@ -28,7 +28,7 @@ export class SourceRecords<T> {
   readonly #rejectTimestamp: RejectRecord;
   readonly #guard: RecordGuard;
   readonly #subtask: Subtask;
-  /** How late records arrive against the highest timestamp (issue #10). */
+  /** How late records arrive against the highest timestamp. */
   readonly lateness: LatenessHistogram = new LatenessHistogram();
   /** Records read from each partition since this subtask was created. */
   readonly read: number[];
@@ -80,7 +80,7 @@ export class SourceRecords<T> {
     };
     this.#subtask = subtask;
     this.#guard = guard;
-    // Lateness statistics of this source subtask (issue #10): how late
+    // Lateness statistics of this source subtask: how late
     // records arrive against the highest timestamp, and the delay it suggests.
     const lateness = this.lateness;
     metrics.gauge("latenessP50Ms", () => lateness.quantile(0.5));

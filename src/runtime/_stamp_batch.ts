@@ -1,6 +1,6 @@
 // A source subtask's timestamp assignment over one polled batch, under the
 // error policy: a record whose assigner throws, or whose timestamp is not a
-// safe integer (DESIGN: "Time and numbers"), is rejected on its own and the
+// safe integer, is rejected on its own and the
 // batch goes on without it.
 
 import type { TimestampAssigner } from "../time/mod.ts";

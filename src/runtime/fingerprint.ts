@@ -131,9 +131,8 @@ export interface CheckpointMismatchErrorOptions {
  *
  * Callers must not treat this as "no checkpoint" and start fresh, nor skip
  * to an older checkpoint: the storage holds state of another job (or of an
- * incompatible version of this one), and a person must decide. Seed 004
- * §4.3 tells what happens otherwise: a job read another job's checkpoint,
- * resumed at its old watermark, and fired every window at once.
+ * incompatible version of this one), and a person must decide. Otherwise a job can read another job's checkpoint,
+ * resume at its old watermark, and fire every window at once.
  */
 export class CheckpointMismatchError extends Error {
   /** A stable code for programs to branch on. */

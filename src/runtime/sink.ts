@@ -35,8 +35,7 @@ export interface SinkWriter<T> {
    * `true` if a `write` that throws took none of its batch: nothing of it
    * is staged, written or kept. The sink operator then writes the batch's
    * records again one by one, and sets aside under the job's error policy
-   * those whose write throws (DESIGN: "Errors in user code and poison
-   * records"). Only for writers that keep the promise: one that stages
+   * those whose write throws. Only for writers that keep the promise: one that stages
    * records one at a time and throws midway would stage the records before
    * the throw twice.
    * @default {undefined} a write that throws fails the job

@@ -23,7 +23,7 @@ export type { SourceSubtaskSnapshot } from "./source_subtask_snapshot.ts";
 
 /**
  * Drives a {@linkcode SourceReader} as a subtask (Flink's `SourceOperator`
- * with per-split watermarks, reference §1.8).
+ * with per-split watermarks).
  *
  * Each partition has its own generator: `onEvent` goes to the partition's
  * immediate output of a `WatermarkOutputMultiplexer`, periodic
@@ -46,7 +46,7 @@ export type { SourceSubtaskSnapshot } from "./source_subtask_snapshot.ts";
  * maximum is flushed first). Its generator is not called again.
  *
  * Alignment: the runtime sets `maxDesiredWatermark`; while the emitted
- * watermark is above it (`shouldWait`), `poll` reads nothing (reference §5).
+ * watermark is above it (`shouldWait`), `poll` reads nothing.
  */
 export class SourceSubtask<T> {
   readonly #reader: SourceReader<T>;

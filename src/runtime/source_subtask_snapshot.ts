@@ -26,8 +26,7 @@ export interface SourceSubtaskSnapshot {
   readonly multiplexer?: WatermarkOutputMultiplexerSnapshot;
   /**
    * When the next periodic emission is due, in processing time
-   * (milliseconds; `Infinity` for none), in persist mode only (DESIGN:
-   * persist snapshots the periodic-emission schedule).
+   * (milliseconds; `Infinity` for none), in persist mode only (persist snapshots the periodic-emission schedule).
    */
   readonly nextPeriodicMs?: number;
   /**

@@ -1,7 +1,7 @@
 // The operator without state or timers that the record functions (map,
 // filter, flat map, sink) and the source subtask's pass-through head share.
 // It lives at the top of runtime/ rather than in operators/ because
-// pass_through.ts, here, needs it as well (STYLE rule 8: `_` files stay
+// pass_through.ts, here, needs it as well (`_` files stay
 // inside their folder and are never re-exported).
 
 import type { WatermarkStatus } from "../time/mod.ts";
@@ -39,8 +39,8 @@ export type BatchFunction<IN, OUT> = (
  * is `Infinity`), does nothing in `finish`, and has no state (the snapshot
  * is `null`).
  *
- * Subclasses are the same operator with a fixed batch function (STYLE
- * rule 12); they validate their own argument and may override `finish`.
+ * Subclasses are the same operator with a fixed batch function (a
+ * subclass, not a flag); they validate their own argument and may override `finish`.
  *
  * @typeParam IN The input record type.
  * @typeParam OUT The output record type.

@@ -26,8 +26,7 @@ export interface OperatorOutput<T> {
 /**
  * Sets aside a record whose processing threw in an operator's user code (a
  * key selector, a map function, a window function, a sink's write), under
- * the job's error policy (DESIGN: "Errors in user code and poison
- * records"): the record becomes a dead letter and the operator goes on with
+ * the job's error policy: the record becomes a dead letter and the operator goes on with
  * the next one, as if the record had not come. Under `"fail"` it throws
  * `RecordFailedError` instead (unless the record is quarantined): the
  * operator lets that propagate.

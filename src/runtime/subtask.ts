@@ -44,7 +44,7 @@ export type { InputChannelStatus, SubtaskMetrics } from "./subtask_metrics.ts";
  * edge. When every input channel has ended, the operators finish head to
  * tail and `end` is sent on every channel.
  *
- * Error policy (DESIGN: "Errors in user code and poison records"): each
+ * Error policy: each
  * operator gets its own `OperatorContext.reject`, and each output edge's
  * partitioner one for the keys it cannot place. A record set aside becomes
  * a dead letter (see {@linkcode Subtask.takeDeadLetters}) whose position is
@@ -151,7 +151,7 @@ export class Subtask {
       return;
     }
     // Aligned checkpoints: after a channel delivered the barrier, its input
-    // waits until every channel has (reference §6 rule 6).
+    // waits until every channel has.
     if (this.#alignment.blocked(channel)) {
       this.#alignment.hold(channel, element);
       return;

@@ -1,5 +1,4 @@
-// Saturation of event-time arithmetic at the ends of the safe range (issue
-// 16, DESIGN "Time and numbers"). Every safe integer is a valid timestamp,
+// Saturation of event-time arithmetic at the ends of the safe range. Every safe integer is a valid timestamp,
 // so `maxTimestamp - bound - 1` can leave the safe range; Flink's longs have
 // the same edge and guard it (BoundedOutOfOrdernessWatermarks starts at
 // `Long.MIN_VALUE + bound + 1`), and weir guards it here.

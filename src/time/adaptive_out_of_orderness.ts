@@ -59,7 +59,7 @@ export interface AdaptiveOutOfOrdernessSnapshot {
 }
 
 /**
- * Bounded out-of-orderness whose bound adapts to the stream (seed 000 §4).
+ * Bounded out-of-orderness whose bound adapts to the stream.
  *
  * Each record older than the highest timestamp seen is late by
  * `maxTimestamp - timestamp`; the worst lateness is kept per fixed-width bucket

@@ -104,8 +104,7 @@ export interface AutoTunedOutOfOrdernessSnapshot {
 
 /**
  * Bounded out-of-orderness whose delay follows the stream's lateness, tuned
- * gradually, within limits, and stopped when tuning does not help
- * (seed 004 §4.2–§4.3).
+ * gradually, within limits, and stopped when tuning does not help.
  *
  * Each record's lateness against the highest timestamp seen goes into a
  * {@linkcode LatenessHistogram}. `onPeriodicEmit` reads the injected clock;
@@ -138,7 +137,7 @@ export interface AutoTunedOutOfOrdernessSnapshot {
  *
  * @example Widening after a late burst
  * ```ts
- * import { AutoTunedOutOfOrdernessWatermarks, ManualClock } from "@weir/weir";
+ * import { AutoTunedOutOfOrdernessWatermarks, ManualClock } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const clock = new ManualClock();
@@ -294,7 +293,7 @@ export class AutoTunedOutOfOrdernessWatermarks<T>
     histogram.reset();
     this.#intervalStart = now;
 
-    // Seed 004 §4.2: if narrowing three times in a row did not bring the
+    // If narrowing three times in a row did not bring the
     // lag down, the lag is not the delay's doing: stop and report.
     if (this.#narrowLag !== null) {
       this.#ineffectiveNarrows = lag >= this.#narrowLag
@@ -308,7 +307,7 @@ export class AutoTunedOutOfOrdernessWatermarks<T>
       }
     }
 
-    // Seed 004 §4.2 moves by 20% to avoid oscillation; widening goes at
+    // Steps of 20% avoid oscillation; widening goes at
     // least to the suggested delay so a jump in lateness is covered after
     // one interval, and at least 1 ms so a zero delay can grow.
     if (lateRatio > this.#target) {
@@ -386,7 +385,7 @@ export class AutoTunedOutOfOrdernessWatermarks<T>
     this.#history = state.history.slice(-this.#historyLimit).map((step) => ({
       ...step,
     }));
-    // The tuning schedule decides the delay, so event time (DESIGN: persist
+    // The tuning schedule decides the delay, so event time (persist
     // mode snapshots everything that decides event time).
     this.#intervalStart = typeof state.intervalStartMs === "number"
       ? state.intervalStartMs

@@ -41,7 +41,7 @@ export const MAX_WATERMARK: number = Infinity;
  *
  * @example The range as dates
  * ```ts
- * import { MAX_TIMESTAMP, MIN_TIMESTAMP } from "@weir/weir";
+ * import { MAX_TIMESTAMP, MIN_TIMESTAMP } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * assert.equal(new Date(MIN_TIMESTAMP).toISOString(), "0001-01-01T00:00:00.000Z");

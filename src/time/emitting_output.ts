@@ -32,7 +32,7 @@ export interface WatermarkEmitterSnapshot {
  *   `Number.MAX_SAFE_INTEGER` to `MAX_SAFE_INTEGER`. Every generator,
  *   a user's too, emits through here, so `ts - bound - 1` computed from an
  *   extreme but valid timestamp never reaches the valve as an invalid
- *   watermark (issue 16).
+ *   watermark.
  * - `markIdle()` emits `"idle"` unless already idle.
  * - `markActive()` emits `"active"` if idle, even when no watermark follows
  *   (FLINK-40504: a resumed stream whose watermark did not move must not stay
@@ -42,7 +42,7 @@ export interface WatermarkEmitterSnapshot {
  *
  * @example Dropping a watermark that does not advance
  * ```ts
- * import { WatermarkEmitter } from "@weir/weir";
+ * import { WatermarkEmitter } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const seen: unknown[] = [];

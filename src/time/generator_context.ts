@@ -19,7 +19,7 @@ export interface MetricGroup {
 
 /**
  * The context of one generator instance: one per subtask (or per source
- * partition), never shared, so its state is per-subtask (seed 000 §4.2).
+ * partition), never shared, so its state is per-subtask.
  */
 export interface WatermarkGeneratorContext {
   /**
@@ -30,6 +30,6 @@ export interface WatermarkGeneratorContext {
   readonly clock: Clock;
   /** The index of the subtask, from 0. */
   readonly subtaskIndex: number;
-  /** Where the generator may register gauges (seed 000 §4.4). */
+  /** Where the generator may register gauges. */
   readonly metrics: MetricGroup;
 }

@@ -19,7 +19,7 @@ export interface IdlenessTimerSnapshot {
 }
 
 /**
- * Decides when a quiet input counts as idle (Flink's `IdlenessTimer`, §1.4).
+ * Decides when a quiet input counts as idle (Flink's `IdlenessTimer`).
  *
  * `activity()` is called per record and only bumps a counter, so the record
  * path stays cheap. `checkIfIdle()` is called from each periodic probe: a

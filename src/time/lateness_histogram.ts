@@ -34,7 +34,7 @@ export interface LatenessHistogramSnapshot {
 /**
  * Counts, per record, how late it is: `maxTimestamp - timestamp` against the
  * highest timestamp seen before it, and 0 for a record that raises that
- * maximum (seed 004 §3.3, §4.3).
+ * maximum.
  *
  * Lateness below 1024 ms is counted exactly; above, in log-spaced buckets at
  * most 1/64 (1.6%) of their values wide, up to 2^31 ms (24.8 days); anything
@@ -51,7 +51,7 @@ export interface LatenessHistogramSnapshot {
  *
  * @example The suggested delay is the p99 plus 20%
  * ```ts
- * import { LatenessHistogram } from "@weir/weir";
+ * import { LatenessHistogram } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const histogram = new LatenessHistogram();
@@ -164,7 +164,7 @@ export class LatenessHistogram {
   }
 
   /**
-   * The delay seed 004 §4.3 recommends: the p99 lateness plus 20%, rounded up.
+   * The delay to configure for this stream: the p99 lateness plus 20%, rounded up.
    *
    * @returns `ceil(quantile(0.99) * 1.2)` in milliseconds; 0 when empty.
    */

@@ -33,7 +33,7 @@ export interface PausableClockSnapshot {
  *
  * @example Time stands still while paused
  * ```ts
- * import { ManualClock, PausableClock } from "@weir/weir";
+ * import { ManualClock, PausableClock } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const wall = new ManualClock(0);

@@ -31,7 +31,7 @@ export type WatermarkExtractor<T> = (
  *
  * @example Watermarks only from marker records
  * ```ts
- * import { PunctuatedWatermarks } from "@weir/weir";
+ * import { PunctuatedWatermarks } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * type Reading = { marker: boolean };

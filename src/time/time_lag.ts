@@ -11,8 +11,8 @@ import { saturateWatermark } from "./_saturate.ts";
 import { requireNonNegativeInteger } from "./validate.ts";
 
 /**
- * Emits `clock.now() - maxTimeLagMs` periodically, whatever the records say
- * (seed 003's `TimeLagWatermarkGenerator`): for sources that deliver every
+ * Emits `clock.now() - maxTimeLagMs` periodically, whatever the records say:
+ * for sources that deliver every
  * record within a known delay of its creation, even when they are silent.
  *
  * The clock must tell epoch milliseconds (a {@linkcode SystemClock} in
@@ -23,7 +23,7 @@ import { requireNonNegativeInteger } from "./validate.ts";
  *
  * @example Watermark five seconds behind the clock
  * ```ts
- * import { ManualClock, TimeLagWatermarks } from "@weir/weir";
+ * import { ManualClock, TimeLagWatermarks } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const clock = new ManualClock(60_000);

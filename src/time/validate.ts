@@ -29,7 +29,7 @@ export function describeValue(value: unknown): string {
 }
 
 // A value of the right type outside its range is a RangeError; a value of
-// the wrong type is a TypeError (STYLE rule 24).
+// the wrong type is a TypeError.
 function fail(
   subject: Subject,
   rule: string,

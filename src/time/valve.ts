@@ -258,14 +258,14 @@ export class StatusWatermarkValve {
       // Aligned channels are never below the output, and the output is their
       // minimum. One above the output was not the minimum, so raising it
       // cannot move the minimum; neither can raising one of several at the
-      // output. Only the last one at the output needs a scan (rule 2.1d).
+      // output. Only the last one at the output needs a scan.
       if (previous !== this.#outputWatermark || --this.#atOutput > 0) return;
       this.#emitMinOfAligned();
     } else if (watermark >= this.#outputWatermark) {
       // Rule 2.1c: an unaligned channel that caught up re-joins the min.
       alignedWatermarks[channel] = watermark;
       if (this.#alignedCount++ === 0) {
-        // It is alone, so it is the minimum (rule 2.1d).
+        // It is alone, so it is the minimum.
         this.#atOutput = 1;
         if (watermark > this.#outputWatermark) this.#emitWatermark(watermark);
       } else if (watermark === this.#outputWatermark) {

@@ -30,8 +30,8 @@ export interface WatermarksWithIdlenessSnapshot {
 /**
  * Wraps a generator and marks the output idle when no record arrives for
  * longer than `idleTimeoutMs`, so one silent partition no longer holds back the
- * watermark of everything downstream (seed 000 §5.1, the most common cause of
- * a stuck watermark).
+ * watermark of everything downstream (the most common cause of a
+ * stuck watermark).
  *
  * - Idleness is checked only in `onPeriodicEmit`, with the countdown rules of
  *   {@linkcode IdlenessTimer}. While idle, the wrapped generator's
@@ -47,7 +47,7 @@ export interface WatermarksWithIdlenessSnapshot {
  *
  * A snapshot holds the wrapped generator's state, the countdown and the idle
  * flag, so a restored generator declares idleness at the same probe as the
- * one that never stopped (DESIGN: persist mode snapshots everything that
+ * one that never stopped (persist mode snapshots everything that
  * decides event time). The countdown is a reading of the clock: restore the
  * input-activity clock with it (`PausableClock.restoreState`).
  *
@@ -55,7 +55,7 @@ export interface WatermarksWithIdlenessSnapshot {
  *
  * @example A quiet input goes idle after the timeout
  * ```ts
- * import { ManualClock, NoWatermarksGenerator, WatermarksWithIdleness } from "@weir/weir";
+ * import { ManualClock, NoWatermarksGenerator, WatermarksWithIdleness } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const clock = new ManualClock(0);

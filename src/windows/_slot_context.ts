@@ -1,6 +1,5 @@
 // The trigger context of a window operator, re-pointed at one slot per
-// call, and the log that takes back what a failed onElement changed
-// (issue 16).
+// call, and the log that takes back what a failed onElement changed.
 
 import type { Clock } from "../time/mod.ts";
 import type { Slot } from "./_window_slots.ts";

@@ -1,5 +1,5 @@
 // Argument checks shared by the window assigners. Factories check their
-// arguments once (STYLE rule 22); the per-record checks here are the two
+// arguments once; the per-record checks here are the two
 // that Flink also makes on the hot path: a record must carry a timestamp,
 // and a dynamic session gap must be positive.
 

@@ -1,5 +1,5 @@
 // Window bounds that stay exact and inside the safe range for any safe
-// timestamp (issue 16, DESIGN "Time and numbers"). Flink computes them in
+// timestamp. Flink computes them in
 // longs and would wrap around at the ends; weir clips each window to the
 // safe range instead. No record lies outside it, so clipping removes no
 // record from any window, and it keeps the window's last timestamp (its

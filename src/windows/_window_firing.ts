@@ -1,7 +1,7 @@
 // Firing windows: what a window operator does when one of its timers is
 // due (the trigger's verdict, the window function's emit, the cleanup at
 // the window's cleanup time), and setting aside a window whose trigger or
-// function threw (issue 16).
+// function threw.
 
 import type { Clock } from "../time/mod.ts";
 import type { SlotContext } from "./_slot_context.ts";
@@ -86,7 +86,7 @@ export class WindowFiring<T, K, ACC, OUT> {
    * A window whose trigger threw on a timer or at its cleanup: its state
    * (contents, trigger state, timers) is unknown to be sound, so it is
    * dropped as at its cleanup, without calling the trigger again, and set
-   * aside as `{ key, window }` (issue 16). Without `rejectFire`, the error
+   * aside as `{ key, window }`. Without `rejectFire`, the error
    * propagates and the window stays.
    */
   #dropFailed(slot: Slot<K, ACC>, error: unknown): void {
@@ -143,7 +143,7 @@ export class WindowFiring<T, K, ACC, OUT> {
         emitted++;
       });
     } catch (error) {
-      // One try per fired window, not per record (issue 16).
+      // One try per fired window, not per record.
       if (output.rejectFire === undefined) throw error;
       output.rejectFire(slot.key, slot.window, error, emitted);
     }

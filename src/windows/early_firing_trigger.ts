@@ -19,7 +19,7 @@ import { gridDistance } from "./_window_bounds.ts";
  * watermark passes its end, then once per late record within the allowed
  * lateness: Flink's `ContinuousEventTimeTrigger` combined with
  * `EventTimeTrigger`, the usual answer to "my window is long and the
- * dashboard should move before it closes" (seed 004).
+ * dashboard should move before it closes".
  *
  * Early firings happen at multiples of `intervalMs` (aligned like tumbling
  * windows) strictly before `window.maxTimestamp()`. When the watermark jumps
@@ -31,7 +31,7 @@ import { gridDistance } from "./_window_bounds.ts";
  *
  * @example Early firings every 10 s in a one-minute window
  * ```ts
- * import { EarlyFiringTrigger } from "@weir/weir";
+ * import { EarlyFiringTrigger } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const trigger = EarlyFiringTrigger.every<string>(10_000);

@@ -27,7 +27,8 @@ import type {
  *
  * @example Every record lands in the global window
  * ```ts
- * import { GlobalWindows, ManualClock, TimeWindow } from "@weir/weir";
+ * import { ManualClock, TimeWindow } from "@weir/weir";
+ * import { GlobalWindows } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const assigner = GlobalWindows.create();

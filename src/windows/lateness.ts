@@ -33,7 +33,7 @@ export function cleanupTime(
 
 /**
  * Whether an event-time window is past its cleanup time:
- * `maxTimestamp() + allowedLatenessMs <= watermark` (§4.4 rule 2). Records
+ * `maxTimestamp() + allowedLatenessMs <= watermark`. Records
  * for such a window are not added to it.
  *
  * @param window The window.
@@ -50,8 +50,8 @@ export function isWindowLate(
 }
 
 /**
- * Whether a record is late: `timestamp + allowedLatenessMs <= watermark`
- * (§4.4 rule 3). A record dropped by all its windows goes to the late side
+ * Whether a record is late: `timestamp + allowedLatenessMs <= watermark`.
+ * A record dropped by all its windows goes to the late side
  * output only if it is also late by this rule.
  *
  * @param timestamp The record's event timestamp in milliseconds.

@@ -43,7 +43,8 @@ const DYNAMIC_GAP = {
  *
  * @example Sessions with a 30-minute gap
  * ```ts
- * import { EventTimeSessionWindows, ManualClock, mergeWindows } from "@weir/weir";
+ * import { ManualClock } from "@weir/weir";
+ * import { EventTimeSessionWindows, mergeWindows } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const assigner = EventTimeSessionWindows.withGap(30 * 60_000);

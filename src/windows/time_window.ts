@@ -16,7 +16,7 @@ import { clipStart, gridDistance } from "./_window_bounds.ts";
  * time and its `maxTimestamp()` is `Infinity`.
  *
  * The assigners clip their windows to the safe range, where all timestamps
- * lie (issue 16): a start before `Number.MIN_SAFE_INTEGER` becomes
+ * lie: a start before `Number.MIN_SAFE_INTEGER` becomes
  * `MIN_SAFE_INTEGER`, and an end past `Number.MAX_SAFE_INTEGER + 1` becomes
  * `MAX_SAFE_INTEGER + 1`, so `maxTimestamp()` is at most `MAX_SAFE_INTEGER`
  * and a record at that timestamp is still inside. Clipping drops no record
@@ -131,7 +131,7 @@ export type MergeCallback = (merged: TimeWindow[], result: TimeWindow) => void;
  *
  * @example Two groups merge
  * ```ts
- * import { mergeWindows, TimeWindow } from "@weir/weir";
+ * import { mergeWindows, TimeWindow } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const groups: string[] = [];

@@ -45,12 +45,12 @@ export interface TimerServiceSnapshot {
 
 /**
  * Holds the event-time and processing-time timers of one window operator
- * (Flink's `InternalTimerService`, §4.3).
+ * (Flink's `InternalTimerService`).
  *
  * A timer is a pair `(timestamp, id)`, where `id` names an interned
  * (key, window) pair; the window operator never reuses an id. Each domain
  * stores a pair at most once: registering it again is a no-op, so a
- * trigger may re-register its timer for every record (§4.3 rule 1).
+ * trigger may re-register its timer for every record.
  * Deleting an absent timer is a no-op. The two domains are independent:
  * the same pair may be pending in both.
  *
@@ -58,7 +58,7 @@ export interface TimerServiceSnapshot {
  * then fires every due timer in ascending timestamp order, ties broken by
  * ascending id (a pair is unique, so this order is total). Registering a
  * timer never fires it, even when its timestamp is already at or below the
- * watermark: it fires on the next advance (§4.3 rule 2). Timestamps are
+ * watermark: it fires on the next advance. Timestamps are
  * safe integers or `±Infinity`; a timer at `Infinity` fires only on
  * watermark `Infinity`, one at `-Infinity` on any advance.
  *
@@ -210,7 +210,7 @@ export class TimerService {
    * callback that always re-registers its own timer at or below `watermark`
    * therefore loops forever, as in Flink. A `watermark` at or below the
    * current one never lowers it, but still fires the timers at or below
-   * `watermark` (those registered since the last advance, §4.3 rule 2). If a
+   * `watermark` (those registered since the last advance). If a
    * callback throws, the timers fired so far stay removed and the rest stay
    * pending.
    *

@@ -33,7 +33,8 @@ import { requireOffsetWithinPeriod } from "./_validate.ts";
  *
  * @example One-minute windows of arrival time
  * ```ts
- * import { ManualClock, TumblingProcessingTimeWindows } from "@weir/weir";
+ * import { ManualClock } from "@weir/weir";
+ * import { TumblingProcessingTimeWindows } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const assigner = TumblingProcessingTimeWindows.of(60_000);

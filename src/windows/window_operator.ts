@@ -38,7 +38,7 @@ export type { WindowOutput } from "./window_output.ts";
  * Flink's `WindowOperator` for one subtask: keyed windows with triggers,
  * allowed lateness, a late-data side output, cleanup and merging (sessions).
  *
- * Contract, in the order of Flink's rules (reference §4.4):
+ * Contract, in the order of Flink's rules:
  * - A record is added to each of its windows that is not late
  *   (`maxTimestamp + allowedLateness <= watermark`); the trigger decides at
  *   once whether to fire. A record skipped by all its windows that is itself
@@ -179,7 +179,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     // the rest of the record's work.
     if (!this.#eventTime) this.#batchTime = this.#clock.now();
     // A record whose user code throws goes to rejectRecord and the batch
-    // goes on after it (issue 16), in #resume: this loop stays a plain
+    // goes on after it, in #resume: this loop stays a plain
     // loop, and no record pays for a try of its own.
     const n = values.length;
     let i = 0;
@@ -359,8 +359,8 @@ export class WindowOperator<T, K, ACC, OUT> {
    * Adds a record to one of its windows: the trigger's `onElement`, then
    * the function's `add`. The trigger sees only its own state, never the
    * contents, so asking it first changes nothing it decides, and lets a
-   * record whose trigger or `add` throws be taken back whole (issue 16,
-   * {@linkcode #takeBack}): a new slot goes, an existing one gets its
+   * record whose trigger or `add` throws be taken back whole
+   * ({@linkcode #takeBack}): a new slot goes, an existing one gets its
    * trigger state and the timers of this call back, and its contents are
    * replaced only once `add` returned (an `add` that changed its
    * accumulator before it threw keeps that change; see

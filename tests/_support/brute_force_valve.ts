@@ -1,5 +1,5 @@
 // An obviously-correct model of StatusWatermarkValve, written straight from
-// the rules of flink-semantics.md §2 (newer variants, FLINK-40475) plus the
+// Flink's StatusWatermarkValve rules (newer variants, FLINK-40475) plus the
 // "max" policy. No fast paths and no counters: every decision rescans the
 // channels. The property tests check the real valve against it.
 

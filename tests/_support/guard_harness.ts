@@ -1,6 +1,6 @@
 // A subtask over a chain of operators, driven by hand, that records what it
 // emits and what its error policy sets aside: for the tests of the record
-// guards (issue 16, "no record can kill a job").
+// guards (no record can kill a job).
 
 import type { DeadLetter, ErrorPolicy } from "../../src/runtime/dead_letter.ts";
 import type { OperatorDescriptor } from "../../src/runtime/job_graph.ts";

@@ -11,7 +11,6 @@ import {
   KvStorage,
   KvTableSink,
   ManualClock,
-  readTable,
   type Source,
   type SourceBatch,
   type SourceReader,
@@ -19,6 +18,7 @@ import {
   TumblingEventTimeWindows,
   WatermarkStrategy,
 } from "../../src/mod.ts";
+import { readTable } from "../../src/connectors/mod.ts";
 import { takeCheckpoints } from "./take_checkpoints.ts";
 
 /** An event of the source. */

@@ -1,5 +1,4 @@
-// One suite, two runtimes: no record can kill a job (issue 16, DESIGN
-// "Errors in user code and poison records"). For each poison record — a
+// One suite, two runtimes: no record can kill a job. For each poison record — a
 // key its key selector cannot give (null, {}, []), a map that throws on
 // it, a key too long for a KV table, a timestamp at either end of the safe
 // range — the job runs to its end on the local and on the KV runtime,
@@ -222,7 +221,7 @@ function job(
  */
 export function errorPolicyConformance(runtime: PolicyRuntimeUnderTest): void {
   for (const policy of ["dead-letter", "fail"] as const) {
-    Deno.test(`${runtime.name} runtime, errorPolicy "${policy}": a record that storage cannot encode (a getter that throws) is set aside with a description of it, and the job ends (issue 16)`, async () => {
+    Deno.test(`${runtime.name} runtime, errorPolicy "${policy}": a record that storage cannot encode (a getter that throws) is set aside with a description of it, and the job ends`, async () => {
       using kv = await Deno.openKv(":memory:");
       const clock = new ManualClock(0);
       const poison: PoisonCase = {
@@ -267,7 +266,7 @@ export function errorPolicyConformance(runtime: PolicyRuntimeUnderTest): void {
     });
   }
 
-  Deno.test(`${runtime.name} runtime, errorPolicy "fail": a record whose value changes from run to run (a map adding a nonce) is quarantined when it fails twice at the same operator subtask, and the job ends (issue 16)`, async () => {
+  Deno.test(`${runtime.name} runtime, errorPolicy "fail": a record whose value changes from run to run (a map adding a nonce) is quarantined when it fails twice at the same operator subtask, and the job ends`, async () => {
     using kv = await Deno.openKv(":memory:");
     const clock = new ManualClock(0);
     // Each run gives the record another value: its strike never matches.
@@ -312,7 +311,7 @@ export function errorPolicyConformance(runtime: PolicyRuntimeUnderTest): void {
       const pending = poison.pending === undefined
         ? ""
         : ` [passes once ${poison.pending} is merged]`;
-      Deno.test(`${runtime.name} runtime, errorPolicy "${policy}": ${poison.name} does not stop the job, the rest is counted once${pending} (issue 16)`, async () => {
+      Deno.test(`${runtime.name} runtime, errorPolicy "${policy}": ${poison.name} does not stop the job, the rest is counted once${pending}`, async () => {
         using kv = await Deno.openKv(":memory:");
         const clock = new ManualClock(0);
         const { env, counted } = job(clock, policy, poison, kv);

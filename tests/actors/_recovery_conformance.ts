@@ -1,4 +1,4 @@
-// The recovery defects of issue 15, written once against RuntimeUnderTest
+// Recovery from older, damaged and absent checkpoints, written once against RuntimeUnderTest
 // and run on both runtimes in both watermarkRecovery modes: restores of an
 // older checkpoint, a start over and a fallback from a damaged latest
 // checkpoint on a store with history finish, numbering checkpoints above

@@ -1,4 +1,4 @@
-// The one conformance suite of ActorStorage (STYLE rule 31): every backend's
+// The one conformance suite of ActorStorage: every backend's
 // test file runs it, and lists the cases it skips with the reason.
 
 import assert from "node:assert/strict";

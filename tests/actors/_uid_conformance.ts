@@ -1,5 +1,4 @@
-// Stable operator ids on both runtimes (DESIGN "Checkpoints and recovery",
-// issue 15): a job is changed between a crash and its restore (a stateless
+// Stable operator ids on both runtimes: a job is changed between a crash and its restore (a stateless
 // map added or removed before the keyBy or after the window, sometimes at
 // another parallelism), and the operators with uids keep their state:
 // the results are exactly those of a run without the crash. Without uids,

@@ -27,7 +27,7 @@ Deno.test("readHighestId() reads through the retry it is given", async () => {
   assert.deepEqual(seen, ["retry"]);
 });
 
-Deno.test("CheckpointIds numbers above the last id, a restored id and the store's highest (DESIGN: ids only grow within a store)", async () => {
+Deno.test("CheckpointIds numbers above the last id, a restored id and the store's highest (ids only grow within a store)", async () => {
   let reads = 0;
   const ids = new CheckpointIds({
     highestId: () => {

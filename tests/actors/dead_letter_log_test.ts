@@ -1,4 +1,4 @@
-// The dead-letter log keeps any letter (issue 16): a record that storage
+// The dead-letter log keeps any letter: a record that storage
 // cannot encode, or an error message of any length, never makes its
 // letter unwritable, which would stop the job the record was set aside
 // for.
@@ -52,7 +52,7 @@ async function eachStorage(
   await test(new KvStorage(kv, ["weir", "job", "dead-letters"]));
 }
 
-Deno.test("DeadLetterLog.append() keeps a value superjson cannot encode as a description of it, on memory and KV storage (issue 16)", async () => {
+Deno.test("DeadLetterLog.append() keeps a value superjson cannot encode as a description of it, on memory and KV storage", async () => {
   await eachStorage(async (storage) => {
     const log = new DeadLetterLog(storage);
     const fresh = await log.append([
@@ -78,7 +78,7 @@ Deno.test("DeadLetterLog.append() keeps a value superjson cannot encode as a des
   });
 });
 
-Deno.test("DeadLetterLog.append() cuts an error message over 2,048 characters (issue 16)", async () => {
+Deno.test("DeadLetterLog.append() cuts an error message over 2,048 characters", async () => {
   await eachStorage(async (storage) => {
     const log = new DeadLetterLog(storage);
     await log.append([letter("long", 1, "x".repeat(100_000))]);

@@ -1,4 +1,4 @@
-// A runtime's dead letters, written and reported (issue 16): each new
+// A runtime's dead letters, written and reported: each new
 // letter is counted and said once, loudly, with where to read it back; a
 // letter already in the log (a record processed again after a restore) is
 // neither; a flood is summed up after 10 lines a minute.
@@ -24,7 +24,7 @@ function letter(n: number, at: number): DeadLetter {
   };
 }
 
-Deno.test("DeadLetterRecorder writes letters once, counts and says only the new ones, and sums up a flood (issue 16)", async () => {
+Deno.test("DeadLetterRecorder writes letters once, counts and says only the new ones, and sums up a flood", async () => {
   const clock = new ManualClock(0);
   const lines: string[] = [];
   const log = new DeadLetterLog(new MemoryStorage());

@@ -1,4 +1,4 @@
-// Issue 16 ("no record can kill a job"), end to end: whole jobs on the
+// No record can kill a job, end to end: whole jobs on the
 // LocalRuntime (executeAndCollect) fed records at and near both ends of the
 // safe range. The source emits periodic watermarks between the records
 // (ScriptedSource steps 1 s apart on the job's clock), so the generators,
@@ -76,7 +76,7 @@ const EXTREMES: Array<[string, number]> = [
   ["b", MAX - 1],
 ];
 
-Deno.test("A keyed tumbling-window count runs to the end over timestamps at both ends of the safe range (issue 16)", async () => {
+Deno.test("A keyed tumbling-window count runs to the end over timestamps at both ends of the safe range", async () => {
   const expected = [
     `a [${MIN}, ${MIN + 991}) 2 @${MIN + 990}`,
     `a [9007199254740000, ${END}) 2 @${MAX}`,
@@ -94,7 +94,7 @@ Deno.test("A keyed tumbling-window count runs to the end over timestamps at both
   );
 });
 
-Deno.test("A keyed sliding-window count keeps the windows clipped at both ends apart (issue 16)", async () => {
+Deno.test("A keyed sliding-window count keeps the windows clipped at both ends apart", async () => {
   assert.deepEqual(
     await windowCounts(SlidingEventTimeWindows.of(1_000, 500), EXTREMES),
     [
@@ -110,7 +110,7 @@ Deno.test("A keyed sliding-window count keeps the windows clipped at both ends a
   );
 });
 
-Deno.test("A keyed session-window count merges sessions that end past MAX_SAFE_INTEGER (issue 16)", async () => {
+Deno.test("A keyed session-window count merges sessions that end past MAX_SAFE_INTEGER", async () => {
   assert.deepEqual(
     await windowCounts(EventTimeSessionWindows.withGap(1_000), EXTREMES),
     [
@@ -150,7 +150,7 @@ Deno.test("A window with allowed lateness past MAX_SAFE_INTEGER takes late recor
   assert.deepEqual(lateSink.values.map((r) => r.ts), [MIN + 5]);
 });
 
-Deno.test("Keyed process timers at and near both ends of the safe range fire in order, with valid timestamps (issue 16)", async () => {
+Deno.test("Keyed process timers at and near both ends of the safe range fire in order, with valid timestamps", async () => {
   const env = new StreamEnvironment({
     jobName: "timers",
     parallelism: 2,

@@ -6,7 +6,7 @@ import { ManualClock } from "../../src/time/clock.ts";
 
 const action = "declare ingest stream 'clicks'";
 
-Deno.test("resolveIngestKey() fills in key, string or number, optional, 1024 bytes (issue 16)", () => {
+Deno.test("resolveIngestKey() fills in key, string or number, optional, 1024 bytes", () => {
   assert.equal(MAX_KEY_BYTES, 1024);
   assert.deepEqual(resolveIngestKey(undefined, action), {
     field: "key",
@@ -23,7 +23,7 @@ Deno.test("resolveIngestKey() fills in key, string or number, optional, 1024 byt
   );
 });
 
-Deno.test("resolveIngestKey() refuses an empty field, unknown or no types, and maxBytes outside 1..1024 (issue 16)", () => {
+Deno.test("resolveIngestKey() refuses an empty field, unknown or no types, and maxBytes outside 1..1024", () => {
   assert.throws(() => resolveIngestKey({ field: "" }, action), {
     name: "RangeError",
     message: /'key\.field'/,
@@ -46,7 +46,7 @@ Deno.test("resolveIngestKey() refuses an empty field, unknown or no types, and m
   });
 });
 
-Deno.test("JobContext.ingest() declares the stream's key rule for the service (issue 16)", async () => {
+Deno.test("JobContext.ingest() declares the stream's key rule for the service", async () => {
   const kv = await Deno.openKv(":memory:");
   try {
     const env = new StreamEnvironment({

@@ -59,7 +59,7 @@ Deno.test("resolveJobSettings() names the job file's setting or the flag that is
   );
 });
 
-Deno.test("resolveJobSettings() takes errorPolicy from a flag over the job file, and refuses a bad one by name (issue 16)", () => {
+Deno.test("resolveJobSettings() takes errorPolicy from a flag over the job file, and refuses a bad one by name", () => {
   const resolved = resolveJobSettings({ errorPolicy: "fail" });
   assert.equal(resolved.errorPolicy, "fail");
   assert.equal(resolved.origins.errorPolicy, "job file");

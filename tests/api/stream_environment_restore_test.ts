@@ -1,7 +1,7 @@
 // StreamEnvironment.execute() on a store with history: every restore path
 // (none, an older id, a corrupt latest checkpoint, all of them corrupt)
 // runs to the end with the failure-free table, numbering its checkpoints
-// above every id the store ever held (DESIGN "Checkpoints and recovery").
+// above every id the store ever held.
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";

@@ -5,7 +5,7 @@ import type {
   StreamElementQueue,
 } from "../../src/async/stream_element_queue.ts";
 
-/** Polls until `null`, as the operator's follow-up mails do (§7.1 rule 3). */
+/** Polls until `null`, as the operator's follow-up mails do. */
 export function pollAll<OUT>(
   queue: StreamElementQueue<unknown, OUT>,
 ): EmittedElement<OUT>[] {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { KeySegment } from "../../src/async/key_segment.ts";
 
-Deno.test("KeySegment counts three increments, keeps the key active after two decrements and removes it after the third (§7.2 KeySegmentTest)", () => {
+Deno.test("KeySegment counts three increments, keeps the key active after two decrements and removes it after the third (KeySegmentTest)", () => {
   const segment = new KeySegment<string>();
   for (let i = 0; i < 3; i++) segment.incrementKeyReference("k1");
   assert.equal(segment.referenceCount("k1"), 3);
@@ -16,7 +16,7 @@ Deno.test("KeySegment counts three increments, keeps the key active after two de
   assert.equal(segment.isEmpty(), true);
 });
 
-Deno.test("KeySegment.incrementKeyReference() inserts an unknown key with a count of 1 (§7.2 rule 2)", () => {
+Deno.test("KeySegment.incrementKeyReference() inserts an unknown key with a count of 1", () => {
   const segment = new KeySegment<string>();
   assert.equal(segment.hasActiveKey("k1"), false);
   segment.incrementKeyReference("k1");
@@ -24,7 +24,7 @@ Deno.test("KeySegment.incrementKeyReference() inserts an unknown key with a coun
   assert.deepEqual(segment.entries(), [["k1", 1]]);
 });
 
-Deno.test("KeySegment.decrementKeyReference() does nothing for an unknown key (§7.2 rule 2)", () => {
+Deno.test("KeySegment.decrementKeyReference() does nothing for an unknown key", () => {
   const segment = new KeySegment<string>();
   segment.incrementKeyReference("k1");
   assert.equal(segment.decrementKeyReference("k2"), false);
@@ -32,7 +32,7 @@ Deno.test("KeySegment.decrementKeyReference() does nothing for an unknown key (�
   assert.equal(segment.totalReferences, 1);
 });
 
-Deno.test("KeySegment.hasActiveKey() and isEmpty() follow the keys present (§7.2 rule 3)", () => {
+Deno.test("KeySegment.hasActiveKey() and isEmpty() follow the keys present", () => {
   const segment = new KeySegment<number>();
   assert.equal(segment.isEmpty(), true);
   segment.incrementKeyReference(1);
@@ -47,7 +47,7 @@ Deno.test("KeySegment.hasActiveKey() and isEmpty() follow the keys present (§7.
   assert.equal(segment.isEmpty(), true);
 });
 
-Deno.test("KeySegment.totalReferences sums the counts over all keys (§7.2 rule 1)", () => {
+Deno.test("KeySegment.totalReferences sums the counts over all keys", () => {
   const segment = new KeySegment<string>();
   segment.incrementKeyReference("a");
   segment.incrementKeyReference("a");

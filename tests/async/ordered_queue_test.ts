@@ -8,7 +8,7 @@ import type {
   QueueSnapshot,
 } from "../../src/async/stream_element_queue.ts";
 
-Deno.test("OrderedQueue emits R1, R2, W(2), R3 in arrival order once R1 completes last (§7.1 OrderedStreamElementQueueTest)", () => {
+Deno.test("OrderedQueue emits R1, R2, W(2), R3 in arrival order once R1 completes last (OrderedStreamElementQueueTest)", () => {
   const queue = new OrderedQueue<string, number>(4);
   assert.equal(queue.put({ id: 1, timestamp: 0, value: "R1" }), true);
   assert.equal(queue.put({ id: 2, timestamp: 1, value: "R2" }), true);
@@ -31,14 +31,14 @@ Deno.test("OrderedQueue emits R1, R2, W(2), R3 in arrival order once R1 complete
   assert.equal(queue.size, 0);
 });
 
-Deno.test("OrderedQueue passes a watermark straight through an empty queue (§7.1 rule 2)", () => {
+Deno.test("OrderedQueue passes a watermark straight through an empty queue", () => {
   const queue = new OrderedQueue<string, number>(1);
   queue.put({ watermark: 5 });
   assert.deepEqual(queue.pollEmittable(), wm(5));
   assert.equal(queue.isEmpty, true);
 });
 
-Deno.test("OrderedQueue.pollEmittable() returns one element per call (§7.1 rule 3)", () => {
+Deno.test("OrderedQueue.pollEmittable() returns one element per call", () => {
   const queue = new OrderedQueue<string, number>(4);
   queue.put({ watermark: 1 });
   queue.put({ watermark: 2 });
@@ -48,7 +48,7 @@ Deno.test("OrderedQueue.pollEmittable() returns one element per call (§7.1 rule
   assert.equal(queue.pollEmittable(), null);
 });
 
-Deno.test("OrderedQueue stamps the outputs with the input record's timestamp, for zero or many outputs (§7.1 rule 4)", () => {
+Deno.test("OrderedQueue stamps the outputs with the input record's timestamp, for zero or many outputs", () => {
   const queue = new OrderedQueue<string, number>(4);
   queue.put({ id: 7, timestamp: 1_000, value: "x" });
   queue.put({ id: 8, timestamp: 2_000, value: "y" });
@@ -60,7 +60,7 @@ Deno.test("OrderedQueue stamps the outputs with the input record's timestamp, fo
   ]);
 });
 
-Deno.test("OrderedQueue.put() returns false when full, counting watermarks, and accepts again after a poll (§7.1 rule 1)", () => {
+Deno.test("OrderedQueue.put() returns false when full, counting watermarks, and accepts again after a poll", () => {
   const queue = new OrderedQueue<string, number>(2);
   assert.equal(queue.put({ id: 1, timestamp: 0, value: "a" }), true);
   assert.equal(queue.isFull, false);
@@ -77,7 +77,7 @@ Deno.test("OrderedQueue.put() returns false when full, counting watermarks, and 
   assert.equal(queue.capacity, 2);
 });
 
-Deno.test("OrderedQueue.complete() ignores a second completion of the same record (§7.1 rule 10)", () => {
+Deno.test("OrderedQueue.complete() ignores a second completion of the same record", () => {
   const queue = new OrderedQueue<string, number>(4);
   queue.put({ id: 1, timestamp: 0, value: "a" });
   queue.put({ id: 2, timestamp: 1, value: "b" });
@@ -119,7 +119,7 @@ Deno.test("OrderedQueue rejects a capacity that is not a positive safe integer",
   });
 });
 
-Deno.test("OrderedQueue.snapshot() lists pending and completed entries in queue order with their input values (§7.1 rule 5)", () => {
+Deno.test("OrderedQueue.snapshot() lists pending and completed entries in queue order with their input values", () => {
   const queue = new OrderedQueue<{ user: string }, number>(4);
   queue.put({ id: 1, timestamp: 0, value: { user: "a" } });
   queue.put({ watermark: 0 });
@@ -137,7 +137,7 @@ Deno.test("OrderedQueue.snapshot() lists pending and completed entries in queue 
   assert.equal(queue.snapshot().entries.length, 3);
 });
 
-Deno.test("OrderedQueue.restore() round-trips a snapshot with every record pending again (§7.1 rule 5)", () => {
+Deno.test("OrderedQueue.restore() round-trips a snapshot with every record pending again", () => {
   const queue = new OrderedQueue<string, number>(4);
   queue.put({ id: 1, timestamp: 0, value: "a" });
   queue.put({ watermark: 0 });
@@ -229,7 +229,7 @@ Deno.test("OrderedQueue.restore() rejects bad snapshots naming the field and lea
   assert.deepEqual(queue.snapshot(), before);
 });
 
-Deno.test("OrderedQueue emits records and watermarks in arrival order for any completion order (property, §7.1 rule 6)", () => {
+Deno.test("OrderedQueue emits records and watermarks in arrival order for any completion order (property)", () => {
   const entryKinds = fc.array(fc.boolean(), { minLength: 1, maxLength: 30 });
   fc.assert(
     fc.property(entryKinds, fc.infiniteStream(fc.nat()), (isRecord, picks) => {

@@ -5,7 +5,7 @@ import {
   type SegmentedQueueSnapshot,
 } from "../../src/async/segmented_queue.ts";
 
-/** Pops until `null`, as the operator does after each watermark or completion (§7.2 rule 11). */
+/** Pops until `null`, as the operator does after each watermark or completion. */
 function drain<K>(queue: SegmentedQueue<K>): number[] {
   const popped: number[] = [];
   for (
@@ -22,7 +22,7 @@ function lastSegment<K>(queue: SegmentedQueue<K>): [K, number][] {
   return queue.snapshot().segments.at(-1) ?? [];
 }
 
-Deno.test("SegmentedQueue.addKeyToLastSegment() puts both keys in the last segment (§7.2 SegmentedQueueTest)", () => {
+Deno.test("SegmentedQueue.addKeyToLastSegment() puts both keys in the last segment (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   queue.addKeyToLastSegment("k2");
@@ -30,7 +30,7 @@ Deno.test("SegmentedQueue.addKeyToLastSegment() puts both keys in the last segme
   assert.deepEqual(lastSegment(queue), [["k1", 1], ["k2", 1]]);
 });
 
-Deno.test("SegmentedQueue.addKeyToLastSegment() after a watermark puts the keys in the segment after it (§7.2 SegmentedQueueTest)", () => {
+Deno.test("SegmentedQueue.addKeyToLastSegment() after a watermark puts the keys in the segment after it (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addWatermark(1000);
   queue.addKeyToLastSegment("k1");
@@ -39,7 +39,7 @@ Deno.test("SegmentedQueue.addKeyToLastSegment() after a watermark puts the keys 
   assert.deepEqual(queue.snapshot().segments[0], []);
 });
 
-Deno.test("SegmentedQueue.removeKey() returns true and removes only that key (§7.2 SegmentedQueueTest)", () => {
+Deno.test("SegmentedQueue.removeKey() returns true and removes only that key (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   queue.addKeyToLastSegment("k2");
@@ -47,7 +47,7 @@ Deno.test("SegmentedQueue.removeKey() returns true and removes only that key (§
   assert.deepEqual(lastSegment(queue), [["k2", 1]]);
 });
 
-Deno.test("SegmentedQueue.removeKey() returns false for a key on an empty queue (§7.2 SegmentedQueueTest)", () => {
+Deno.test("SegmentedQueue.removeKey() returns false for a key on an empty queue (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   assert.equal(queue.removeKey("nonExistentKey"), false);
   queue.addKeyToLastSegment("k1");
@@ -55,7 +55,7 @@ Deno.test("SegmentedQueue.removeKey() returns false for a key on an empty queue 
   assert.equal(queue.inFlight, 1);
 });
 
-Deno.test("SegmentedQueue.addWatermark() after a key makes two segments and one pending watermark (§7.2 SegmentedQueueTest, rule 7)", () => {
+Deno.test("SegmentedQueue.addWatermark() after a key makes two segments and one pending watermark (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   assert.equal(queue.segmentCount, 1);
@@ -64,7 +64,7 @@ Deno.test("SegmentedQueue.addWatermark() after a key makes two segments and one 
   assert.equal(queue.heldWatermarks, 1);
 });
 
-Deno.test("SegmentedQueue.popOldestWatermark() returns the oldest of two watermarks and keeps the other (§7.2 SegmentedQueueTest)", () => {
+Deno.test("SegmentedQueue.popOldestWatermark() returns the oldest of two watermarks and keeps the other (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addWatermark(1000);
   queue.addWatermark(2000);
@@ -73,7 +73,7 @@ Deno.test("SegmentedQueue.popOldestWatermark() returns the oldest of two waterma
   assert.equal(queue.oldestHeldWatermark(), 2000);
 });
 
-Deno.test("SegmentedQueue.popOldestWatermark() returns null while a key before the watermark is in flight (§7.2 SegmentedQueueTest, rule 8)", () => {
+Deno.test("SegmentedQueue.popOldestWatermark() returns null while a key before the watermark is in flight (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   queue.addWatermark(1000);
@@ -81,13 +81,13 @@ Deno.test("SegmentedQueue.popOldestWatermark() returns null while a key before t
   assert.equal(queue.heldWatermarks, 1);
 });
 
-Deno.test("SegmentedQueue.popOldestWatermark() returns null on an empty queue (§7.2 SegmentedQueueTest)", () => {
+Deno.test("SegmentedQueue.popOldestWatermark() returns null on an empty queue (SegmentedQueueTest)", () => {
   const queue = new SegmentedQueue<string>();
   assert.equal(queue.popOldestWatermark(), null);
   assert.equal(queue.segmentCount, 0);
 });
 
-Deno.test("SegmentedQueue follows the complex sequence step by step (§7.2 SegmentedQueueTest complex)", () => {
+Deno.test("SegmentedQueue follows the complex sequence step by step (SegmentedQueueTest complex)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addWatermark(1000);
   queue.addWatermark(1001);
@@ -111,7 +111,7 @@ Deno.test("SegmentedQueue follows the complex sequence step by step (§7.2 Segme
   assert.equal(queue.inFlight, 1); // k5, after the last watermark
 });
 
-Deno.test("SegmentedQueue releases both watermarks only when the last key before the first finishes (§7.2 EventRouterTest, rules 11–12)", () => {
+Deno.test("SegmentedQueue releases both watermarks only when the last key before the first finishes (EventRouterTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   queue.addKeyToLastSegment("k2");
@@ -128,7 +128,7 @@ Deno.test("SegmentedQueue releases both watermarks only when the last key before
   assert.deepEqual(drain(queue), [100, 200]);
 });
 
-Deno.test("SegmentedQueue holds a watermark until its one key finishes, then releases it (§7.2 EventRouterTest, rules 11–12)", () => {
+Deno.test("SegmentedQueue holds a watermark until its one key finishes, then releases it (EventRouterTest)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   queue.addWatermark(100);
@@ -137,14 +137,14 @@ Deno.test("SegmentedQueue holds a watermark until its one key finishes, then rel
   assert.deepEqual(drain(queue), [100]);
 });
 
-Deno.test("SegmentedQueue.addWatermark() on an empty queue is poppable at once (§7.2 rule 9, fixed)", () => {
+Deno.test("SegmentedQueue.addWatermark() on an empty queue is poppable at once (fixed)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addWatermark(1000);
   assert.equal(queue.popOldestWatermark(), 1000);
   assert.equal(queue.heldWatermarks, 0);
 });
 
-Deno.test("SegmentedQueue does not let keys added after a watermark on an empty queue hold it back (§7.2 rule 9, fixed: Flink Agents would)", () => {
+Deno.test("SegmentedQueue does not let keys added after a watermark on an empty queue hold it back (fixed: Flink Agents would)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addWatermark(1000);
   queue.addKeyToLastSegment("k1");
@@ -156,7 +156,7 @@ Deno.test("SegmentedQueue does not let keys added after a watermark on an empty 
   assert.equal(queue.popOldestWatermark(), 2000);
 });
 
-Deno.test("SegmentedQueue.addWatermark() after everything was popped is poppable at once (§7.2 rule 9, fixed)", () => {
+Deno.test("SegmentedQueue.addWatermark() after everything was popped is poppable at once (fixed)", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("k1");
   queue.addWatermark(100);
@@ -167,7 +167,7 @@ Deno.test("SegmentedQueue.addWatermark() after everything was popped is poppable
   assert.deepEqual(drain(queue), [200]);
 });
 
-Deno.test("SegmentedQueue.removeKey() decrements the oldest segment holding the key (§7.2 rule 6)", () => {
+Deno.test("SegmentedQueue.removeKey() decrements the oldest segment holding the key", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("A");
   queue.addWatermark(1);
@@ -177,7 +177,7 @@ Deno.test("SegmentedQueue.removeKey() decrements the oldest segment holding the 
   assert.equal(queue.popOldestWatermark(), 1);
 });
 
-Deno.test("SegmentedQueue lets a slow key A hold back the watermark while key B finishes, and not key A's later record (seed 002 §2.0)", () => {
+Deno.test("SegmentedQueue lets a slow key A hold back the watermark while key B finishes, and not key A's later record", () => {
   const queue = new SegmentedQueue<string>();
   queue.addKeyToLastSegment("UserA"); // A1: slow model call
   queue.addKeyToLastSegment("UserB"); // B1: quick
@@ -342,7 +342,7 @@ Deno.test("SegmentedQueue.restore() accepts infinite watermarks", () => {
   assert.deepEqual(drain(queue), [-Infinity, Infinity]);
 });
 
-Deno.test("SegmentedQueue.rebuild() puts every in-flight key in the first segment (§7.2 rule 14, seed 002 §2.2)", () => {
+Deno.test("SegmentedQueue.rebuild() puts every in-flight key in the first segment", () => {
   const queue = SegmentedQueue.rebuild(["a", "b", "a"]);
   assert.deepEqual(queue.snapshot(), {
     segments: [[["a", 2], ["b", 1]]],
@@ -352,7 +352,7 @@ Deno.test("SegmentedQueue.rebuild() puts every in-flight key in the first segmen
   assert.equal(queue.heldWatermarks, 0);
 });
 
-Deno.test("SegmentedQueue.rebuild() makes the first replayed watermark wait for the recovered keys (§7.2 rule 14)", () => {
+Deno.test("SegmentedQueue.rebuild() makes the first replayed watermark wait for the recovered keys", () => {
   const queue = SegmentedQueue.rebuild(["a", "b"]);
   queue.addWatermark(100);
   queue.addKeyToLastSegment("a"); // a replayed record after the watermark
@@ -363,7 +363,7 @@ Deno.test("SegmentedQueue.rebuild() makes the first replayed watermark wait for 
   assert.equal(queue.inFlight, 1);
 });
 
-Deno.test("SegmentedQueue.rebuild() with no keys gives an empty queue (§7.2 rule 14)", () => {
+Deno.test("SegmentedQueue.rebuild() with no keys gives an empty queue", () => {
   const queue = SegmentedQueue.rebuild<string>([]);
   assert.equal(queue.segmentCount, 0);
   queue.addWatermark(3);
@@ -375,7 +375,7 @@ type Op =
   | { watermark: true }
   | { finish: string };
 
-Deno.test("SegmentedQueue releases each watermark exactly when every record before it has finished (property, §7.2 rules 4–8, 11–12)", () => {
+Deno.test("SegmentedQueue releases each watermark exactly when every record before it has finished (property)", () => {
   const key = fc.constantFrom("a", "b", "c");
   const op: fc.Arbitrary<Op> = fc.oneof(
     key.map((k) => ({ add: k })),

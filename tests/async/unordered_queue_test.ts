@@ -21,7 +21,7 @@ function tableQueue(): UnorderedQueue<string, number> {
   return queue;
 }
 
-Deno.test("UnorderedQueue follows the capacity-8 table: records leave as completed, never across a watermark (§7.1 UnorderedStreamElementQueueTest)", () => {
+Deno.test("UnorderedQueue follows the capacity-8 table: records leave as completed, never across a watermark (UnorderedStreamElementQueueTest)", () => {
   const queue = tableQueue();
   assert.equal(queue.size, 8);
   assert.equal(queue.isFull, true);
@@ -57,7 +57,7 @@ Deno.test("UnorderedQueue follows the capacity-8 table: records leave as complet
   assert.equal(queue.isEmpty, true);
 });
 
-Deno.test("UnorderedQueue passes a watermark straight through an empty queue (§7.1 rule 2)", () => {
+Deno.test("UnorderedQueue passes a watermark straight through an empty queue", () => {
   const queue = new UnorderedQueue<string, number>(1);
   assert.equal(queue.put({ watermark: 5 }), true);
   assert.deepEqual(queue.pollEmittable(), wm(5));
@@ -66,7 +66,7 @@ Deno.test("UnorderedQueue passes a watermark straight through an empty queue (§
   assert.deepEqual(queue.pollEmittable(), wm(6));
 });
 
-Deno.test("UnorderedQueue.pollEmittable() returns one element per call (§7.1 rule 3)", () => {
+Deno.test("UnorderedQueue.pollEmittable() returns one element per call", () => {
   const queue = new UnorderedQueue<string, number>(4);
   queue.put({ id: 1, timestamp: 0, value: "a" });
   queue.put({ id: 2, timestamp: 1, value: "b" });
@@ -78,7 +78,7 @@ Deno.test("UnorderedQueue.pollEmittable() returns one element per call (§7.1 ru
   assert.equal(queue.pollEmittable(), null);
 });
 
-Deno.test("UnorderedQueue stamps the outputs with the input record's timestamp, for zero or many outputs (§7.1 rule 4)", () => {
+Deno.test("UnorderedQueue stamps the outputs with the input record's timestamp, for zero or many outputs", () => {
   const queue = new UnorderedQueue<string, number>(4);
   queue.put({ id: 1, timestamp: 500, value: "a" });
   queue.put({ id: 2, timestamp: -Infinity, value: "b" });
@@ -90,7 +90,7 @@ Deno.test("UnorderedQueue stamps the outputs with the input record's timestamp, 
   ]);
 });
 
-Deno.test("UnorderedQueue emits the records of one segment in completion order (§7.1 rule 9)", () => {
+Deno.test("UnorderedQueue emits the records of one segment in completion order", () => {
   const queue = new UnorderedQueue<string, number>(8);
   for (let id = 1; id <= 4; id++) {
     queue.put({ id, timestamp: id, value: `R${id}` });
@@ -102,7 +102,7 @@ Deno.test("UnorderedQueue emits the records of one segment in completion order (
   );
 });
 
-Deno.test("UnorderedQueue keeps consecutive watermarks in order and records after them behind them (§7.1 rules 7–8)", () => {
+Deno.test("UnorderedQueue keeps consecutive watermarks in order and records after them behind them", () => {
   const queue = new UnorderedQueue<string, number>(8);
   queue.put({ id: 1, timestamp: 0, value: "a" });
   queue.put({ watermark: 1 });
@@ -120,12 +120,12 @@ Deno.test("UnorderedQueue keeps consecutive watermarks in order and records afte
   assert.equal(queue.isEmpty, true);
 });
 
-Deno.test("UnorderedQueue drops a drained first segment so the next watermark can leave (§7.1 rule 9)", () => {
+Deno.test("UnorderedQueue drops a drained first segment so the next watermark can leave", () => {
   const queue = new UnorderedQueue<string, number>(8);
   queue.put({ id: 1, timestamp: 0, value: "a" });
   queue.complete(1, [1]);
   assert.deepEqual(pollAll(queue), [rec(1, [1], 0)]);
-  // The drained segment is the last one: the watermark reuses it (rule 8).
+  // The drained segment is the last one: the watermark reuses it.
   queue.put({ watermark: 1 });
   queue.put({ id: 2, timestamp: 2, value: "b" });
   assert.deepEqual(queue.pollEmittable(), wm(1));
@@ -133,7 +133,7 @@ Deno.test("UnorderedQueue drops a drained first segment so the next watermark ca
   assert.deepEqual(pollAll(queue), [rec(2, [2], 2)]);
 });
 
-Deno.test("UnorderedQueue.put() returns false when full, counting watermarks, and accepts again after a poll (§7.1 rule 1)", () => {
+Deno.test("UnorderedQueue.put() returns false when full, counting watermarks, and accepts again after a poll", () => {
   const queue = new UnorderedQueue<string, number>(2);
   assert.equal(queue.put({ id: 1, timestamp: 0, value: "a" }), true);
   assert.equal(queue.put({ watermark: 0 }), true);
@@ -151,7 +151,7 @@ Deno.test("UnorderedQueue.put() returns false when full, counting watermarks, an
   assert.equal(queue.isFull, false);
 });
 
-Deno.test("UnorderedQueue.complete() ignores a second completion of the same record (§7.1 rule 10)", () => {
+Deno.test("UnorderedQueue.complete() ignores a second completion of the same record", () => {
   const queue = new UnorderedQueue<string, number>(4);
   queue.put({ id: 1, timestamp: 0, value: "a" });
   queue.put({ watermark: 0 });
@@ -191,7 +191,7 @@ Deno.test("UnorderedQueue rejects a capacity that is not a positive safe integer
   });
 });
 
-Deno.test("UnorderedQueue.snapshot() lists every entry segment by segment in arrival order (§7.1 rule 5)", () => {
+Deno.test("UnorderedQueue.snapshot() lists every entry segment by segment in arrival order", () => {
   const queue = tableQueue();
   queue.complete(4, [14]);
   queue.complete(3, [13]);
@@ -210,7 +210,7 @@ Deno.test("UnorderedQueue.snapshot() lists every entry segment by segment in arr
   });
 });
 
-Deno.test("UnorderedQueue.restore() round-trips a snapshot, re-segmented, with every record pending again (§7.1 rule 5)", () => {
+Deno.test("UnorderedQueue.restore() round-trips a snapshot, re-segmented, with every record pending again", () => {
   const queue = tableQueue();
   queue.complete(6, [16]);
   const snapshot = structuredClone(queue.snapshot());
@@ -345,7 +345,7 @@ Deno.test("UnorderedQueue emits s1–s3, then w1, then s4, then w2, then s5/s6, 
           at += group.length;
         }
         assert.equal(out.length, layout.length);
-        // Inside a segment, completion order is kept (rule 9).
+        // Inside a segment, completion order is kept.
         const pos = (id: number) => completionOrder.indexOf(id);
         const s123 = out.slice(0, 3);
         assert.deepEqual(s123, [...s123].sort((a, b) => pos(a) - pos(b)));
@@ -359,7 +359,7 @@ type Op =
   | { complete: number }
   | { poll: true };
 
-Deno.test("UnorderedQueue never moves a record across a watermark and emits every record once, for any interleaving (property, §7.1 rules 1, 7–10)", () => {
+Deno.test("UnorderedQueue never moves a record across a watermark and emits every record once, for any interleaving (property)", () => {
   const op: fc.Arbitrary<Op> = fc.oneof(
     {
       arbitrary: fc.constantFrom("record" as const, "watermark" as const).map((

@@ -6,7 +6,7 @@ import {
   tokenFromEnv,
 } from "../../src/cli/serve_guards.ts";
 
-Deno.test("tokenFromEnv() refuses WEIR_TOKEN set but empty or blank, naming it (issue 16)", () => {
+Deno.test("tokenFromEnv() refuses WEIR_TOKEN set but empty or blank, naming it", () => {
   assert.equal(tokenFromEnv(undefined), undefined);
   assert.equal(tokenFromEnv("s3cret"), "s3cret");
   for (const value of ["", "  ", "\t"]) {
@@ -17,7 +17,7 @@ Deno.test("tokenFromEnv() refuses WEIR_TOKEN set but empty or blank, naming it (
   }
 });
 
-Deno.test("exposureWarning() warns about any non-loopback host without a token, only then (issue 16)", () => {
+Deno.test("exposureWarning() warns about any non-loopback host without a token, only then", () => {
   for (const host of ["0.0.0.0", "::", "192.168.1.20", "example.com"]) {
     assert.match(exposureWarning(host, undefined) ?? "", /WITHOUT A TOKEN/);
     assert.equal(exposureWarning(host, "s3cret"), null);
@@ -27,7 +27,7 @@ Deno.test("exposureWarning() warns about any non-loopback host without a token, 
   }
 });
 
-Deno.test("allowedHostsFor() guards a loopback host without a token only (issue 16)", () => {
+Deno.test("allowedHostsFor() guards a loopback host without a token only", () => {
   assert.deepEqual(allowedHostsFor("127.0.0.1", 8000, undefined), [
     "localhost:8000",
     "127.0.0.1:8000",
@@ -37,7 +37,7 @@ Deno.test("allowedHostsFor() guards a loopback host without a token only (issue 
   assert.equal(allowedHostsFor("0.0.0.0", 8000, undefined), undefined);
 });
 
-Deno.test("allowedHostsFor() also allows the loopback address the service is bound to (issue 16)", () => {
+Deno.test("allowedHostsFor() also allows the loopback address the service is bound to", () => {
   const loopback = ["localhost:8000", "127.0.0.1:8000", "[::1]:8000"];
   assert.deepEqual(allowedHostsFor("127.0.0.2", 8000, undefined), [
     ...loopback,
@@ -63,7 +63,7 @@ Deno.test("probeStore() passes on a writable store and leaves nothing behind", a
   }
 });
 
-Deno.test("probeStore() fails on a store that cannot be written, naming it and the cause (issue 16)", async () => {
+Deno.test("probeStore() fails on a store that cannot be written, naming it and the cause", async () => {
   const kv = await Deno.openKv(":memory:");
   kv.close(); // reads and writes now fail, as on a read-only file
   await assert.rejects(probeStore(kv, "./.weir/weir.sqlite"), {

@@ -57,7 +57,7 @@ Deno.test("parseSettingFlags() refuses a parallelism the job cannot run at, nami
   });
 });
 
-Deno.test("--error-policy is read, given back to workers, and refused when it is not a policy (issue 16)", () => {
+Deno.test("--error-policy is read, given back to workers, and refused when it is not a policy", () => {
   const read = parseSettingFlags({ "error-policy": "fail" });
   assert.equal(read.errorPolicy, "fail");
   assert.deepEqual(settingFlags(read), ["--error-policy", "fail"]);

@@ -1,4 +1,4 @@
-// Ctrl-C on a job of the local runtime (issue 16): a clean stop takes a
+// Ctrl-C on a job of the local runtime: a clean stop takes a
 // final checkpoint and exits 0; a stop as a record fails, or a final
 // checkpoint whose drain fails on a record, takes none past the record,
 // says where the next start resumes, and exits 1.
@@ -94,7 +94,7 @@ Deno.test("stopLocalJob() stops a job at a final checkpoint and returns 0", asyn
   ]);
 });
 
-Deno.test("stopLocalJob() takes no final checkpoint of a job stopped as a record failed, says where the next start resumes, and returns 1 (issue 16)", async () => {
+Deno.test("stopLocalJob() takes no final checkpoint of a job stopped as a record failed, says where the next start resumes, and returns 1", async () => {
   const clock = new ManualClock(0);
   let job: LocalJob | null = null;
   const { env, store } = numbers(clock, {
@@ -123,7 +123,7 @@ Deno.test("stopLocalJob() takes no final checkpoint of a job stopped as a record
   );
 });
 
-Deno.test("stopLocalJob() takes no final checkpoint when a window fails as the final checkpoint drains the job, and returns 1 (issue 16)", async () => {
+Deno.test("stopLocalJob() takes no final checkpoint when a window fails as the final checkpoint drains the job, and returns 1", async () => {
   const clock = new ManualClock(0);
   let job: LocalJob | null = null;
   const { env, store } = numbers(clock, {

@@ -1,4 +1,4 @@
-// Seed 000 §5.1: four source partitions, one silent. Without idleness the
+// Four source partitions, one silent. Without idleness the
 // silent partition holds event time at -Infinity and no window fires; with
 // withIdleness it is left out after the timeout; when it speaks again it
 // holds the watermark back again.
@@ -91,14 +91,14 @@ function windowWatermark(runtime: LocalRuntime): number {
   );
 }
 
-Deno.test("A silent partition holds every window back when idleness is not configured (seed 000 §5.1)", () => {
+Deno.test("A silent partition holds every window back when idleness is not configured", () => {
   const { clock, runtime, fired } = build(null, null);
   advance(clock, runtime, 40_000);
   assert.equal(fired.length, 0);
   assert.equal(windowWatermark(runtime), -Infinity);
 });
 
-Deno.test("withIdleness leaves a silent partition out after the timeout and windows fire (seed 000 §5.1)", () => {
+Deno.test("withIdleness leaves a silent partition out after the timeout and windows fire", () => {
   const { clock, runtime, fired } = build(5_000, null);
   advance(clock, runtime, 13_000);
   // Partition 3 is idle after 5 s + up to 3 probes; the first window ends at
@@ -111,7 +111,7 @@ Deno.test("withIdleness leaves a silent partition out after the timeout and wind
   );
 });
 
-Deno.test("A partition that resumes holds the watermark back again until it catches up or goes idle (seed 000 §5.1)", () => {
+Deno.test("A partition that resumes holds the watermark back again until it catches up or goes idle", () => {
   const { clock, runtime } = build(5_000, 20_000);
   advance(clock, runtime, 19_900);
   const before = windowWatermark(runtime);

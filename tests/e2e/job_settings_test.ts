@@ -81,7 +81,7 @@ Deno.test("deno task dev refuses a job file setting that does not exist, and a b
   await Deno.remove(dir, { recursive: true });
 });
 
-Deno.test("deno task dev refuses a settings flag in the demo and durable modes, whose jobs have settings of their own, naming it (issue 16)", async () => {
+Deno.test("deno task dev refuses a settings flag in the demo and durable modes, whose jobs have settings of their own, naming it", async () => {
   const demo = new Dev(["demo", "--error-policy", "fail"]);
   assert.equal(await demo.exit(), 1);
   assert.match(

@@ -4,7 +4,7 @@
 // app with POST /tick; bad flags are refused naming the flag.
 
 import assert from "node:assert/strict";
-import { readAppendLog } from "../../src/mod.ts";
+import { readAppendLog } from "../../src/connectors/mod.ts";
 import {
   expectedCounts,
   OUTPUT,

@@ -1,11 +1,10 @@
 // Three local processes run one job on the KV runtime, sharing a KV file.
 // One is killed (SIGKILL) or paused (SIGSTOP) mid-run: the others take its
 // actors over when its leases expire, a paused one is fenced when it wakes,
-// and the output equals the brute-force counts with no duplicates (DESIGN
-// "KV runtime", issue 8's acceptance).
+// and the output equals the brute-force counts with no duplicates.
 
 import assert from "node:assert/strict";
-import { readAppendLog } from "../../src/mod.ts";
+import { readAppendLog } from "../../src/connectors/mod.ts";
 import {
   expectedCounts,
   OUTPUT,

@@ -5,7 +5,7 @@
 // crash restarts from the latest checkpoint at the processing time it was
 // taken, so the script replays on the same schedule; the main output and
 // the late records must be the failure-free run's, record for record
-// (DESIGN "Checkpoints and recovery": persist snapshots everything that
+// (persist snapshots everything that
 // decides event time, so a restart at the same processing time gives
 // identical output).
 

@@ -1,4 +1,4 @@
-// Issue 16, "no record can kill a job", on the command line: a job whose
+// No record can kill a job, on the command line: a job whose
 // durable log holds a record its key selector cannot take (before, every
 // start replayed it from the log and died again, `--restore none`
 // included) runs to its end and keeps serving, with every other record
@@ -79,7 +79,7 @@ async function seeded(): Promise<string> {
   return store;
 }
 
-Deno.test("deno task dev: a poison record in the durable log is set aside and the job finishes; a restart changes nothing and lists the letter once (issue 16)", async () => {
+Deno.test("deno task dev: a poison record in the durable log is set aside and the job finishes; a restart changes nothing and lists the letter once", async () => {
   const store = await seeded();
   const lines = await runToEnd(store, []);
   assert.match(lines.join("\n"), /errorPolicy "dead-letter" \(default\)/);
@@ -105,7 +105,7 @@ Deno.test("deno task dev: a poison record in the durable log is set aside and th
   assert.deepEqual(await read(store), first);
 });
 
-Deno.test("deno task dev --error-policy fail: the job restarts once, quarantines the poison record, and the next process quarantines it at once (issue 16)", async () => {
+Deno.test("deno task dev --error-policy fail: the job restarts once, quarantines the poison record, and the next process quarantines it at once", async () => {
   const store = await seeded();
   const lines = await runToEnd(store, ["--error-policy", "fail"]);
   assert.match(lines.join("\n"), /errorPolicy "fail" \(command line\)/);

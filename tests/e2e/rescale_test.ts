@@ -1,8 +1,8 @@
 // Rescaling: a job checkpointed at parallelism 2 crashes and is restored
 // at parallelism 3 or 1 (keyed windows by key group, read positions by
 // partition, pending sink transactions handed over); the committed output
-// equals a failure-free run at parallelism 2 (DESIGN "Checkpoints and
-// recovery", Flink's rescaling from a checkpoint).
+// equals a failure-free run at parallelism 2 (Flink's
+// rescaling from a checkpoint).
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";

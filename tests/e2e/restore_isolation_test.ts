@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { KvLog } from "../../src/connectors/sources/kv_log.ts";
-import { readAppendLog } from "../../src/mod.ts";
+import { readAppendLog } from "../../src/connectors/mod.ts";
 import {
   expectedCounts,
   OUTPUT,

@@ -9,12 +9,9 @@
 // exiting, state in the KV file), never for a time.
 
 import assert from "node:assert/strict";
-import {
-  CheckpointStore,
-  KvStorage,
-  ManualClock,
-  readTable,
-} from "../../src/mod.ts";
+import { KvStorage, ManualClock } from "../../src/mod.ts";
+import { CheckpointStore } from "../../src/actors/mod.ts";
+import { readTable } from "../../src/connectors/mod.ts";
 import {
   durableCountsJob,
   TABLE_NAME,

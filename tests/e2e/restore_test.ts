@@ -1,6 +1,6 @@
 // Crash and restore: the runtime is dropped between any two steps, a new one
 // starts from the latest complete checkpoint, and the committed output equals
-// a failure-free run (reference §6, DESIGN "Checkpoints and recovery").
+// a failure-free run.
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";
@@ -91,7 +91,7 @@ for (const mode of ["persist", "replay"] as const) {
   });
 }
 
-Deno.test("A restore refuses a checkpoint of another job, naming what differs (seed 004 §4.3)", async () => {
+Deno.test("A restore refuses a checkpoint of another job, naming what differs", async () => {
   const clock = new ManualClock(0);
   const storage = new MemoryStorage();
   const table = new ExternalTable<string>();

@@ -1,4 +1,4 @@
-// What `deno task dev` checks before it serves (issue 16): a WEIR_TOKEN set
+// What `deno task dev` checks before it serves: a WEIR_TOKEN set
 // but empty, a host other machines can reach without a token, requests for
 // another Host while it has no token (DNS rebinding), and a store that
 // opens but cannot be written. Each test waits for what the process says,
@@ -61,7 +61,7 @@ async function statusFor(port: number, host: string): Promise<number> {
   }
 }
 
-Deno.test("main.ts refuses WEIR_TOKEN set but empty, with exit code 1 and before serving (issue 16)", async () => {
+Deno.test("main.ts refuses WEIR_TOKEN set but empty, with exit code 1 and before serving", async () => {
   await inTempDir(async (dir) => {
     const dev = new Dev(
       ["--port", String(freePort()), "--store", `${dir}/weir.sqlite`],
@@ -77,7 +77,7 @@ Deno.test("main.ts refuses WEIR_TOKEN set but empty, with exit code 1 and before
   });
 });
 
-Deno.test("main.ts warns loudly when it serves a non-loopback host without a token, and not with one (issue 16)", async () => {
+Deno.test("main.ts warns loudly when it serves a non-loopback host without a token, and not with one", async () => {
   await inTempDir(async (dir) => {
     const args = ["--host", "0.0.0.0", "--store", `${dir}/weir.sqlite`];
     const open = new Dev([...args, "--port", String(freePort())]);
@@ -95,7 +95,7 @@ Deno.test("main.ts warns loudly when it serves a non-loopback host without a tok
   });
 });
 
-Deno.test("main.ts on 127.0.0.1 without a token answers 403 to a request for another Host (issue 16)", async () => {
+Deno.test("main.ts on 127.0.0.1 without a token answers 403 to a request for another Host", async () => {
   await inTempDir(async (dir) => {
     // Port 0: the host check must use the port actually bound.
     const dev = new Dev(["--port", "0", "--store", `${dir}/weir.sqlite`]);
@@ -110,7 +110,7 @@ Deno.test("main.ts on 127.0.0.1 without a token answers 403 to a request for ano
   });
 });
 
-Deno.test("main.ts refuses a store that opens but cannot be written, with exit code 1 and before serving (issue 16)", async () => {
+Deno.test("main.ts refuses a store that opens but cannot be written, with exit code 1 and before serving", async () => {
   await inTempDir(async (dir) => {
     const store = `${dir}/weir.sqlite`;
     const kv = await Deno.openKv(store);

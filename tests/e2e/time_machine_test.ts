@@ -1,4 +1,4 @@
-// Seed 004 §5.2: the four test groups of the deterministic "time machine"
+// The four test groups of the deterministic "time machine"
 // source, through the DataStream API. One-minute tumbling windows counted
 // over events one second apart, with 5 s of bounded out-of-orderness.
 
@@ -62,7 +62,7 @@ async function run(script: ScriptStep<Event>[]): Promise<{
   return { fired, env };
 }
 
-Deno.test("time machine A (baseline): the 14:00 window fires once the watermark passes 14:01, about 5 s later (seed 004 §5.2)", async () => {
+Deno.test("time machine A (baseline): the 14:00 window fires once the watermark passes 14:01, about 5 s later", async () => {
   const { fired } = await run([...range(0, 70).map((s) => event(s)), {
     at: 80_000,
     end: true,
@@ -84,7 +84,7 @@ Deno.test("time machine A (baseline): the 14:00 window fires once the watermark 
   );
 });
 
-Deno.test("time machine B (late record): a record 30 s late is still counted while its window is open (seed 004 §5.2)", async () => {
+Deno.test("time machine B (late record): a record 30 s late is still counted while its window is open", async () => {
   const { fired } = await run([
     ...range(0, 59).map((s) => event(s)),
     event(30, 60_000),
@@ -95,7 +95,7 @@ Deno.test("time machine B (late record): a record 30 s late is still counted whi
   assert.ok(fired[0].at <= 65_200);
 });
 
-Deno.test("time machine C (frozen watermark): a record back at 14:00:00 does not move the watermark, and the window waits (seed 004 §5.2)", async () => {
+Deno.test("time machine C (frozen watermark): a record back at 14:00:00 does not move the watermark, and the window waits", async () => {
   const clock = new ManualClock(0);
   const env = new StreamEnvironment({ jobName: "frozen", clock });
   const fired: TimedRecord<number>[] = [];
@@ -128,7 +128,7 @@ Deno.test("time machine C (frozen watermark): a record back at 14:00:00 does not
   assert.deepEqual(fired.map((f) => [f.value, f.at]), [[61, 120_000]]);
 });
 
-Deno.test("time machine D (window jump): an event 5 minutes ahead fires the 14:00 window at once, and only it (seed 004 §5.2)", async () => {
+Deno.test("time machine D (window jump): an event 5 minutes ahead fires the 14:00 window at once, and only it", async () => {
   const { fired } = await run([
     ...range(0, 59).map((s) => event(s)),
     event(300, 60_000),

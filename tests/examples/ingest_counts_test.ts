@@ -4,7 +4,7 @@ import { createJobContext, StreamEnvironment } from "../../src/mod.ts";
 import { ManualClock } from "../../src/time/mod.ts";
 import ingestCounts from "../../examples/ingest_counts.ts";
 
-Deno.test("examples/ingest_counts.ts: its stream refuses a record without the key it keys by, at the door (issue 16)", async () => {
+Deno.test("examples/ingest_counts.ts: its stream refuses a record without the key it keys by, at the door", async () => {
   using kv = await Deno.openKv(":memory:");
   const env = new StreamEnvironment({
     jobName: "ingest_counts",

@@ -156,7 +156,7 @@ Deno.test("onError() answers AtomicConflictError with a retryable 503 and no int
   assert.equal(logged.length, 1);
 });
 
-Deno.test("onError() answers PersistentKvError with a retryable 503 that names no internal keys (issue 16)", async () => {
+Deno.test("onError() answers PersistentKvError with a retryable 503 that names no internal keys", async () => {
   const app = throwing(
     new PersistentKvError(
       "Cannot recall an append of KvLog 'secret-log' as the database must answer",

@@ -1,4 +1,4 @@
-// The DNS-rebinding guard (issue 16): with allowedHosts set, a request for
+// The DNS-rebinding guard: with allowedHosts set, a request for
 // another host gets 403 before any route runs.
 
 import assert from "node:assert/strict";
@@ -15,7 +15,7 @@ function app(allowedHosts?: readonly string[]) {
   });
 }
 
-Deno.test("createApp() with allowedHosts answers 403 to a request for another host, on every route (issue 16)", async () => {
+Deno.test("createApp() with allowedHosts answers 403 to a request for another host, on every route", async () => {
   const guarded = app(loopbackHosts(8123));
   for (const url of ["/jobs", "/metrics", "/", "/ingest/clicks"]) {
     const res = await guarded.request(`http://evil.example:8123${url}`);
@@ -34,7 +34,7 @@ Deno.test("createApp() with allowedHosts answers 403 to a request for another ho
   );
 });
 
-Deno.test("createApp() with allowedHosts serves localhost, 127.0.0.1 and [::1] at the port, in any case (issue 16)", async () => {
+Deno.test("createApp() with allowedHosts serves localhost, 127.0.0.1 and [::1] at the port, in any case", async () => {
   const guarded = app(loopbackHosts(8123));
   for (
     const host of [

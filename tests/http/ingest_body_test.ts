@@ -1,4 +1,4 @@
-// Reading an ingest body: a body that stalls is timed out (issue 16).
+// Reading an ingest body: a body that stalls is timed out.
 // Deterministic: the stalled bodies below never deliver again, so the
 // configured deadline is always what ends the read; a safety net turns a
 // read that never ends into a failure instead of a hang.
@@ -49,7 +49,7 @@ async function settles<T>(promise: Promise<T>, what: string): Promise<T> {
 }
 
 ingestTest(
-  "POST /ingest/:stream answers 408 and cancels a body that stalls past bodyTimeoutMs, appending nothing (issue 16)",
+  "POST /ingest/:stream answers 408 and cancels a body that stalls past bodyTimeoutMs, appending nothing",
   async ({ app, log }) => {
     for (const first of [undefined, '[{"at":1767225600000},']) {
       const { body, cancelled } = stalled(first);
@@ -82,7 +82,7 @@ ingestTest(
 );
 
 ingestTest(
-  "POST /ingest/:stream reads a body that completes, whatever bodyTimeoutMs (issue 16)",
+  "POST /ingest/:stream reads a body that completes, whatever bodyTimeoutMs",
   async ({ app }) => {
     // A body delivered in several chunks, each once asked for.
     const chunks = ['[{"at":1767225600000}', ",", '{"at":1767225600001}]'];

@@ -1,4 +1,4 @@
-// The acceptance test of issue 16's exactly-once ingest: 16 clients send 200
+// Exactly-once ingest under concurrency: 16 clients send 200
 // events each, in batches, to two services ("processes": each its own app,
 // KvLog and Deno.Kv handle) sharing one KV file, so their appends really
 // race. A seeded random plan resends batches under the same Idempotency-Key,
@@ -118,7 +118,7 @@ async function send(tally: Tally, batch: Batch, app: Hono): Promise<Json> {
 
 Deno.test({
   name:
-    "POST /ingest/:stream appends each batch exactly once under 16 concurrent clients, two services on one KV file and resends (issue 16)",
+    "POST /ingest/:stream appends each batch exactly once under 16 concurrent clients, two services on one KV file and resends",
   sanitizeOps: true,
   sanitizeResources: true,
   async fn() {

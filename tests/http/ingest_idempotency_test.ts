@@ -1,6 +1,6 @@
 // POST /ingest/:stream with an Idempotency-Key (IETF
 // draft-ietf-httpapi-idempotency-key-header), and a batch appended whole
-// or not at all whatever the answer (issue 16).
+// or not at all whatever the answer.
 
 import assert from "node:assert/strict";
 import {
@@ -21,7 +21,7 @@ const batch = [
 ];
 
 ingestTest(
-  "POST /ingest/:stream appends a batch sent twice with one Idempotency-Key once and answers the repeat with the first offsets (issue 16)",
+  "POST /ingest/:stream appends a batch sent twice with one Idempotency-Key once and answers the repeat with the first offsets",
   async ({ app, log }) => {
     const headers = { "Idempotency-Key": "8e03978e-40d5-43e8-bc93" };
     const first = await postJson(app, batch, headers);
@@ -55,7 +55,7 @@ ingestTest(
 );
 
 ingestTest(
-  "POST /ingest/:stream answers 422 to an Idempotency-Key sent again with another body, appending nothing (issue 16)",
+  "POST /ingest/:stream answers 422 to an Idempotency-Key sent again with another body, appending nothing",
   async ({ app, log }) => {
     const headers = { "Idempotency-Key": "order-17" };
     assert.equal((await postJson(app, batch, headers)).status, 202);
@@ -80,7 +80,7 @@ ingestTest(
 );
 
 ingestTest(
-  "POST /ingest/:stream refuses an Idempotency-Key that is empty, too long, not printable ASCII or more than one (issue 16)",
+  "POST /ingest/:stream refuses an Idempotency-Key that is empty, too long, not printable ASCII or more than one",
   async ({ app, log }) => {
     for (
       const key of [
@@ -115,7 +115,7 @@ ingestTest(
 const seen: Observed[] = [];
 
 ingestTest(
-  "POST /ingest/:stream keeps an Idempotency-Key in the batch's own commit, for idempotencyTtlMs (issue 16)",
+  "POST /ingest/:stream keeps an Idempotency-Key in the batch's own commit, for idempotencyTtlMs",
   async ({ app }) => {
     const observed = seen.at(-1)!;
     const res = await postJson(app, batch, { "Idempotency-Key": "k1" });
@@ -141,7 +141,7 @@ ingestTest(
 let crash = false;
 
 ingestTest(
-  "POST /ingest/:stream that fails at its commit answers 503 and, as it did not land, leaves neither records nor its Idempotency-Key, so a retry appends once (issue 16)",
+  "POST /ingest/:stream that fails at its commit answers 503 and, as it did not land, leaves neither records nor its Idempotency-Key, so a retry appends once",
   async ({ app, log }) => {
     crash = true;
     const headers = { "Idempotency-Key": "retry-me" };
@@ -168,7 +168,7 @@ ingestTest(
 let loseAnswer = false;
 
 ingestTest(
-  "POST /ingest/:stream whose commit lands but loses its answer gets 202 as appended, not as a repeat, and the batch is stored once (issue 16)",
+  "POST /ingest/:stream whose commit lands but loses its answer gets 202 as appended, not as a repeat, and the batch is stored once",
   async ({ app, log }) => {
     loseAnswer = true;
     const headers = { "Idempotency-Key": "lost-answer" };
@@ -204,7 +204,7 @@ ingestTest(
 let lockedReads = 0;
 
 ingestTest(
-  "POST /ingest/:stream retries an Idempotency-Key lookup that SQLite's lock failed, and answers 503 leaving nothing when it stays locked (issue 16)",
+  "POST /ingest/:stream retries an Idempotency-Key lookup that SQLite's lock failed, and answers 503 leaving nothing when it stays locked",
   async ({ app, log }) => {
     lockedReads = 2;
     const headers = { "Idempotency-Key": "locked" };
@@ -235,7 +235,7 @@ ingestTest(
 let racing: ((n: number) => Promise<void>) | null = null;
 
 ingestTest(
-  "POST /ingest/:stream answers 503 when another process keeps winning the race, and leaves nothing behind (issue 16)",
+  "POST /ingest/:stream answers 503 when another process keeps winning the race, and leaves nothing behind",
   async ({ app, log, kv }) => {
     // Another appender commits to the stream just before each commit.
     const other = new KvLog<Record<string, unknown>>(kv, "clicks", {
@@ -268,7 +268,7 @@ ingestTest(
 );
 
 ingestTest(
-  "POST /ingest/:stream appends concurrent sends of one batch under one Idempotency-Key once (issue 16)",
+  "POST /ingest/:stream appends concurrent sends of one batch under one Idempotency-Key once",
   async ({ app, log }) => {
     const headers = { "Idempotency-Key": "burst" };
     const answers = await Promise.all(
@@ -301,7 +301,7 @@ ingestTest(
 );
 
 ingestTest(
-  "POST /ingest/:stream appends a 1 MiB body over 64 partitions with its Idempotency-Key as one append, and replays it (issue 16)",
+  "POST /ingest/:stream appends a 1 MiB body over 64 partitions with its Idempotency-Key as one append, and replays it",
   async ({ app, log }) => {
     const records = Array.from({ length: 4_800 }, (_, i) => ({
       at: AT + i,

@@ -1,4 +1,4 @@
-// /jobs through app.request() (STYLE rule 32): the job list and detail,
+// /jobs through app.request(): the job list and detail,
 // watermark history, checkpoints (trigger, conflict, token); the
 // server-sent event stream is in jobs_events_test.ts.
 

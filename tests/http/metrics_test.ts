@@ -1,4 +1,4 @@
-// /metrics through app.request() (STYLE rule 32): the Prometheus text
+// /metrics through app.request(): the Prometheus text
 // exposition format, infinities as -Inf/+Inf, escaped label values, and
 // `promtool check metrics` on a running job's output (skipped, with the
 // reason in its name, where promtool is not installed:

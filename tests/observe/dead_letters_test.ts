@@ -1,7 +1,6 @@
-// A job's dead letters over HTTP through app.request() (STYLE rule 32):
+// A job's dead letters over HTTP through app.request():
 // GET /jobs/:job/dead-letters, the count in the /jobs summary and the most
-// recent letters in /jobs/:job (DESIGN "Errors in user code and poison
-// records"); how LocalJobHandle finds the log, and the summary's cache.
+// recent letters in /jobs/:job; how LocalJobHandle finds the log, and the summary's cache.
 
 import assert from "node:assert/strict";
 import { Hono } from "hono";
@@ -254,7 +253,7 @@ Deno.test("readDeadLetters() answers null when the log cannot be read, and logs 
   assert.match(String(logged[0][0]), /dead letters of job 'clicks'/);
 });
 
-Deno.test("GET /jobs/:job shows what a failing actor is stuck on, on its subtask (issue 16)", async () => {
+Deno.test("GET /jobs/:job shows what a failing actor is stuck on, on its subtask", async () => {
   const clock = new ManualClock(T0);
   const env = new StreamEnvironment({ jobName: "clicks", clock });
   env.fromCollection([1, 2, 3]).map((n) => n * 2).sinkTo(timedSink(clock, []));

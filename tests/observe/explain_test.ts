@@ -1,5 +1,5 @@
-// GET /jobs/:job/explain: why a window has not fired, on the scenarios of
-// seed 000 §5.1 (a silent partition, timestamps in seconds, back-pressure).
+// GET /jobs/:job/explain: why a window has not fired, on the causes users
+// most often fight (a silent partition, timestamps in seconds, back-pressure).
 
 import assert from "node:assert/strict";
 import { Hono } from "hono";
@@ -37,7 +37,7 @@ interface Scenario {
   serviceBehindMs?: number;
 }
 
-/** Seed 000 §5.1: 4 partitions read by 2 source subtasks, a 10 s window per partition key. */
+/** 4 partitions read by 2 source subtasks, a 10 s window per partition key. */
 function build(scenario: Scenario) {
   const steps: ScriptStep<Click>[] = [];
   for (let s = 0; s <= 60; s++) {
@@ -110,7 +110,7 @@ async function explain(app: Hono, query: string) {
   return { status: res.status, body: await res.json() };
 }
 
-Deno.test("GET /jobs/:job/explain names the silent partition's channel and advises withIdleness (seed 000 §5.1)", async () => {
+Deno.test("GET /jobs/:job/explain names the silent partition's channel and advises withIdleness", async () => {
   const { app, advance } = build({
     active: [0, 1, 2],
     timestampOf: (s) => T0 + s * 1_000,
@@ -149,7 +149,7 @@ Deno.test("GET /jobs/:job/explain names the silent partition's channel and advis
   assert.doesNotMatch(advice, /seconds/);
 });
 
-Deno.test("GET /jobs/:job/explain says how long the minimum channel has not advanced when a partition falls silent (seed 000 §5.1)", async () => {
+Deno.test("GET /jobs/:job/explain says how long the minimum channel has not advanced when a partition falls silent", async () => {
   const { app, advance } = build({
     active: [0, 1, 2, 3],
     timestampOf: (s) => T0 + s * 1_000,
@@ -175,7 +175,7 @@ Deno.test("GET /jobs/:job/explain says how long the minimum channel has not adva
   assert.match(advice, /its partition may be silent — add withIdleness/);
 });
 
-Deno.test("GET /jobs/:job/explain reports a fired window once withIdleness leaves the silent partition out (seed 000 §5.1)", async () => {
+Deno.test("GET /jobs/:job/explain reports a fired window once withIdleness leaves the silent partition out", async () => {
   const { app, advance } = build({
     active: [0, 1, 2],
     timestampOf: (s) => T0 + s * 1_000,
@@ -193,7 +193,7 @@ Deno.test("GET /jobs/:job/explain reports a fired window once withIdleness leave
   assert.match(body.advice[0], /has passed the window's maxTimestamp/);
 });
 
-Deno.test("GET /jobs/:job/explain advises multiplying by 1000 when timestamps look like seconds (seed 000 §5.1)", async () => {
+Deno.test("GET /jobs/:job/explain advises multiplying by 1000 when timestamps look like seconds", async () => {
   const { app, advance } = build({
     active: [0, 1, 2, 3],
     timestampOf: (s) => T0 / 1_000 + s,

@@ -1,5 +1,6 @@
-// jobHealth() and GET /jobs/:job/health: seed 004 §4.1's health model and
-// one scripted scenario per cause users fight (seed 000 §5.1, seed 004 §3).
+// jobHealth() and GET /jobs/:job/health: the health model (watermark lag, drift
+// rate, late-record ratio, state size) and
+// one scripted scenario per cause users fight.
 
 import assert from "node:assert/strict";
 import { Hono } from "hono";
@@ -168,7 +169,7 @@ Deno.test("jobHealth() reports a healthy job as ok with no diagnosis", () => {
   assert.equal(report.operators[0].lateRecordRatio.value, null);
 });
 
-Deno.test("jobHealth() names a silent partition without idleness and advises withIdleness (seed 000 §5.1)", () => {
+Deno.test("jobHealth() names a silent partition without idleness and advises withIdleness", () => {
   const { advance, health } = build({ active: [0, 1, 2] });
   advance(20_000);
   const report = health();
@@ -190,7 +191,7 @@ Deno.test("jobHealth() names a silent partition without idleness and advises wit
   assert.equal(report.operators[1].watermarkLagMs.status, "bad");
 });
 
-Deno.test("jobHealth() names a silent partition of a single source subtask that keeps reading (seed 000 §5.1)", () => {
+Deno.test("jobHealth() names a silent partition of a single source subtask that keeps reading", () => {
   const { advance, health } = build({ active: [0, 1, 2], parallelism: 1 });
   advance(20_000);
   const silent = only(health().diagnosis, "silent-partition");
@@ -203,7 +204,7 @@ Deno.test("jobHealth() names a silent partition of a single source subtask that 
   assert.match(silent.fix, /withIdleness\(30_000\)/);
 });
 
-Deno.test("jobHealth() finds no silent partition once withIdleness is set (seed 000 §5.2)", () => {
+Deno.test("jobHealth() finds no silent partition once withIdleness is set", () => {
   const { advance, health } = build({
     active: [0, 1, 2],
     idleTimeoutMs: 5_000,
@@ -214,7 +215,7 @@ Deno.test("jobHealth() finds no silent partition once withIdleness is set (seed 
   assert.equal(report.status, "ok");
 });
 
-Deno.test("jobHealth() says timestamps look like seconds and advises multiplying by 1000 (seed 000 §5.1)", () => {
+Deno.test("jobHealth() says timestamps look like seconds and advises multiplying by 1000", () => {
   const { advance, health } = build({ timestampOf: (s) => T0 / 1_000 + s });
   advance(10_000);
   const report = health();

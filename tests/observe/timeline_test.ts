@@ -83,7 +83,7 @@ Deno.test("renderTimelineSvg() draws a single finite sample as a visible segment
   assert.doesNotMatch(svg, /NaN/);
 });
 
-Deno.test("renderTimelineSvg() draws records as circles, fired windows as rectangles and each window end once as a dashed line (seed 004 §5.3)", () => {
+Deno.test("renderTimelineSvg() draws records as circles, fired windows as rectangles and each window end once as a dashed line", () => {
   const svg = renderTimelineSvg({
     samples: [
       sample(0, { "j/w/0": T0 }),

@@ -72,7 +72,7 @@ Deno.test("requireMatchingFingerprint() accepts an equal fingerprint, with opera
   }, 1);
 });
 
-Deno.test("requireMatchingFingerprint() names both job names when they differ (seed 004 §4.3)", () => {
+Deno.test("requireMatchingFingerprint() names both job names when they differ", () => {
   const error = mismatch({ jobName: "orders" });
   assert.equal(
     error.message,

@@ -18,7 +18,7 @@ function parse() {
 
 const descriptors = [{ id: "map-2", name: "Map", state: {} }];
 
-Deno.test('Subtask under "dead-letter" sets a throwing record aside with its operator, position, error and time, and goes on (issue 16)', () => {
+Deno.test('Subtask under "dead-letter" sets a throwing record aside with its operator, position, error and time, and goes on', () => {
   const h = guardHarness({ operators: () => [parse()], descriptors });
   h.push(["a", "bad", "c"], [10, 20, 30]);
   assert.deepEqual(h.out, ["A@10", "C@30"]);
@@ -71,7 +71,7 @@ Deno.test("Subtask names dead letters by uid, and two operators of one name get 
   assert.notEqual(a.id, b.id);
 });
 
-Deno.test('Subtask under "fail" throws RecordFailedError with the letter and the cause, and sets the record aside as "quarantined" once its strike is in the quarantine (issue 16)', () => {
+Deno.test('Subtask under "fail" throws RecordFailedError with the letter and the cause, and sets the record aside as "quarantined" once its strike is in the quarantine', () => {
   const first = guardHarness({
     operators: () => [parse()],
     errorPolicy: "fail",
@@ -107,7 +107,7 @@ Deno.test('Subtask under "fail" throws RecordFailedError with the letter and the
   );
 });
 
-Deno.test('Subtask under "fail" quarantines a record by its strike, wherever it comes after the restore, and its letter keeps its id (issue 16)', () => {
+Deno.test('Subtask under "fail" quarantines a record by its strike, wherever it comes after the restore, and its letter keeps its id', () => {
   const setup = {
     operators: () => [parse()],
     errorPolicy: "fail" as const,
@@ -136,7 +136,7 @@ Deno.test('Subtask under "fail" quarantines a record by its strike, wherever it 
   );
 });
 
-Deno.test("Subtask gives a failing record downstream the same id wherever it comes in its channel: a position there is for people only (issue 16)", () => {
+Deno.test("Subtask gives a failing record downstream the same id wherever it comes in its channel: a position there is for people only", () => {
   const setup = { operators: () => [parse()], descriptors };
   const h = guardHarness(setup);
   h.push(["a", "b"], [1, 2]);
@@ -197,7 +197,7 @@ Deno.test("Subtask sets no record aside while it replays input to rebuild event 
   assert.deepEqual(h.letters(), []);
 });
 
-Deno.test("Subtask sets aside, as a letter of '<target> key', a record whose key is null, an object or an array, at any downstream parallelism (issue 16)", () => {
+Deno.test("Subtask sets aside, as a letter of '<target> key', a record whose key is null, an object or an array, at any downstream parallelism", () => {
   for (const numChannels of [1, 3]) {
     const h = guardHarness({
       operators: () => [new PassThroughOperator()],
@@ -262,7 +262,7 @@ Deno.test("Subtask sets aside what the watermark rebuilt by a replay fires once 
   assert.equal(letter.position, "watermark 10");
 });
 
-Deno.test('Subtask under "fail" names the site of a failure, and sets aside as "quarantined" every record that fails at a quarantined site, whatever its content (issue 16)', () => {
+Deno.test('Subtask under "fail" names the site of a failure, and sets aside as "quarantined" every record that fails at a quarantined site, whatever its content', () => {
   const setup = {
     operators: () => [parse()],
     errorPolicy: "fail" as const,
@@ -290,7 +290,7 @@ Deno.test('Subtask under "fail" names the site of a failure, and sets aside as "
   );
 });
 
-Deno.test("Subtask sets aside a record that cannot be printed, thrown with an error that cannot be either, with its message cut to 2,048 characters (issue 16)", () => {
+Deno.test("Subtask sets aside a record that cannot be printed, thrown with an error that cannot be either, with its message cut to 2,048 characters", () => {
   const unprintable = Object.create(null);
   const h = guardHarness({
     operators: () => [

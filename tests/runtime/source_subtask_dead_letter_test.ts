@@ -1,4 +1,4 @@
-// A source subtask's dead letters (issue 16): positions are partition
+// A source subtask's dead letters: positions are partition
 // offsets, kept in snapshots, so a record failing again after a restore
 // gets the same id.
 
@@ -70,7 +70,7 @@ function source(errorPolicy?: ErrorPolicy, quarantine?: Set<string>) {
   return { subtask, out, run, clock };
 }
 
-Deno.test("SourceSubtask names a record a chained operator rejects by partition and offset, and gives it the same id after a restore (issue 16)", () => {
+Deno.test("SourceSubtask names a record a chained operator rejects by partition and offset, and gives it the same id after a restore", () => {
   const first = source();
   first.run(20);
   const snapshot = structuredClone(first.subtask.snapshot());
@@ -97,7 +97,7 @@ Deno.test("SourceSubtask names a record a chained operator rejects by partition 
   assert.notEqual(older.subtask.takeDeadLetters()[0].id, letter.id);
 });
 
-Deno.test('SourceSubtask under "fail" throws RecordFailedError from poll, and sets the record aside once quarantined (issue 16)', () => {
+Deno.test('SourceSubtask under "fail" throws RecordFailedError from poll, and sets the record aside once quarantined', () => {
   const first = source("fail");
   const error = thrown(() => first.run(60));
   assert.ok(error instanceof RecordFailedError);

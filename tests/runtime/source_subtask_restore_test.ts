@@ -1,8 +1,7 @@
 // A source subtask restored from a persist-mode checkpoint, at the same
 // processing time, emits exactly what the one that never stopped emits:
 // periodic schedule, idleness countdowns, the activity clock's pauses, the
-// merged partition watermarks and alignment (DESIGN "Checkpoints and
-// recovery": persist snapshots everything that decides event time).
+// merged partition watermarks and alignment (persist snapshots everything that decides event time).
 
 import assert from "node:assert/strict";
 import {

@@ -164,7 +164,7 @@ const punctuated = WatermarkStrategy.forGenerator<Event>(
   () => new PunctuatedWatermarks<Event>((e, ts) => e.mark ? ts : null),
 ).withTimestampAssigner((e) => e.ts);
 
-Deno.test("SourceSubtask emits periodic watermarks every interval, re-based on the time it ran (reference §3 rule 3)", () => {
+Deno.test("SourceSubtask emits periodic watermarks every interval, re-based on the time it ran", () => {
   const h = harness({
     script: [
       { at: 0, value: "a", timestamp: 1_000 },
@@ -204,7 +204,7 @@ Deno.test("SourceSubtask emits periodic watermarks every interval, re-based on t
   assert.equal(h.source.nextProcessingTime(350), 450);
 });
 
-Deno.test("SourceSubtask with an interval of 0 emits no periodic watermark before the end of input (reference §1.8 rule 4)", () => {
+Deno.test("SourceSubtask with an interval of 0 emits no periodic watermark before the end of input", () => {
   const h = harness({
     script: [{ at: 0, value: "a", timestamp: 1_000 }, {
       at: 10_000,
@@ -225,7 +225,7 @@ Deno.test("SourceSubtask with an interval of 0 emits no periodic watermark befor
   assert.deepEqual(h.take(), ["WInfinity", "end"]);
 });
 
-Deno.test("SourceSubtask merges the watermarks of its partitions as their minimum (reference §1.7, §1.8)", () => {
+Deno.test("SourceSubtask merges the watermarks of its partitions as their minimum", () => {
   const h = harness({
     script: [ev(0, "a", 1_000, 0), ev(0, "b", 500, 1), ev(150, "c", 2_000, 1), {
       at: 9_000,
@@ -363,7 +363,7 @@ Deno.test("SourceSubtask does not cut a poll where a punctuated watermark does n
   assert.deepEqual(h.take(), ["R(b@5,c@10,d@11)"]);
 });
 
-Deno.test("SourceSubtask under \"fail\" fails a poll with a bad timestamp, naming 'timestamp', the partition and the record, and emits nothing of it (DESIGN: time and numbers)", () => {
+Deno.test("SourceSubtask under \"fail\" fails a poll with a bad timestamp, naming 'timestamp', the partition and the record, and emits nothing of it (time and numbers)", () => {
   const h = harness({
     errorPolicy: "fail",
     script: [
@@ -393,7 +393,7 @@ Deno.test("SourceSubtask under \"fail\" fails a poll with a bad timestamp, namin
   assert.equal(h.source.metrics.recordsIn, 1);
 });
 
-Deno.test("SourceSubtask sets aside a record with a bad timestamp as a dead letter at its partition and offset, and emits the others (DESIGN: time and numbers)", () => {
+Deno.test("SourceSubtask sets aside a record with a bad timestamp as a dead letter at its partition and offset, and emits the others (time and numbers)", () => {
   const h = harness({
     script: [
       ev(0, "ok", 1, 0, true),
@@ -512,7 +512,7 @@ Deno.test("SourceSubtask reads at most maxBatchSize records per poll", () => {
   assert.deepEqual(h.take(), ["R(v1@1,v2@2)", "R(v3@3,v4@4)", "R(v5@5)"]);
 });
 
-Deno.test("SourceSubtask stops polling while alignment holds it above maxDesiredWatermark, and its wake-up ignores the reader meanwhile (reference §5)", () => {
+Deno.test("SourceSubtask stops polling while alignment holds it above maxDesiredWatermark, and its wake-up ignores the reader meanwhile", () => {
   const h = harness({
     script: [ev(0, "a", 1_000, 0, true), ev(0, "b", 2_000, 0, true), {
       at: 10_000,
@@ -634,7 +634,7 @@ Deno.test("SourceSubtask flushes the highest partition watermark and then marks 
   assert.equal(h.source.idle, true);
 });
 
-Deno.test("SourceSubtask reports lateness quantiles and the delay they suggest as gauges (issue #10)", () => {
+Deno.test("SourceSubtask reports lateness quantiles and the delay they suggest as gauges", () => {
   const gauges = new Map<string, () => number>();
   const h = harness({
     script: [

@@ -168,7 +168,7 @@ class ProbeOperator implements StreamOperator<unknown, unknown> {
   restoreState(): void {}
 }
 
-Deno.test("Subtask merges the watermarks of 4 input channels as their minimum: 2, 4, 3, 6 -> 2; then 3; nothing; 4 (seed 003)", () => {
+Deno.test("Subtask merges the watermarks of 4 input channels as their minimum: 2, 4, 3, 6 -> 2; then 3; nothing; 4", () => {
   const h = harness({
     operators: [new PassThroughOperator()],
     numInputChannels: 4,
@@ -190,7 +190,7 @@ Deno.test("Subtask merges the watermarks of 4 input channels as their minimum: 2
   assert.equal(h.subtask.metrics.outputWatermark, 4);
 });
 
-Deno.test("Subtask forwards idle only when every input channel is idle, and active when the first one resumes (reference §2 rule 7)", () => {
+Deno.test("Subtask forwards idle only when every input channel is idle, and active when the first one resumes", () => {
   const log: string[] = [];
   const h = harness({
     operators: [new ProbeOperator("op", log)],
@@ -529,7 +529,7 @@ Deno.test('Subtask with the default "min" input policy holds the watermark at th
   assert.deepEqual(h.take(), ["0/0 W3"]);
 });
 
-Deno.test("Subtask aligns barriers: a channel that delivered the barrier waits until every channel has (reference §6 rule 6)", () => {
+Deno.test("Subtask aligns barriers: a channel that delivered the barrier waits until every channel has", () => {
   const snapshots: Array<[number, number]> = [];
   let counted = 0;
   const counter: StreamOperator<number, number> = {

@@ -17,7 +17,7 @@ function feed(
   for (const ts of timestamps) generator.onEvent(null, ts, output);
 }
 
-Deno.test("AdaptiveOutOfOrdernessWatermarks emits nothing before the first record (seed 000 §4.2)", () => {
+Deno.test("AdaptiveOutOfOrdernessWatermarks emits nothing before the first record", () => {
   const generator = new AdaptiveOutOfOrdernessWatermarks<null>(options);
   const output = new RecordingOutput();
   generator.onPeriodicEmit(output);

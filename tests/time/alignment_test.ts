@@ -1,5 +1,5 @@
-// The vectors of reference §5 (Flink's SourceCoordinatorAlignmentTest,
-// WatermarkAggregatorTest and SourceOperatorAlignmentTest), as arithmetic.
+// The vectors of Flink's SourceCoordinatorAlignmentTest,
+// WatermarkAggregatorTest and SourceOperatorAlignmentTest, as arithmetic.
 
 import assert from "node:assert/strict";
 import {
@@ -31,7 +31,7 @@ function oneSource(): WatermarkAlignmentCoordinator {
 
 // WatermarkAggregator
 
-Deno.test("WatermarkAggregator.aggregate() returns the minimum of the latest value per key (§5 rule 8)", () => {
+Deno.test("WatermarkAggregator.aggregate() returns the minimum of the latest value per key", () => {
   const aggregator = new WatermarkAggregator<number>();
   const steps: Array<[number, number, number]> = [
     [0, 10, 10],
@@ -50,7 +50,7 @@ Deno.test("WatermarkAggregator.aggregate() returns the minimum of the latest val
   }
 });
 
-Deno.test("WatermarkAggregator is -Infinity when empty (§5 rule 8)", () => {
+Deno.test("WatermarkAggregator is -Infinity when empty", () => {
   const aggregator = new WatermarkAggregator<string>();
   assert.equal(aggregator.getAggregatedWatermark(), -Infinity);
   aggregator.aggregate("a", 5);
@@ -103,7 +103,7 @@ Deno.test("WatermarkAggregator.aggregate() rejects a watermark that is not a saf
 
 // WatermarkAlignmentCoordinator
 
-Deno.test("WatermarkAlignmentCoordinator announces the group minimum plus the drift to every subtask that reported (§5 rules 8-10)", () => {
+Deno.test("WatermarkAlignmentCoordinator announces the group minimum plus the drift to every subtask that reported", () => {
   const coordinator = oneSource();
   coordinator.reportWatermark("src", 0, 42);
   assert.deepEqual(sent(coordinator), { "src/s0": 1042 });
@@ -114,7 +114,7 @@ Deno.test("WatermarkAlignmentCoordinator announces the group minimum plus the dr
   assert.equal(coordinator.maxAllowedWatermark("g"), 1044);
 });
 
-Deno.test("WatermarkAlignmentCoordinator leaves idle subtasks out of the minimum and announces Infinity when all are idle (§5 rule 11)", () => {
+Deno.test("WatermarkAlignmentCoordinator leaves idle subtasks out of the minimum and announces Infinity when all are idle", () => {
   const coordinator = oneSource();
   coordinator.reportWatermark("src", 0, 42);
   assert.deepEqual(sent(coordinator), { "src/s0": 1042 });
@@ -136,7 +136,7 @@ Deno.test("WatermarkAlignmentCoordinator leaves idle subtasks out of the minimum
   assert.deepEqual(sent(coordinator), { "src/s0": 1042, "src/s1": 1042 });
 });
 
-Deno.test("WatermarkAlignmentCoordinator aligns each group on its own (§5 rule 9, two groups)", () => {
+Deno.test("WatermarkAlignmentCoordinator aligns each group on its own (two groups)", () => {
   const coordinator = new WatermarkAlignmentCoordinator();
   coordinator.registerSource("src1", { group: "group1", maxDriftMs: 1000 });
   coordinator.registerSource("src2", { group: "group2", maxDriftMs: 1000 });
@@ -150,7 +150,7 @@ Deno.test("WatermarkAlignmentCoordinator aligns each group on its own (§5 rule 
   assert.equal(coordinator.maxAllowedWatermark("group2"), 1044);
 });
 
-Deno.test("WatermarkAlignmentCoordinator holds every source of a group to the slowest source (§5 rule 9)", () => {
+Deno.test("WatermarkAlignmentCoordinator holds every source of a group to the slowest source", () => {
   const coordinator = new WatermarkAlignmentCoordinator();
   coordinator.registerSource("orders", { group: "g", maxDriftMs: 100 });
   coordinator.registerSource("payments", { group: "g", maxDriftMs: 100 });
@@ -166,7 +166,7 @@ Deno.test("WatermarkAlignmentCoordinator holds every source of a group to the sl
   assert.equal(coordinator.maxAllowedWatermark("g"), 600);
 });
 
-Deno.test("WatermarkAlignmentCoordinator.announcements() lists sources in registration order and subtasks ascending, skipping silent ones (§5 rule 10)", () => {
+Deno.test("WatermarkAlignmentCoordinator.announcements() lists sources in registration order and subtasks ascending, skipping silent ones", () => {
   const coordinator = new WatermarkAlignmentCoordinator();
   coordinator.registerSource("b", { group: "g", maxDriftMs: 0 });
   coordinator.registerSource("a", { group: "g", maxDriftMs: 0 });
@@ -189,7 +189,7 @@ Deno.test("WatermarkAlignmentCoordinator.maxAllowedWatermark() is -Infinity befo
   assert.deepEqual(coordinator.announcements(), []);
 });
 
-Deno.test("WatermarkAlignmentCoordinator.maxAllowedWatermark() saturates at Infinity past the safe range (§5 rule 10 addExact)", () => {
+Deno.test("WatermarkAlignmentCoordinator.maxAllowedWatermark() saturates at Infinity past the safe range (addExact)", () => {
   const coordinator = oneSource();
   coordinator.reportWatermark("src", 0, Number.MAX_SAFE_INTEGER - 1000);
   assert.equal(coordinator.maxAllowedWatermark("g"), Number.MAX_SAFE_INTEGER);
@@ -269,7 +269,7 @@ Deno.test("WatermarkAlignmentCoordinator.maxAllowedWatermark() rejects an unknow
 
 // Source side
 
-Deno.test("shouldWaitForAlignment() waits only when the watermark is strictly past the maximum (§5 rule 4)", () => {
+Deno.test("shouldWaitForAlignment() waits only when the watermark is strictly past the maximum", () => {
   assert.equal(shouldWaitForAlignment(1000, 999), true);
   assert.equal(shouldWaitForAlignment(1000, 1000), false);
   assert.equal(shouldWaitForAlignment(1000, 1001), false);
@@ -277,14 +277,14 @@ Deno.test("shouldWaitForAlignment() waits only when the watermark is strictly pa
   assert.equal(shouldWaitForAlignment(-Infinity, -Infinity), false);
 });
 
-Deno.test("shouldWaitForAlignment() never waits before the first announcement (§5 rule 1)", () => {
+Deno.test("shouldWaitForAlignment() never waits before the first announcement", () => {
   assert.equal(
     shouldWaitForAlignment(Number.MAX_SAFE_INTEGER, Infinity),
     false,
   );
 });
 
-Deno.test("shouldWaitForAlignment() follows the announcements of the source-subtask test (§5 source vectors)", () => {
+Deno.test("shouldWaitForAlignment() follows the announcements of the source-subtask test (source vectors)", () => {
   // The subtask emitted 1000, then is told 999, then 1001, then emits 2000.
   assert.equal(reportableWatermark(1000, false), 1000);
   assert.equal(shouldWaitForAlignment(1000, 999), true);
@@ -305,23 +305,23 @@ Deno.test("shouldWaitForAlignment() rejects a value that is not a watermark", ()
   );
 });
 
-Deno.test("reportableWatermark() reports nothing before the first watermark, even when idle (§5 rule 2)", () => {
+Deno.test("reportableWatermark() reports nothing before the first watermark, even when idle", () => {
   assert.equal(reportableWatermark(-Infinity, false), null);
   assert.equal(reportableWatermark(-Infinity, true), null);
 });
 
-Deno.test("reportableWatermark() reports Infinity while idle and the watermark again once active (§5 rules 2 and 11)", () => {
+Deno.test("reportableWatermark() reports Infinity while idle and the watermark again once active", () => {
   assert.equal(reportableWatermark(1, false), 1);
   assert.equal(reportableWatermark(1, true), Infinity);
   assert.equal(reportableWatermark(1, false), 1);
 });
 
-Deno.test("reportableWatermark() reports Infinity at the end of input (§5 rule 7)", () => {
+Deno.test("reportableWatermark() reports Infinity at the end of input", () => {
   assert.equal(reportableWatermark(1, true), Infinity);
   assert.equal(reportableWatermark(Infinity, false), Infinity);
 });
 
-Deno.test("reportableWatermark() keeps reporting the combined watermark when a new split starts lower (§5 rule 3)", () => {
+Deno.test("reportableWatermark() keeps reporting the combined watermark when a new split starts lower", () => {
   const out = new RecordingOutput();
   const splits = new WatermarkOutputMultiplexer(out);
   splits.registerNewOutput("split1");

@@ -10,18 +10,18 @@ function emitAfter(events: number[]): Array<number | string> {
   return output.calls;
 }
 
-Deno.test("AscendingTimestampsWatermarks emits -Infinity before any event (§1.3)", () => {
+Deno.test("AscendingTimestampsWatermarks emits -Infinity before any event", () => {
   assert.deepEqual(emitAfter([]), [-Infinity]);
 });
 
-Deno.test("AscendingTimestampsWatermarks emits one less than the highest timestamp (§1.3 rule 1)", () => {
+Deno.test("AscendingTimestampsWatermarks emits one less than the highest timestamp", () => {
   assert.deepEqual(emitAfter([1337]), [1336]);
 });
 
-Deno.test("AscendingTimestampsWatermarks does not regress on a lower timestamp (§1.3 rule 2)", () => {
+Deno.test("AscendingTimestampsWatermarks does not regress on a lower timestamp", () => {
   assert.deepEqual(emitAfter([12345, 12340]), [12344]);
 });
 
-Deno.test("AscendingTimestampsWatermarks is bounded out-of-orderness with a bound of 0 (§1.3 rule 1)", () => {
+Deno.test("AscendingTimestampsWatermarks is bounded out-of-orderness with a bound of 0", () => {
   assert.equal(new AscendingTimestampsWatermarks().maxOutOfOrdernessMs, 0);
 });

@@ -92,7 +92,7 @@ function level(elapsed: number): number {
   return 1_000;
 }
 
-Deno.test("AutoTunedOutOfOrdernessWatermarks follows lateness rising from 1 s to 8 s and back, keeping late records below 1% after each step (#10, seed 004 §4.2)", () => {
+Deno.test("AutoTunedOutOfOrdernessWatermarks follows lateness rising from 1 s to 8 s and back, keeping late records below 1% after each step", () => {
   const random = prng(2024);
   const interval = 2_000;
   const { generator, intervals, delays } = simulate(
@@ -164,7 +164,7 @@ Deno.test("AutoTunedOutOfOrdernessWatermarks follows lateness rising from 1 s to
   assert.equal(generator.frozen, false);
 });
 
-Deno.test("AutoTunedOutOfOrdernessWatermarks stops after three narrowing steps that did not reduce the lag (seed 004 §4.2)", () => {
+Deno.test("AutoTunedOutOfOrdernessWatermarks stops after three narrowing steps that did not reduce the lag", () => {
   // A backlogged source: records in order, but event time advances at a
   // fifth of processing time, so the lag grows faster than narrowing cuts it.
   const { generator } = simulate(

@@ -10,23 +10,23 @@ function emitAfter(events: number[], probes = 1): RecordingOutput {
   return output;
 }
 
-Deno.test("BoundedOutOfOrdernessWatermarks emits -Infinity before any event (§1.2 rule 2)", () => {
+Deno.test("BoundedOutOfOrdernessWatermarks emits -Infinity before any event", () => {
   assert.deepEqual(emitAfter([]).calls, [-Infinity]);
 });
 
-Deno.test("BoundedOutOfOrdernessWatermarks emits the highest timestamp minus the bound minus one (§1.2 vector 1337)", () => {
+Deno.test("BoundedOutOfOrdernessWatermarks emits the highest timestamp minus the bound minus one (vector 1337)", () => {
   assert.deepEqual(emitAfter([1337]).calls, [1326]);
 });
 
-Deno.test("BoundedOutOfOrdernessWatermarks ignores out-of-order lower timestamps (§1.2 rule 5)", () => {
+Deno.test("BoundedOutOfOrdernessWatermarks ignores out-of-order lower timestamps", () => {
   assert.deepEqual(emitAfter([12345, 12300, 12340, 12280]).calls, [12334]);
 });
 
-Deno.test("BoundedOutOfOrdernessWatermarks emits on every periodic probe even when unchanged (§1.2 rule 4)", () => {
+Deno.test("BoundedOutOfOrdernessWatermarks emits on every periodic probe even when unchanged", () => {
   assert.deepEqual(emitAfter([723456], 2).calls, [723445, 723445]);
 });
 
-Deno.test("BoundedOutOfOrdernessWatermarks.onEvent() never emits (§1.2 rule 3)", () => {
+Deno.test("BoundedOutOfOrdernessWatermarks.onEvent() never emits", () => {
   const output = new RecordingOutput();
   new BoundedOutOfOrdernessWatermarks(0).onEvent("x", 5, output);
   assert.deepEqual(output.calls, []);
@@ -45,7 +45,7 @@ Deno.test("BoundedOutOfOrdernessWatermarks restores its highest timestamp from a
   });
 });
 
-Deno.test("BoundedOutOfOrdernessWatermarks rejects a negative, fractional or non-number bound (§1.2 rule 1)", () => {
+Deno.test("BoundedOutOfOrdernessWatermarks rejects a negative, fractional or non-number bound", () => {
   assert.throws(() => new BoundedOutOfOrdernessWatermarks(-5), {
     name: "RangeError",
     message:

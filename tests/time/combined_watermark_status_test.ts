@@ -17,13 +17,13 @@ function combine(
 
 // PartialWatermark
 
-Deno.test("PartialWatermark starts at -Infinity and active (§1.6 rule 1)", () => {
+Deno.test("PartialWatermark starts at -Infinity and active", () => {
   const partial = new PartialWatermark();
   assert.equal(partial.getWatermark(), -Infinity);
   assert.equal(partial.isIdle(), false);
 });
 
-Deno.test("PartialWatermark.setWatermark() reports whether the watermark advanced and never regresses (§1.6 rule 2)", () => {
+Deno.test("PartialWatermark.setWatermark() reports whether the watermark advanced and never regresses", () => {
   const partial = new PartialWatermark();
   assert.equal(partial.setWatermark(5), true);
   assert.equal(partial.setWatermark(5), false);
@@ -33,7 +33,7 @@ Deno.test("PartialWatermark.setWatermark() reports whether the watermark advance
   assert.equal(partial.getWatermark(), Infinity);
 });
 
-Deno.test("PartialWatermark.setWatermark() marks the partial active even when it does not advance (§1.6 rule 2)", () => {
+Deno.test("PartialWatermark.setWatermark() marks the partial active even when it does not advance", () => {
   const partial = new PartialWatermark();
   partial.setWatermark(5);
   partial.setIdle(true);
@@ -48,7 +48,7 @@ Deno.test("PartialWatermark.setWatermark() drops NaN without corrupting the wate
   assert.equal(partial.getWatermark(), 5);
 });
 
-Deno.test("PartialWatermark.setIdle() changes only the idle flag (§1.6 rule 3)", () => {
+Deno.test("PartialWatermark.setIdle() changes only the idle flag", () => {
   const partial = new PartialWatermark();
   partial.setWatermark(7);
   partial.setIdle(true);
@@ -61,13 +61,13 @@ Deno.test("PartialWatermark.setIdle() changes only the idle flag (§1.6 rule 3)"
 
 // CombinedWatermarkStatus
 
-Deno.test("CombinedWatermarkStatus starts at -Infinity and not idle (§1.6 rule 8)", () => {
+Deno.test("CombinedWatermarkStatus starts at -Infinity and not idle", () => {
   const status = new CombinedWatermarkStatus();
   assert.equal(status.getCombinedWatermark(), -Infinity);
   assert.equal(status.isIdle(), false);
 });
 
-Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() with no partials changes nothing before event time advanced (§1.6 rule 4)", () => {
+Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() with no partials changes nothing before event time advanced", () => {
   const status = new CombinedWatermarkStatus();
   assert.equal(status.updateCombinedWatermark(), false);
   assert.equal(status.getCombinedWatermark(), -Infinity);
@@ -95,7 +95,7 @@ Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() keeps the idle flag
   assert.equal(status.isIdle(), true);
 });
 
-Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() takes the minimum of the active partials (§1.6 rule 7)", () => {
+Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() takes the minimum of the active partials", () => {
   const [status, [a, b, c]] = combine(3);
   a.setWatermark(2);
   b.setWatermark(5);
@@ -107,7 +107,7 @@ Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() takes the minimum o
   assert.equal(status.isIdle(), false);
 });
 
-Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() is idle only when all partials are idle (§1.6 rule 5)", () => {
+Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() is idle only when all partials are idle", () => {
   const [status, [a, b]] = combine(2);
   a.setIdle(true);
   status.updateCombinedWatermark();
@@ -136,14 +136,14 @@ Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() flushes the maximum
   }
 });
 
-Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() reports the idle change separately from the return value (§1.6 rule 9)", () => {
+Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() reports the idle change separately from the return value", () => {
   const [status, [a]] = combine(1);
   a.setIdle(true);
   assert.equal(status.updateCombinedWatermark(), false);
   assert.equal(status.isIdle(), true);
 });
 
-Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() never lowers the combined watermark (§1.6 rule 8)", () => {
+Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() never lowers the combined watermark", () => {
   const [status, [a, b]] = combine(2);
   a.setWatermark(5);
   b.setWatermark(2);
@@ -157,7 +157,7 @@ Deno.test("CombinedWatermarkStatus.updateCombinedWatermark() never lowers the co
   assert.equal(status.isIdle(), false);
 });
 
-Deno.test("CombinedWatermarkStatus.remove() takes effect only at the next update (§1.7 rule 2)", () => {
+Deno.test("CombinedWatermarkStatus.remove() takes effect only at the next update", () => {
   const [status, [low, high]] = combine(2);
   low.setWatermark(1);
   high.setWatermark(10);
@@ -210,14 +210,14 @@ Deno.test("CombinedWatermarkStatus rejects an unknown policy", () => {
 
 // IndexedCombinedWatermarkStatus
 
-Deno.test("IndexedCombinedWatermarkStatus.forInputsCount() starts every input at -Infinity and active (§1.6 rule 9)", () => {
+Deno.test("IndexedCombinedWatermarkStatus.forInputsCount() starts every input at -Infinity and active", () => {
   const inputs = IndexedCombinedWatermarkStatus.forInputsCount(2);
   assert.equal(inputs.getCombinedWatermark(), -Infinity);
   assert.equal(inputs.isIdle(), false);
   assert.ok(inputs instanceof IndexedCombinedWatermarkStatus);
 });
 
-Deno.test("IndexedCombinedWatermarkStatus.updateWatermark() returns true only when the minimum of both inputs advances (§1.9 rule 2)", () => {
+Deno.test("IndexedCombinedWatermarkStatus.updateWatermark() returns true only when the minimum of both inputs advances", () => {
   const inputs = IndexedCombinedWatermarkStatus.forInputsCount(2);
   assert.equal(inputs.updateWatermark(0, 100), false);
   assert.equal(inputs.getCombinedWatermark(), -Infinity);
@@ -229,7 +229,7 @@ Deno.test("IndexedCombinedWatermarkStatus.updateWatermark() returns true only wh
   assert.equal(inputs.getCombinedWatermark(), 100);
 });
 
-Deno.test("IndexedCombinedWatermarkStatus.updateStatus() lets the other input advance and is idle only when all are (§1.9 rule 3)", () => {
+Deno.test("IndexedCombinedWatermarkStatus.updateStatus() lets the other input advance and is idle only when all are", () => {
   const inputs = IndexedCombinedWatermarkStatus.forInputsCount(2);
   inputs.updateWatermark(0, 100);
   inputs.updateWatermark(1, 40);

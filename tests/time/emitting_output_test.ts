@@ -7,7 +7,7 @@ function emitter(): { emitter: WatermarkEmitter; out: RecordingStatusOutput } {
   return { emitter: new WatermarkEmitter(out), out };
 }
 
-Deno.test("WatermarkEmitter.emitWatermark() drops watermarks that do not strictly increase (§1.1 rule 3, §3 rule 7)", () => {
+Deno.test("WatermarkEmitter.emitWatermark() drops watermarks that do not strictly increase", () => {
   const { emitter: e, out } = emitter();
   e.emitWatermark(4);
   e.emitWatermark(2);
@@ -17,7 +17,7 @@ Deno.test("WatermarkEmitter.emitWatermark() drops watermarks that do not strictl
   assert.equal(e.currentWatermark, 5);
 });
 
-Deno.test("WatermarkEmitter never passes on -Infinity or NaN (§1.8 rule 1)", () => {
+Deno.test("WatermarkEmitter never passes on -Infinity or NaN", () => {
   const { emitter: e, out } = emitter();
   e.emitWatermark(-Infinity);
   e.emitWatermark(NaN);
@@ -32,7 +32,7 @@ Deno.test("WatermarkEmitter passes on Infinity as the final watermark", () => {
   assert.deepEqual(out.take(), [{ watermark: 10 }, { watermark: Infinity }]);
 });
 
-Deno.test("WatermarkEmitter.markIdle() emits idle once per idle period (§3 rule 7)", () => {
+Deno.test("WatermarkEmitter.markIdle() emits idle once per idle period", () => {
   const { emitter: e, out } = emitter();
   e.markIdle();
   e.markIdle();
@@ -40,7 +40,7 @@ Deno.test("WatermarkEmitter.markIdle() emits idle once per idle period (§3 rule
   assert.equal(e.idle, true);
 });
 
-Deno.test("WatermarkEmitter re-activates before an advancing watermark, not for a dropped one (§1.8 rule 1)", () => {
+Deno.test("WatermarkEmitter re-activates before an advancing watermark, not for a dropped one", () => {
   const { emitter: e, out } = emitter();
   e.emitWatermark(10);
   e.markIdle();

@@ -1,4 +1,4 @@
-// Issue 16 ("no record can kill a job"): every safe integer is a valid
+// No record can kill a job: every safe integer is a valid
 // timestamp, and the watermarks computed from one must stay valid
 // watermarks (a safe integer or ±Infinity) rather than leave the safe range
 // and make the valve throw. Flink starts BoundedOutOfOrdernessWatermarks at
@@ -164,7 +164,7 @@ Deno.test("A user's punctuated generator computing ts - bound - 1 at MIN_SAFE_IN
   }]);
 });
 
-Deno.test("A bounded strategy, an emitter and a valve take records at every extreme timestamp (issue 16)", () => {
+Deno.test("A bounded strategy, an emitter and a valve take records at every extreme timestamp", () => {
   const out = new RecordingStatusOutput();
   const valve = new StatusWatermarkValve(2, out);
   const emitters = [0, 1].map((channel) =>

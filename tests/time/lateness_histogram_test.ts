@@ -97,7 +97,7 @@ Deno.test("LatenessHistogram.quantile() never reports more than the exact maximu
   assert.equal(histogramOf([5_001]).quantile(1), 5_001);
 });
 
-Deno.test("LatenessHistogram.suggestedDelayMs() is the p99 plus 20%, rounded up (seed 004 §4.3)", () => {
+Deno.test("LatenessHistogram.suggestedDelayMs() is the p99 plus 20%, rounded up", () => {
   fc.assert(
     fc.property(
       fc.array(lateness, { minLength: 1, maxLength: 200 }),

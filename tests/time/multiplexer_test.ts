@@ -1,4 +1,4 @@
-// The vectors of reference §1.7 (Flink's WatermarkOutputMultiplexerTest),
+// The vectors of Flink's WatermarkOutputMultiplexerTest,
 // asserting the newer behaviour: FLINK-38454, FLINK-39586 and FLINK-40504.
 
 import assert from "node:assert/strict";
@@ -363,7 +363,7 @@ Deno.test("WatermarkOutputMultiplexer returns the same immediate and deferred ou
   assert.notEqual(immediate, deferred);
 });
 
-Deno.test("WatermarkOutputMultiplexer.registerNewOutput() rejects a duplicate id (§1.7 rule 1)", () => {
+Deno.test("WatermarkOutputMultiplexer.registerNewOutput() rejects a duplicate id", () => {
   const { multiplexer } = setup();
   multiplexer.registerNewOutput("a");
   assert.throws(() => multiplexer.registerNewOutput("a"), {
@@ -386,7 +386,7 @@ Deno.test("WatermarkOutputMultiplexer.registerNewOutput() rejects an empty or no
   );
 });
 
-Deno.test("WatermarkOutputMultiplexer.getImmediateOutput() and getDeferredOutput() reject an unknown id (§1.7 rule 1)", () => {
+Deno.test("WatermarkOutputMultiplexer.getImmediateOutput() and getDeferredOutput() reject an unknown id", () => {
   const { multiplexer } = setup();
   assert.throws(() => multiplexer.getImmediateOutput("x"), {
     name: "RangeError",

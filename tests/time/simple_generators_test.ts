@@ -5,7 +5,7 @@ import { PunctuatedWatermarks } from "../../src/time/punctuated.ts";
 import { TimeLagWatermarks } from "../../src/time/time_lag.ts";
 import { RecordingOutput } from "../_support/recording_output.ts";
 
-Deno.test("NoWatermarksGenerator emits nothing from either callback (§1.1 rule 4)", () => {
+Deno.test("NoWatermarksGenerator emits nothing from either callback", () => {
   const generator = new NoWatermarksGenerator<number>();
   const output = new RecordingOutput();
   generator.onEvent(1, 1_000, output);
@@ -13,7 +13,7 @@ Deno.test("NoWatermarksGenerator emits nothing from either callback (§1.1 rule 
   assert.deepEqual(output.calls, []);
 });
 
-Deno.test("PunctuatedWatermarks emits the extracted watermark right after its record and nothing periodically (§3 punctuated)", () => {
+Deno.test("PunctuatedWatermarks emits the extracted watermark right after its record and nothing periodically (punctuated)", () => {
   const generator = new PunctuatedWatermarks<[boolean, number]>((event) =>
     event[0] ? event[1] : null
   );
@@ -44,7 +44,7 @@ Deno.test("PunctuatedWatermarks rejects an extractor that is not a function", ()
   });
 });
 
-Deno.test("TimeLagWatermarks emits the clock minus the lag on each probe, ignoring records (seed 003)", () => {
+Deno.test("TimeLagWatermarks emits the clock minus the lag on each probe, ignoring records", () => {
   const clock = new ManualClock(100_000);
   const generator = new TimeLagWatermarks<string>(5_000, clock);
   const output = new RecordingOutput();

@@ -12,7 +12,7 @@ import {
   RecordingStatusOutput,
 } from "../_support/recording_output.ts";
 
-// Steps are written as in flink-semantics.md §2: inputs "W25@0", "IDLE@1",
+// Steps are written as inputs "W25@0", "IDLE@1",
 // "ACTIVE@2" and outputs "W25", "IDLE", "ACTIVE", "—" (nothing).
 
 type Input =
@@ -91,17 +91,17 @@ function play(
 }
 
 // ---------------------------------------------------------------------------
-// Reference §2, single channel
+// Flink's valve rules, single channel
 
-Deno.test("StatusWatermarkValve.inputWatermark() forwards each advancing watermark of a single channel (rule 2.1)", () => {
+Deno.test("StatusWatermarkValve.inputWatermark() forwards each advancing watermark of a single channel", () => {
   play(1, [["W0@0", "W0"], ["W25@0", "W25"]]);
 });
 
-Deno.test("StatusWatermarkValve.inputWatermark() drops a watermark below the channel's last one (rule 2.1b)", () => {
+Deno.test("StatusWatermarkValve.inputWatermark() drops a watermark below the channel's last one", () => {
   play(1, [["W25@0", "W25"], ["W18@0", "—"], ["W42@0", "W42"]]);
 });
 
-Deno.test("StatusWatermarkValve.inputWatermarkStatus() emits only status changes of a single channel (rule 2.5)", () => {
+Deno.test("StatusWatermarkValve.inputWatermarkStatus() emits only status changes of a single channel", () => {
   play(1, [
     ["ACTIVE@0", "—"],
     ["IDLE@0", "IDLE"],
@@ -110,7 +110,7 @@ Deno.test("StatusWatermarkValve.inputWatermarkStatus() emits only status changes
   ]);
 });
 
-Deno.test("StatusWatermarkValve.inputWatermark() ignores and does not store a watermark on an idle channel (rule 2.1a)", () => {
+Deno.test("StatusWatermarkValve.inputWatermark() ignores and does not store a watermark on an idle channel", () => {
   play(1, [
     ["W25@0", "W25"],
     ["IDLE@0", "IDLE"],
@@ -121,13 +121,13 @@ Deno.test("StatusWatermarkValve.inputWatermark() ignores and does not store a wa
 });
 
 // ---------------------------------------------------------------------------
-// Reference §2, multiple channels
+// Flink's valve rules, multiple channels
 
-Deno.test("StatusWatermarkValve.inputWatermark() emits nothing until every channel has reported (rule 2.2)", () => {
+Deno.test("StatusWatermarkValve.inputWatermark() emits nothing until every channel has reported", () => {
   play(3, [["W0@0", "—"], ["W0@1", "—"], ["W0@2", "W0"]]);
 });
 
-Deno.test("StatusWatermarkValve.inputWatermark() emits the new minimum when the slowest channel advances (rule 2.1d)", () => {
+Deno.test("StatusWatermarkValve.inputWatermark() emits the new minimum when the slowest channel advances", () => {
   play(3, [
     ["W0@0, W0@1, W0@2", "W0"],
     ["W12@0, W8@2, W10@2", "—"],
@@ -137,14 +137,14 @@ Deno.test("StatusWatermarkValve.inputWatermark() emits the new minimum when the 
   ]);
 });
 
-Deno.test("StatusWatermarkValve.inputWatermark() never lowers a channel's watermark (rule 2.1b)", () => {
+Deno.test("StatusWatermarkValve.inputWatermark() never lowers a channel's watermark", () => {
   play(3, [
     ["W25@0, W10@1, W17@2", "W10"],
     ["W12@0, W8@1, W15@2", "—"],
   ]);
 });
 
-Deno.test("StatusWatermarkValve.inputWatermarkStatus() emits idle only when the last channel goes idle and active when the first returns (rule 2.7)", () => {
+Deno.test("StatusWatermarkValve.inputWatermarkStatus() emits idle only when the last channel goes idle and active when the first returns", () => {
   play(2, [
     ["ACTIVE@0, ACTIVE@1", "—"],
     ["IDLE@1", "—"],
@@ -155,7 +155,7 @@ Deno.test("StatusWatermarkValve.inputWatermarkStatus() emits idle only when the 
   ]);
 });
 
-Deno.test("StatusWatermarkValve.inputWatermarkStatus() lets the active channels advance when one goes idle (rule 2.6)", () => {
+Deno.test("StatusWatermarkValve.inputWatermarkStatus() lets the active channels advance when one goes idle", () => {
   play(3, [
     ["W15@0, W10@1", "—"],
     ["IDLE@2", "W10"],
@@ -164,7 +164,7 @@ Deno.test("StatusWatermarkValve.inputWatermarkStatus() lets the active channels 
   ]);
 });
 
-Deno.test("StatusWatermarkValve.inputWatermarkStatus() advances to the next minimum as channels go idle one by one (rule 2.3c)", () => {
+Deno.test("StatusWatermarkValve.inputWatermarkStatus() advances to the next minimum as channels go idle one by one", () => {
   play(3, [
     ["W25@0, W10@1, W17@2", "W10"],
     ["IDLE@1", "W17"],
@@ -181,7 +181,7 @@ Deno.test("StatusWatermarkValve.inputWatermarkStatus() flushes the maximum water
   ]);
 });
 
-Deno.test("StatusWatermarkValve.inputWatermarkStatus() keeps a channel that returns behind the output unaligned until it catches up (rule 2.4a)", () => {
+Deno.test("StatusWatermarkValve.inputWatermarkStatus() keeps a channel that returns behind the output unaligned until it catches up", () => {
   function aligned(expected: boolean) {
     return (valve: StatusWatermarkValve) =>
       assert.equal(valve.channelAligned(2), expected);
@@ -208,7 +208,7 @@ Deno.test("StatusWatermarkValve.inputWatermarkStatus() never emits from an empty
   assert.equal(valve.outputStatus, "active");
 });
 
-Deno.test("StatusWatermarkValve.inputWatermarkStatus() lets an unaligned channel go idle without emitting (rule 2.3c)", () => {
+Deno.test("StatusWatermarkValve.inputWatermarkStatus() lets an unaligned channel go idle without emitting", () => {
   play(2, [
     ["W7@0, W10@1", "W7"],
     ["IDLE@0", "W10"],
@@ -270,7 +270,7 @@ Deno.test("StatusWatermarkValve.inputWatermarkStatus() emits active before the r
 // ---------------------------------------------------------------------------
 // Boundaries
 
-Deno.test("StatusWatermarkValve.inputWatermark() passes Infinity on once every channel reaches it (rule 2.1d)", () => {
+Deno.test("StatusWatermarkValve.inputWatermark() passes Infinity on once every channel reaches it", () => {
   const valve = play(2, [
     ["WInf@0", "—"],
     ["W5@1", "W5"],
@@ -280,11 +280,11 @@ Deno.test("StatusWatermarkValve.inputWatermark() passes Infinity on once every c
   assert.equal(valve.outputWatermark, Infinity);
 });
 
-Deno.test("StatusWatermarkValve.inputWatermark() always drops -Infinity (rule 2.1b)", () => {
+Deno.test("StatusWatermarkValve.inputWatermark() always drops -Infinity", () => {
   play(2, [["W-Inf@0, W-Inf@1", "—"], ["W-3@0, W-Inf@1, W-7@1", "W-7"]]);
 });
 
-Deno.test("StatusWatermarkValve.inputWatermark() emits the right minimum while channels tie at the output or run ahead of it (rule 2.1d)", () => {
+Deno.test("StatusWatermarkValve.inputWatermark() emits the right minimum while channels tie at the output or run ahead of it", () => {
   play(3, [
     ["W4@0, W4@1, W4@2", "W4"],
     ["W9@0", "—"],
@@ -309,7 +309,7 @@ Deno.test("StatusWatermarkValve.inputWatermark() follows the fastest active chan
   ], { policy: "max" });
 });
 
-Deno.test("StatusWatermarkValve.inputWatermark() ignores idle channels under the max policy (rule 2.1a)", () => {
+Deno.test("StatusWatermarkValve.inputWatermark() ignores idle channels under the max policy", () => {
   const valve = play(3, [
     ["W5@0, W9@1", "W5, W9"],
     ["IDLE@1", "—"],
@@ -322,7 +322,7 @@ Deno.test("StatusWatermarkValve.inputWatermark() ignores idle channels under the
   assert.equal(valve.channelAligned(0), true);
 });
 
-Deno.test("StatusWatermarkValve.inputWatermarkStatus() emits idle and active under the max policy as under min (rule 2.7)", () => {
+Deno.test("StatusWatermarkValve.inputWatermarkStatus() emits idle and active under the max policy as under min", () => {
   play(2, [
     ["W5@0, W3@1", "W5"],
     ["IDLE@0", "—"],
@@ -656,7 +656,7 @@ function assertWellFormed(emitted: Emitted[]): void {
 }
 
 for (const policy of ["min", "max"] as const) {
-  Deno.test(`StatusWatermarkValve matches the brute-force model on random inputs under the ${policy} policy (reference §2)`, () => {
+  Deno.test(`StatusWatermarkValve matches the brute-force model on random inputs under the ${policy} policy`, () => {
     fc.assert(
       fc.property(scenario, ({ numChannels, inputs }) => {
         const out = new RecordingStatusOutput();

@@ -23,7 +23,7 @@ function watermarkAfter<T>(
   return output.calls;
 }
 
-Deno.test("WatermarkStrategy.forBoundedOutOfOrderness() creates a bounded generator per call (§1.5 rule 2)", () => {
+Deno.test("WatermarkStrategy.forBoundedOutOfOrderness() creates a bounded generator per call", () => {
   const strategy = WatermarkStrategy.forBoundedOutOfOrderness<null>(10);
   const a = strategy.createWatermarkGenerator(context());
   const b = strategy.createWatermarkGenerator(context());
@@ -32,7 +32,7 @@ Deno.test("WatermarkStrategy.forBoundedOutOfOrderness() creates a bounded genera
   assert.deepEqual(watermarkAfter(b, []), [-Infinity]);
 });
 
-Deno.test("WatermarkStrategy.forMonotonousTimestamps() emits one below the highest timestamp (§1.5 rule 2)", () => {
+Deno.test("WatermarkStrategy.forMonotonousTimestamps() emits one below the highest timestamp", () => {
   const generator = WatermarkStrategy.forMonotonousTimestamps<null>()
     .createWatermarkGenerator(context());
   assert.deepEqual(watermarkAfter(generator, [[null, 12345], [null, 12340]]), [
@@ -40,13 +40,13 @@ Deno.test("WatermarkStrategy.forMonotonousTimestamps() emits one below the highe
   ]);
 });
 
-Deno.test("WatermarkStrategy.noWatermarks() emits nothing (§1.5 rule 2)", () => {
+Deno.test("WatermarkStrategy.noWatermarks() emits nothing", () => {
   const generator = WatermarkStrategy.noWatermarks<null>()
     .createWatermarkGenerator(context());
   assert.deepEqual(watermarkAfter(generator, [[null, 5]]), []);
 });
 
-Deno.test("WatermarkStrategy.forGenerator() passes the context to the factory as-is (§1.5 rule 2)", () => {
+Deno.test("WatermarkStrategy.forGenerator() passes the context to the factory as-is", () => {
   const seen: WatermarkGeneratorContext[] = [];
   const strategy = WatermarkStrategy.forGenerator<null>((ctx) => {
     seen.push(ctx);
@@ -63,13 +63,13 @@ Deno.test("WatermarkStrategy.forGenerator() passes the context to the factory as
   assert.equal(seen[0], ctx);
 });
 
-Deno.test("WatermarkStrategy uses the record's own timestamp by default (§1.5 rule 1)", () => {
+Deno.test("WatermarkStrategy uses the record's own timestamp by default", () => {
   const assign = WatermarkStrategy.noWatermarks<string>()
     .createTimestampAssigner();
   assert.equal(assign("x", 77), 77);
 });
 
-Deno.test("WatermarkStrategy.withTimestampAssigner() replaces the assigner and keeps the generator (§1.5 rule 3)", () => {
+Deno.test("WatermarkStrategy.withTimestampAssigner() replaces the assigner and keeps the generator", () => {
   const strategy = WatermarkStrategy.forBoundedOutOfOrderness<{ at: number }>(
     10,
   )
@@ -84,7 +84,7 @@ Deno.test("WatermarkStrategy.withTimestampAssigner() replaces the assigner and k
   );
 });
 
-Deno.test("WatermarkStrategy.withIdleness() wraps the generator on the context clock and keeps assigner and alignment (§1.5 rule 4)", () => {
+Deno.test("WatermarkStrategy.withIdleness() wraps the generator on the context clock and keeps assigner and alignment", () => {
   const clock = new ManualClock(1);
   const strategy = WatermarkStrategy.forMonotonousTimestamps<{ at: number }>()
     .withTimestampAssigner((event) => event.at)
@@ -102,7 +102,7 @@ Deno.test("WatermarkStrategy.withIdleness() wraps the generator on the context c
   assert.equal(strategy.idleTimeoutMs, 10);
 });
 
-Deno.test("WatermarkStrategy.withIdleness() rejects a zero or negative timeout (§1.5 rule 4)", () => {
+Deno.test("WatermarkStrategy.withIdleness() rejects a zero or negative timeout", () => {
   const strategy = WatermarkStrategy.noWatermarks();
   assert.throws(() => strategy.withIdleness(0), {
     name: "RangeError",
@@ -114,7 +114,7 @@ Deno.test("WatermarkStrategy.withIdleness() rejects a zero or negative timeout (
   });
 });
 
-Deno.test("WatermarkStrategy.withWatermarkAlignment() defaults the update interval to 1000 ms (§1.5 rule 5)", () => {
+Deno.test("WatermarkStrategy.withWatermarkAlignment() defaults the update interval to 1000 ms", () => {
   const strategy = WatermarkStrategy.forMonotonousTimestamps()
     .withWatermarkAlignment("group", 20);
   assert.deepEqual({ ...strategy.alignmentParameters }, {
@@ -125,7 +125,7 @@ Deno.test("WatermarkStrategy.withWatermarkAlignment() defaults the update interv
   assert.equal(isAlignmentEnabled(strategy.alignmentParameters), true);
 });
 
-Deno.test("WatermarkStrategy has alignment off by default (§1.5 rule 6)", () => {
+Deno.test("WatermarkStrategy has alignment off by default", () => {
   const params =
     WatermarkStrategy.forMonotonousTimestamps().alignmentParameters;
   assert.deepEqual({ ...params }, {

@@ -19,7 +19,7 @@ function boundedWithIdleness(
   );
 }
 
-Deno.test("WatermarksWithIdleness rejects a zero or negative timeout (§1.4 rule 7)", () => {
+Deno.test("WatermarksWithIdleness rejects a zero or negative timeout", () => {
   const clock = new ManualClock();
   for (const timeout of [0, -1]) {
     assert.throws(
@@ -71,7 +71,7 @@ Deno.test("WatermarksWithIdleness marks idle once per idle period (FLINK-28975)"
   assert.deepEqual(output.calls, ["markIdle"]);
 });
 
-Deno.test("WatermarksWithIdleness does not call the wrapped generator's periodic emit while idle (§1.4 rule 9)", () => {
+Deno.test("WatermarksWithIdleness does not call the wrapped generator's periodic emit while idle", () => {
   const clock = new ManualClock(1);
   const generator = boundedWithIdleness(0, 10, clock);
   const output = new RecordingOutput();
@@ -99,7 +99,7 @@ Deno.test("WatermarksWithIdleness marks active on the first record after idlenes
   assert.equal(generator.idle, false);
 });
 
-Deno.test("WatermarksWithIdleness goes idle again after an idle-active-idle cycle (§1.4 idle-active-idle)", () => {
+Deno.test("WatermarksWithIdleness goes idle again after an idle-active-idle cycle (idle-active-idle)", () => {
   const clock = new ManualClock(1);
   const generator = new WatermarksWithIdleness(
     new NoWatermarksGenerator<null>(),
@@ -118,7 +118,7 @@ Deno.test("WatermarksWithIdleness goes idle again after an idle-active-idle cycl
   assert.deepEqual(output.calls, ["markIdle", "markActive", "markIdle"]);
 });
 
-Deno.test("WatermarksWithIdleness does not count back-pressured time toward the timeout (FLINK-35886, §1.4 back-pressure vector)", () => {
+Deno.test("WatermarksWithIdleness does not count back-pressured time toward the timeout (FLINK-35886, back-pressure vector)", () => {
   const wall = new ManualClock(1);
   const activity = new PausableClock(wall);
   const generator = new WatermarksWithIdleness(

@@ -29,7 +29,7 @@ function timerCount(map: Map<string, RecordingTriggerContext>): number {
 const w02 = new TimeWindow(0, 2);
 const w24 = new TimeWindow(2, 4);
 
-Deno.test("EventTimeTrigger continues on elements and registers one timer per window (§4.3 rule 3)", () => {
+Deno.test("EventTimeTrigger continues on elements and registers one timer per window", () => {
   const trigger = EventTimeTrigger.create<number>();
   const map = contexts();
   for (let i = 0; i < 3; i++) {
@@ -42,7 +42,7 @@ Deno.test("EventTimeTrigger continues on elements and registers one timer per wi
   assert.deepEqual([...ctxOf(map, w02).timers], ["e:1"]);
 });
 
-Deno.test("EventTimeTrigger fires only on the timer at maxTimestamp (§4.3 rule 4)", () => {
+Deno.test("EventTimeTrigger fires only on the timer at maxTimestamp", () => {
   const trigger = EventTimeTrigger.create<number>();
   const ctx = new RecordingTriggerContext();
   assert.equal(trigger.onEventTime(1, w02, ctx), "fire");
@@ -50,7 +50,7 @@ Deno.test("EventTimeTrigger fires only on the timer at maxTimestamp (§4.3 rule 
   assert.equal(trigger.onProcessingTime(1, w02, ctx), "continue");
 });
 
-Deno.test("EventTimeTrigger fires at once for an element of a window the watermark passed, registering no timer (§4.3 rule 3)", () => {
+Deno.test("EventTimeTrigger fires at once for an element of a window the watermark passed, registering no timer", () => {
   const trigger = EventTimeTrigger.create<number>();
   const ctx = new RecordingTriggerContext();
   ctx.currentWatermark = 2;
@@ -58,7 +58,7 @@ Deno.test("EventTimeTrigger fires at once for an element of a window the waterma
   assert.equal(ctx.timers.size, 0);
 });
 
-Deno.test("EventTimeTrigger.clear() deletes the window's timer (§4.3 rule 5)", () => {
+Deno.test("EventTimeTrigger.clear() deletes the window's timer", () => {
   const trigger = EventTimeTrigger.create<number>();
   const map = contexts();
   trigger.onElement(1, 0, w02, ctxOf(map, w02));
@@ -69,7 +69,7 @@ Deno.test("EventTimeTrigger.clear() deletes the window's timer (§4.3 rule 5)", 
   assert.equal(timerCount(map), 0);
 });
 
-Deno.test("EventTimeTrigger.onMerge() registers the merged window's timer only ahead of the watermark (§4.3 rule 6)", () => {
+Deno.test("EventTimeTrigger.onMerge() registers the merged window's timer only ahead of the watermark", () => {
   const trigger = EventTimeTrigger.create<number>();
   const merged = new TimeWindow(0, 4);
   const early = new RecordingTriggerContext();

@@ -1,4 +1,4 @@
-// Property (issue 16): for any safe timestamp, including those near the
+// Property: for any safe timestamp, including those near the
 // ends of the safe range, the assigners return exactly the windows of
 // Flink's grid, computed here in BigInt, clipped to the safe range:
 // [max(start, MIN_SAFE_INTEGER), min(end, MAX_SAFE_INTEGER + 1)).

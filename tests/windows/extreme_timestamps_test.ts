@@ -1,4 +1,4 @@
-// Issue 16 ("no record can kill a job"): every safe integer is a valid
+// No record can kill a job: every safe integer is a valid
 // timestamp, so window bounds, cleanup times and timers computed from one
 // must stay usable. Windows clip to the safe range: an end past
 // MAX_SAFE_INTEGER becomes MAX_SAFE_INTEGER + 1 (so maxTimestamp() is
@@ -114,7 +114,7 @@ Deno.test("TumblingProcessingTimeWindows.assignWindows() clips the window end at
   assert.deepEqual([window.start, window.end], [9_007_199_254_740_000, END]);
 });
 
-Deno.test("WindowOperator fires tumbling windows at MAX_SAFE_INTEGER and MIN_SAFE_INTEGER (issue 16)", () => {
+Deno.test("WindowOperator fires tumbling windows at MAX_SAFE_INTEGER and MIN_SAFE_INTEGER", () => {
   const h = sumHarness(TumblingEventTimeWindows.of(1_000));
   h.element("a", 1, MAX).element("a", 2, MAX - 5).element("b", 4, MIN);
   assert.deepEqual(h.watermark(MIN + 989).take(), []);
@@ -136,7 +136,7 @@ Deno.test("WindowOperator fires on the final watermark a window that ends past M
   ]);
 });
 
-Deno.test("WindowOperator keeps sliding windows clipped to the same start apart (issue 16)", () => {
+Deno.test("WindowOperator keeps sliding windows clipped to the same start apart", () => {
   const h = sumHarness(SlidingEventTimeWindows.of(1_000, 500));
   h.element("a", 1, MIN).element("a", 10, MIN + 600);
   assert.equal(h.operator.numWindows, 3);

@@ -20,7 +20,7 @@ function assign<T>(
   return assigner.assignWindows(element, timestamp, context).map(span);
 }
 
-Deno.test("EventTimeSessionWindows.assignWindows() gives each record the window [timestamp, timestamp + gap) (§4.2 vector)", () => {
+Deno.test("EventTimeSessionWindows.assignWindows() gives each record the window [timestamp, timestamp + gap)", () => {
   const assigner = EventTimeSessionWindows.withGap(5000);
   assert.deepEqual(assign(assigner, null, 0), [[0, 5000]]);
   assert.deepEqual(assign(assigner, null, 4999), [[4999, 9999]]);
@@ -28,7 +28,7 @@ Deno.test("EventTimeSessionWindows.assignWindows() gives each record the window 
   assert.deepEqual(assign(assigner, null, -3), [[-3, 4997]]);
 });
 
-Deno.test("EventTimeSessionWindows.withGap() rejects a gap that is not positive, naming 'gapMs' (§4.2 vector)", () => {
+Deno.test("EventTimeSessionWindows.withGap() rejects a gap that is not positive, naming 'gapMs'", () => {
   assert.throws(() => EventTimeSessionWindows.withGap(0), {
     name: "RangeError",
     message:
@@ -55,7 +55,7 @@ Deno.test("EventTimeSessionWindows.withGap() rejects a gap that is not positive,
   );
 });
 
-Deno.test("EventTimeSessionWindows.withDynamicGap() takes each record's gap from the extractor (§4.2 rule 4)", () => {
+Deno.test("EventTimeSessionWindows.withDynamicGap() takes each record's gap from the extractor", () => {
   const seen: string[] = [];
   const assigner = EventTimeSessionWindows.withDynamicGap<
     { user: string; gapMs: number }
@@ -76,7 +76,7 @@ Deno.test("EventTimeSessionWindows.withDynamicGap() takes each record's gap from
   assert.deepEqual(seen, ["a", "b"]);
 });
 
-Deno.test("EventTimeSessionWindows.assignWindows() rejects each dynamic gap that is not a positive safe integer, naming 'gap' (§4.2 rule 4)", () => {
+Deno.test("EventTimeSessionWindows.assignWindows() rejects each dynamic gap that is not a positive safe integer, naming 'gap'", () => {
   const assigner = EventTimeSessionWindows.withDynamicGap((gap: unknown) =>
     gap as number
   );
@@ -128,7 +128,7 @@ Deno.test("EventTimeSessionWindows.assignWindows() rejects a record without a ti
   }
 });
 
-Deno.test("EventTimeSessionWindows.mergeWindows() merges the windows of records at most a gap apart (§4.2 rule 4)", () => {
+Deno.test("EventTimeSessionWindows.mergeWindows() merges the windows of records at most a gap apart", () => {
   const assigner = EventTimeSessionWindows.withGap(5000);
   const windows = [0, 5000, 3000, 20_000, 12_000].flatMap((ts) =>
     assigner.assignWindows(null, ts, context)
@@ -143,7 +143,7 @@ Deno.test("EventTimeSessionWindows.mergeWindows() merges the windows of records 
   ]);
 });
 
-Deno.test("EventTimeSessionWindows.mergeWindows() reproduces the session merge vectors with the exact number of calls (§4.2 vector)", () => {
+Deno.test("EventTimeSessionWindows.mergeWindows() reproduces the session merge vectors with the exact number of calls", () => {
   const assigner = EventTimeSessionWindows.withGap(1);
   const run = (spans: Span[]) => {
     const calls: { merged: Span[]; result: Span }[] = [];
@@ -171,7 +171,7 @@ Deno.test("EventTimeSessionWindows.mergeWindows() reproduces the session merge v
   assert.deepEqual(nested[1].result, [4, 7]);
 });
 
-Deno.test("EventTimeSessionWindows is an event-time, merging assigner with an EventTimeTrigger by default (§4.2 rule 5)", () => {
+Deno.test("EventTimeSessionWindows is an event-time, merging assigner with an EventTimeTrigger by default", () => {
   for (
     const assigner of [
       EventTimeSessionWindows.withGap(5000),

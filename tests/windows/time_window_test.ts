@@ -62,7 +62,7 @@ const START_VECTORS: [
   [-2, 7, 12, 12],
 ];
 
-Deno.test("TimeWindow.getWindowStartWithOffset() floors timestamps of any sign onto the shifted grid (§4.1 vectors)", () => {
+Deno.test("TimeWindow.getWindowStartWithOffset() floors timestamps of any sign onto the shifted grid", () => {
   for (const [offset, size, ts, start] of START_VECTORS) {
     assert.equal(
       TimeWindow.getWindowStartWithOffset(ts, offset, size),
@@ -72,14 +72,14 @@ Deno.test("TimeWindow.getWindowStartWithOffset() floors timestamps of any sign o
   }
 });
 
-Deno.test("TimeWindow.getWindowStartWithOffset() starts GMT+8 days at local midnight (§4.1 vector)", () => {
+Deno.test("TimeWindow.getWindowStartWithOffset() starts GMT+8 days at local midnight", () => {
   assert.equal(
     TimeWindow.getWindowStartWithOffset(1470902048450, -28800000, 86400000),
     1470844800000,
   );
 });
 
-Deno.test("TimeWindow.intersects() counts touching windows as intersecting (§4.1 rule 2)", () => {
+Deno.test("TimeWindow.intersects() counts touching windows as intersecting", () => {
   const window = new TimeWindow(10, 20);
   assert.equal(window.intersects(new TimeWindow(10, 20)), true);
   assert.equal(window.intersects(new TimeWindow(20, 30)), true);
@@ -88,7 +88,7 @@ Deno.test("TimeWindow.intersects() counts touching windows as intersecting (§4.
   assert.equal(new TimeWindow(21, 30).intersects(window), false);
 });
 
-Deno.test("TimeWindow.cover() spans the lowest start to the highest end (§4.1 rule 2)", () => {
+Deno.test("TimeWindow.cover() spans the lowest start to the highest end", () => {
   assert.deepEqual(span(new TimeWindow(10, 20).cover(new TimeWindow(15, 30))), [
     10,
     30,
@@ -103,7 +103,7 @@ Deno.test("TimeWindow.cover() spans the lowest start to the highest end (§4.1 r
   ]);
 });
 
-Deno.test("TimeWindow.equals() compares start and end only (§4.1 rule 2)", () => {
+Deno.test("TimeWindow.equals() compares start and end only", () => {
   assert.equal(new TimeWindow(10, 20).equals(new TimeWindow(10, 20)), true);
   assert.equal(new TimeWindow(10, 20).equals(new TimeWindow(10, 21)), false);
   assert.equal(new TimeWindow(10, 20).equals(new TimeWindow(11, 20)), false);
@@ -113,18 +113,18 @@ Deno.test("TimeWindow.equals() compares start and end only (§4.1 rule 2)", () =
   );
 });
 
-Deno.test("TimeWindow.maxTimestamp() is the last millisecond inside the window (§4.1 rule 1)", () => {
+Deno.test("TimeWindow.maxTimestamp() is the last millisecond inside the window", () => {
   assert.equal(new TimeWindow(0, 5000).maxTimestamp(), 4999);
   assert.equal(new TimeWindow(-100, 4900).maxTimestamp(), 4899);
   assert.equal(TimeWindow.GLOBAL.maxTimestamp(), Infinity);
 });
 
-Deno.test("mergeWindows() makes no call for a single window (§4.2 session merge vector)", () => {
+Deno.test("mergeWindows() makes no call for a single window (session merge vector)", () => {
   assert.deepEqual(merges(windows([0, 0])), []);
   assert.deepEqual(merges(windows([0, 1])), []);
 });
 
-Deno.test("mergeWindows() merges each chain of touching windows in exactly one call (§4.2 session merge vector)", () => {
+Deno.test("mergeWindows() merges each chain of touching windows in exactly one call (session merge vector)", () => {
   const calls = merges(windows([0, 1], [1, 2], [2, 3], [4, 5], [5, 6]));
   assert.deepEqual(calls, [
     { merged: [[0, 1], [1, 2], [2, 3]], result: [0, 3] },
@@ -132,7 +132,7 @@ Deno.test("mergeWindows() merges each chain of touching windows in exactly one c
   ]);
 });
 
-Deno.test("mergeWindows() merges windows nested in others, whatever the input order (§4.2 session merge vector)", () => {
+Deno.test("mergeWindows() merges windows nested in others, whatever the input order (session merge vector)", () => {
   const calls = merges(windows([1, 1], [0, 2], [4, 7], [5, 6]));
   assert.equal(calls.length, 2);
   // Flink compares each group as a set: order inside a group is not part of the contract.
@@ -142,7 +142,7 @@ Deno.test("mergeWindows() merges windows nested in others, whatever the input or
   assert.deepEqual(calls[1].result, [4, 7]);
 });
 
-Deno.test("mergeWindows() leaves its input array unchanged (§4.1 rule 4)", () => {
+Deno.test("mergeWindows() leaves its input array unchanged", () => {
   const input = windows([5, 6], [0, 1], [1, 2]);
   merges(input);
   assert.deepEqual(input.map(span), [[5, 6], [0, 1], [1, 2]]);

@@ -24,7 +24,7 @@ function fireAt(timers: TimerService, now: number): Fired {
 // ---------------------------------------------------------------------------
 // Registration and deduplication
 
-Deno.test("TimerService stores one timer for the same (timestamp, key, window) registered twice (§4.3 rule 1)", () => {
+Deno.test("TimerService stores one timer for the same (timestamp, key, window) registered twice", () => {
   const timers = new TimerService();
   for (let i = 0; i < 5; i++) timers.registerEventTimeTimer(3, 1_999);
   timers.registerEventTimeTimer(3, 3_999);
@@ -36,7 +36,7 @@ Deno.test("TimerService stores one timer for the same (timestamp, key, window) r
   assert.equal(timers.numEventTimeTimers(), 1);
 });
 
-Deno.test("TimerService deduplicates within each of many timers of one id (§4.3 rule 1)", () => {
+Deno.test("TimerService deduplicates within each of many timers of one id", () => {
   const timers = new TimerService();
   for (let round = 0; round < 3; round++) {
     for (let ts = 0; ts < 6; ts++) timers.registerEventTimeTimer(1, ts);
@@ -64,7 +64,7 @@ Deno.test("TimerService.deleteEventTimeTimer() ignores a timer that is not pendi
 // ---------------------------------------------------------------------------
 // Firing
 
-Deno.test("TimerService.advanceWatermark() fires in ascending timestamp order, ties by ascending id (§4.3 rule 2)", () => {
+Deno.test("TimerService.advanceWatermark() fires in ascending timestamp order, ties by ascending id", () => {
   const timers = new TimerService();
   const registrations: Fired = [[9, 5], [2, 7], [4, 5], [1, 3], [0, 7], [4, 3]];
   for (const [id, ts] of registrations) timers.registerEventTimeTimer(id, ts);
@@ -78,7 +78,7 @@ Deno.test("TimerService.advanceWatermark() fires in ascending timestamp order, t
   ]);
 });
 
-Deno.test("TimerService.advanceWatermark() fires a timer at the watermark but not one just above it (§4.3 rule 2)", () => {
+Deno.test("TimerService.advanceWatermark() fires a timer at the watermark but not one just above it", () => {
   const timers = new TimerService();
   timers.registerEventTimeTimer(1, 100);
   timers.registerEventTimeTimer(2, 101);
@@ -88,7 +88,7 @@ Deno.test("TimerService.advanceWatermark() fires a timer at the watermark but no
   assert.deepEqual(fireUpTo(timers, 101), [[2, 101]]);
 });
 
-Deno.test("TimerService.currentWatermark starts at -Infinity and is set before the first callback (§4.3 rule 2)", () => {
+Deno.test("TimerService.currentWatermark starts at -Infinity and is set before the first callback", () => {
   const timers = new TimerService();
   assert.equal(timers.currentWatermark, -Infinity);
   timers.registerEventTimeTimer(1, 5);
@@ -107,7 +107,7 @@ Deno.test("TimerService.advanceWatermark() never lowers currentWatermark", () =>
   assert.equal(timers.currentWatermark, 50);
 });
 
-Deno.test("TimerService does not fire a timer registered at or below the current watermark until the next advance (§4.3 rule 2)", () => {
+Deno.test("TimerService does not fire a timer registered at or below the current watermark until the next advance", () => {
   const timers = new TimerService();
   fireUpTo(timers, 100);
   timers.registerEventTimeTimer(1, 40);
@@ -120,7 +120,7 @@ Deno.test("TimerService does not fire a timer registered at or below the current
   assert.deepEqual(fireUpTo(timers, 100), [[2, 100]]);
 });
 
-Deno.test("TimerService.advanceWatermark() fires a timer a callback registers at or below the watermark in the same call (§4.3 rule 2)", () => {
+Deno.test("TimerService.advanceWatermark() fires a timer a callback registers at or below the watermark in the same call", () => {
   const timers = new TimerService();
   timers.registerEventTimeTimer(1, 10);
   const fired: Fired = [];
@@ -136,7 +136,7 @@ Deno.test("TimerService.advanceWatermark() fires a timer a callback registers at
   assert.deepEqual(timers.snapshot().eventTime, [4, 21]);
 });
 
-Deno.test("TimerService.advanceWatermark() removes a timer before its callback, so the callback may re-register it for later (§4.3 rule 2)", () => {
+Deno.test("TimerService.advanceWatermark() removes a timer before its callback, so the callback may re-register it for later", () => {
   const timers = new TimerService();
   timers.registerEventTimeTimer(1, 10);
   const fired: Fired = [];
@@ -150,7 +150,7 @@ Deno.test("TimerService.advanceWatermark() removes a timer before its callback, 
   assert.deepEqual(fireUpTo(timers, 11), [[1, 11]]);
 });
 
-Deno.test("TimerService.advanceWatermark() does not fire a due timer a callback deletes (§4.3 rule 2)", () => {
+Deno.test("TimerService.advanceWatermark() does not fire a due timer a callback deletes", () => {
   const timers = new TimerService();
   timers.registerEventTimeTimer(1, 10);
   timers.registerEventTimeTimer(2, 10);
@@ -251,7 +251,7 @@ Deno.test("TimerService fires timers sharing a timestamp in ascending id order w
   assert.deepEqual(fireUpTo(timers, 6), expected);
 });
 
-Deno.test("TimerService.advanceWatermark() fires timers a callback adds to the timestamp being fired in (timestamp, id) order (§4.3 rule 2)", () => {
+Deno.test("TimerService.advanceWatermark() fires timers a callback adds to the timestamp being fired in (timestamp, id) order", () => {
   const timers = new TimerService();
   for (const id of [0, 2, 4, 6, 8]) timers.registerEventTimeTimer(id, 10);
   const fired: Fired = [];
@@ -841,7 +841,7 @@ function run(timers: Timers, ops: Op[], reactions: Reaction[]): string[] {
   return log;
 }
 
-Deno.test("TimerService fires the same timers in the same order as a brute-force model on random operations (§4.3 rules 1–2)", () => {
+Deno.test("TimerService fires the same timers in the same order as a brute-force model on random operations", () => {
   fc.assert(
     fc.property(scenario, ({ ops, reactions }) => {
       const timers = new TimerService();
@@ -934,7 +934,7 @@ const crowdedScenario = fc.record({
   ),
 });
 
-Deno.test("TimerService matches the brute-force model when many timers share each timestamp (§4.3 rules 1–2)", () => {
+Deno.test("TimerService matches the brute-force model when many timers share each timestamp", () => {
   fc.assert(
     fc.property(crowdedScenario, ({ ops, reactions }) => {
       const timers = new TimerService();

@@ -49,7 +49,7 @@ Deno.test("CountTrigger rejects a count below 1", () => {
   });
 });
 
-Deno.test("PurgingTrigger turns fire into fire_and_purge and forwards the rest (§4.3 rule 7)", () => {
+Deno.test("PurgingTrigger turns fire into fire_and_purge and forwards the rest", () => {
   const trigger = PurgingTrigger.of(EventTimeTrigger.create<number>());
   const ctx = new RecordingTriggerContext();
   assert.equal(trigger.onElement(1, 0, window, ctx), "continue");

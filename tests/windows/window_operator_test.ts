@@ -35,7 +35,7 @@ function feedFlinkInputs(
   h.element("key2", 1, 1000);
 }
 
-Deno.test("WindowOperator fires tumbling windows when the watermark reaches their end, across a restore (§4.4 tumbling table)", () => {
+Deno.test("WindowOperator fires tumbling windows when the watermark reaches their end, across a restore (tumbling table)", () => {
   const h = sumHarness(TumblingEventTimeWindows.of(3_000));
   feedFlinkInputs(h);
   assert.deepEqual(h.watermark(999).take(), []);
@@ -52,7 +52,7 @@ Deno.test("WindowOperator fires tumbling windows when the watermark reaches thei
   assert.equal(h.operator.numTimers, 0);
 });
 
-Deno.test("WindowOperator fires sliding windows at every slide, across a restore (§4.4 sliding table)", () => {
+Deno.test("WindowOperator fires sliding windows at every slide, across a restore (sliding table)", () => {
   const h = sumHarness(SlidingEventTimeWindows.of(3_000, 1_000));
   feedFlinkInputs(h);
   assert.deepEqual(h.watermark(999).take(), ["(key1,3)@999"]);
@@ -72,7 +72,7 @@ Deno.test("WindowOperator fires sliding windows at every slide, across a restore
   assert.equal(h.operator.numWindows, 0);
 });
 
-Deno.test("WindowOperator forwards each watermark after the results it caused (§0 rule 6)", () => {
+Deno.test("WindowOperator forwards each watermark after the results it caused", () => {
   const h = sumHarness(TumblingEventTimeWindows.of(3_000));
   feedFlinkInputs(h);
   h.watermark(2999);
@@ -90,7 +90,7 @@ Deno.test("WindowOperator drops a watermark that does not advance", () => {
   assert.deepEqual(h.emitted, ["W10"]);
 });
 
-Deno.test("WindowOperator merges session windows and fires them, across a restore (§4.4 session table)", () => {
+Deno.test("WindowOperator merges session windows and fires them, across a restore (session table)", () => {
   const h = sessionSumHarness(EventTimeSessionWindows.withGap(3_000));
   h.element("key2", 1, 0).element("key2", 2, 1000).element("key2", 3, 2500);
   h.element("key1", 1, 10).element("key1", 2, 1000);
@@ -107,7 +107,7 @@ Deno.test("WindowOperator merges session windows and fires them, across a restor
   assert.equal(h.operator.numWindows, 0);
 });
 
-Deno.test("WindowOperator fires merged sessions with a purging count trigger, summing counts on merge (§4.4 session count table)", () => {
+Deno.test("WindowOperator fires merged sessions with a purging count trigger, summing counts on merge (session count table)", () => {
   const h = sessionSumHarness(EventTimeSessionWindows.withGap(3_000), {
     trigger: PurgingTrigger.of(CountTrigger.of<KV>(4)),
   });
@@ -124,7 +124,7 @@ Deno.test("WindowOperator fires merged sessions with a purging count trigger, su
   assert.deepEqual(h.take(), ["(key1-22,10,10000)@9999"]);
 });
 
-Deno.test("WindowOperator fires again for records within allowed lateness and side-outputs later ones (§4.4 tumbling lateness 500)", () => {
+Deno.test("WindowOperator fires again for records within allowed lateness and side-outputs later ones (tumbling lateness 500)", () => {
   const h = sumHarness(TumblingEventTimeWindows.of(2_000), {
     allowedLatenessMs: 500,
     trigger: PurgingTrigger.of(EventTimeTrigger.create<KV>()),
@@ -140,7 +140,7 @@ Deno.test("WindowOperator fires again for records within allowed lateness and si
   assert.deepEqual(h.element("key2", 1, 1998).take(), ["late key2:1@1998"]);
 });
 
-Deno.test("WindowOperator side-outputs a record whose window already fired with lateness 0 (§4.4 tumbling lateness 0)", () => {
+Deno.test("WindowOperator side-outputs a record whose window already fired with lateness 0 (tumbling lateness 0)", () => {
   const h = sumHarness(TumblingEventTimeWindows.of(2_000), {
     lateDataTag: late,
   });
@@ -153,7 +153,7 @@ Deno.test("WindowOperator side-outputs a record whose window already fired with 
   assert.deepEqual(h.watermark(3999).take(), ["(key2,1)@3999"]);
 });
 
-Deno.test("WindowOperator counts late records as dropped when no late tag is set (§4.4 rule 5)", () => {
+Deno.test("WindowOperator counts late records as dropped when no late tag is set", () => {
   const h = sumHarness(TumblingEventTimeWindows.of(2_000));
   h.element("key2", 1, 1000).watermark(1999);
   h.element("key2", 1, 1998).element("key2", 1, 5);
@@ -161,7 +161,7 @@ Deno.test("WindowOperator counts late records as dropped when no late tag is set
   assert.equal(h.operator.numLateRecordsDropped, 2);
 });
 
-Deno.test("WindowOperator keeps a sliding record for its live windows and side-outputs it only when all are late (§4.4 sliding lateness)", () => {
+Deno.test("WindowOperator keeps a sliding record for its live windows and side-outputs it only when all are late (sliding lateness)", () => {
   const h = sumHarness(SlidingEventTimeWindows.of(3_000, 1_000), {
     lateDataTag: late,
   });
@@ -214,7 +214,7 @@ for (
     ],
   ] as const
 ) {
-  Deno.test(`WindowOperator side-outputs records for sessions already cleaned up with ${name} (§4.4 session lateness 0)`, () => {
+  Deno.test(`WindowOperator side-outputs records for sessions already cleaned up with ${name} (session lateness 0)`, () => {
     const h = sessionLatenessPrefix(trigger);
     assert.deepEqual(h.element("key2", 1, 10_000).take(), [
       "late key2:1@10000",
@@ -228,7 +228,7 @@ for (
   });
 }
 
-Deno.test("WindowOperator merges a late record into a session still alive within lateness 10 and fires at once, purging (§4.4)", () => {
+Deno.test("WindowOperator merges a late record into a session still alive within lateness 10 and fires at once, purging", () => {
   const h = sessionLatenessPrefix(
     PurgingTrigger.of(EventTimeTrigger.create<KV>()),
     10,
@@ -241,7 +241,7 @@ Deno.test("WindowOperator merges a late record into a session still alive within
   ]);
 });
 
-Deno.test("WindowOperator merges a late record into a session still alive within lateness 10 and fires accumulated contents (§4.4)", () => {
+Deno.test("WindowOperator merges a late record into a session still alive within lateness 10 and fires accumulated contents", () => {
   const h = sessionLatenessPrefix(undefined, 10);
   assert.deepEqual(h.element("key2", 1, 10_000).take(), [
     "(key2-2,10000,14600)@14599",
@@ -250,7 +250,7 @@ Deno.test("WindowOperator merges a late record into a session still alive within
   assert.deepEqual(h.watermark(20_000).take(), ["(key2-3,10000,17500)@17499"]);
 });
 
-Deno.test("WindowOperator merges every live session with lateness 10000, purging and accumulating (§4.4)", () => {
+Deno.test("WindowOperator merges every live session with lateness 10000, purging and accumulating", () => {
   const purging = sessionLatenessPrefix(
     PurgingTrigger.of(EventTimeTrigger.create<KV>()),
     10_000,
@@ -276,7 +276,7 @@ Deno.test("WindowOperator merges every live session with lateness 10000, purging
   );
 });
 
-Deno.test("WindowOperator cleans a tumbling window up at maxTimestamp + allowedLateness (§4.4 cleanup)", () => {
+Deno.test("WindowOperator cleans a tumbling window up at maxTimestamp + allowedLateness (cleanup)", () => {
   const h = sumHarness(TumblingEventTimeWindows.of(2_000), {
     allowedLatenessMs: 1,
   });
@@ -289,7 +289,7 @@ Deno.test("WindowOperator cleans a tumbling window up at maxTimestamp + allowedL
   assert.deepEqual(h.watermark(5000).take(), []);
 });
 
-Deno.test("WindowOperator cleans a session window up after its lateness (§4.4 cleanup)", () => {
+Deno.test("WindowOperator cleans a session window up after its lateness (cleanup)", () => {
   const h = sessionSumHarness(EventTimeSessionWindows.withGap(3_000), {
     allowedLatenessMs: 10,
   });
@@ -300,7 +300,7 @@ Deno.test("WindowOperator cleans a session window up after its lateness (§4.4 c
   assert.equal(h.operator.numWindows, 0);
 });
 
-Deno.test("WindowOperator registers no cleanup timer when cleanup time leaves the safe range (§4.4 overflow)", () => {
+Deno.test("WindowOperator registers no cleanup timer when cleanup time leaves the safe range (overflow)", () => {
   const h = sumHarness(TumblingEventTimeWindows.of(1_000), {
     allowedLatenessMs: 2_000,
   });
@@ -315,7 +315,7 @@ Deno.test("WindowOperator registers no cleanup timer when cleanup time leaves th
   assert.equal(h.operator.numWindows, 1);
 });
 
-Deno.test("WindowOperator rejects a merge that would end before the watermark (§4.4 rule 6)", () => {
+Deno.test("WindowOperator rejects a merge that would end before the watermark", () => {
   const h = sessionSumHarness(EventTimeSessionWindows.withGap(3_000));
   h.element("key2", 1, 1000);
   // A window left without its cleanup timer (as a corrupted snapshot would be).
@@ -332,7 +332,7 @@ Deno.test("WindowOperator rejects a merge that would end before the watermark (�
   });
 });
 
-Deno.test("WindowOperator rejects a negative allowed lateness (§4.4 rule 10)", () => {
+Deno.test("WindowOperator rejects a negative allowed lateness", () => {
   assert.throws(
     () =>
       sumHarness(TumblingEventTimeWindows.of(1_000), { allowedLatenessMs: -1 }),
@@ -386,7 +386,7 @@ function failingCount(rejected: unknown[][]) {
   return { operator, emitted };
 }
 
-Deno.test("WindowOperator.processBatch() rejects each record whose trigger throws, in a new or an existing window, and goes on with the batch (issue 16)", () => {
+Deno.test("WindowOperator.processBatch() rejects each record whose trigger throws, in a new or an existing window, and goes on with the batch", () => {
   const rejected: unknown[][] = [];
   const { operator, emitted } = failingCount(rejected);
   operator.processBatch([
@@ -409,7 +409,7 @@ Deno.test("WindowOperator.processBatch() rejects each record whose trigger throw
   assert.equal(operator.numTimers, 0);
 });
 
-Deno.test("WindowOperator.processElement() takes back a record whose trigger throws, then rethrows (issue 16)", () => {
+Deno.test("WindowOperator.processElement() takes back a record whose trigger throws, then rethrows", () => {
   const { operator, emitted } = failingCount([]);
   // The windows with their trigger state, and the timers; a new window's
   // id is not handed out again.

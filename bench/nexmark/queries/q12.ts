@@ -12,13 +12,13 @@
  * @module
  */
 
-import {
-  type AggregateFunction,
-  type Clock,
-  type DataStream,
-  type ProcessWindowFunction,
-  TumblingProcessingTimeWindows,
+import type {
+  AggregateFunction,
+  Clock,
+  DataStream,
+  ProcessWindowFunction,
 } from "../../../src/mod.ts";
+import { TumblingProcessingTimeWindows } from "../../../src/windows/mod.ts";
 import { BID, type Event } from "../model.ts";
 import { floorMod, type NexmarkQuery } from "../query.ts";
 

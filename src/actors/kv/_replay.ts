@@ -2,7 +2,7 @@
 // (`watermarkRecovery: "replay"`): an actor whose committed state holds no
 // event time, taken up by a worker, reads the input it had applied since
 // its last checkpoint again, emitting nothing, as the local runtime gets
-// by rewinding to that checkpoint (DESIGN "The KV runtime's protocol").
+// by rewinding to that checkpoint.
 
 import type { SourceReader } from "../../runtime/source.ts";
 import type { SourceSubtask } from "../../runtime/source_subtask.ts";

@@ -251,7 +251,7 @@ export class CheckpointCoordinator {
 
   /**
    * The highest id the store ever held (0 without a store that knows it):
-   * ids only grow within a store (DESIGN "Checkpoints and recovery"),
+   * ids only grow within a store,
    * although a job started over (`KvRuntime.reset`) or restored from an
    * older checkpoint begins with a fresh `lastId`, and another runtime may
    * have saved to the store meanwhile. Read at each start: one small read.

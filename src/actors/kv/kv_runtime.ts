@@ -71,7 +71,7 @@ export interface KvRuntimeOptions extends RuntimeOptions {
 
 /**
  * Runs a {@linkcode JobGraph} with its subtasks as durable actors in Deno
- * KV (DESIGN "KV runtime"). Each process runs one `KvRuntime` (a worker);
+ * KV. Each process runs one `KvRuntime` (a worker);
  * the workers share the actors by leases.
  *
  * An actor step reads a bounded run of input log entries (or polls its
@@ -89,7 +89,7 @@ export interface KvRuntimeOptions extends RuntimeOptions {
  * a pseudo-actor with its own lease. With `watermarkRecovery: "persist"`
  * event time is part of every step, so a take-over resumes exactly; with
  * `"replay"` an actor taken over rebuilds it by reading its input again
- * from its last checkpoint (DESIGN "The KV runtime's protocol").
+ * from its last checkpoint.
  *
  * @example One worker on an in-memory database
  * ```ts ignore

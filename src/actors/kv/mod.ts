@@ -1,5 +1,5 @@
 /**
- * The KV runtime (DESIGN "KV runtime"): every subtask of a job as an actor
+ * The KV runtime: every subtask of a job as an actor
  * whose steps are atomic Deno KV commits, shared by processes or Deno
  * Deploy instances through leases.
  *

@@ -1,5 +1,5 @@
-// The local runtime's options, checked once at construction (STYLE rule
-// 22): the hot path trusts what comes out.
+// The local runtime's options, checked once at construction (a
+// constructor validates its arguments): the hot path trusts what comes out.
 
 import type { RuntimeOptions } from "../actor_runtime.ts";
 import {

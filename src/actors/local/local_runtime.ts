@@ -49,8 +49,7 @@ export interface LocalRuntimeOptions extends RuntimeOptions {
 }
 
 /**
- * Runs a {@linkcode JobGraph} with all subtasks in this process (DESIGN
- * "local runtime"). Each subtask is an actor with a mailbox of elements
+ * Runs a {@linkcode JobGraph} with all subtasks in this process. Each subtask is an actor with a mailbox of elements
  * (record batches, never a message per record), processed one at a time.
  *
  * Scheduling is deterministic: downstream actors drain before upstream ones
@@ -62,7 +61,7 @@ export interface LocalRuntimeOptions extends RuntimeOptions {
  *
  * Processing time comes from the injected clock: periodic watermarks,
  * processing-time timers, scripted sources and watermark alignment
- * announcements (every update interval, reference §5) all run on it.
+ * announcements (every update interval) all run on it.
  *
  * @example Running a bounded job
  * ```ts ignore

@@ -1,6 +1,5 @@
 // Packing the records of a KvAppendSink transaction into batches of at
-// most one Deno KV value, leaving out the records Deno KV cannot hold
-// (issue 16).
+// most one Deno KV value, leaving out the records Deno KV cannot hold.
 
 import {
   batchValueBytes,

@@ -65,7 +65,7 @@ export class TableRows<T> {
   }
 
   /**
-   * Checks the row key of a record as it arrives (issue 16): of the right
+   * Checks the row key of a record as it arrives: of the right
    * type, and short enough for Deno KV. O(1) without allocating for a key
    * up to the safe length; the row's size is judged by {@linkcode encode}.
    *

@@ -70,8 +70,7 @@ export interface AppendedRecord<T> {
  * clean). One record must encode to at most 64 KiB, Deno KV's value
  * limit. Records are encoded once, when `snapshotState` (or `finish`)
  * packs them: one too large is left out of its transaction and handed to
- * `takeRefused`, from where the job's error policy sets it aside (DESIGN:
- * "Errors in user code and poison records"). There is no per-record
+ * `takeRefused`, from where the job's error policy sets it aside. There is no per-record
  * `check`: it would cost a second encoding of every record.
  *
  * @typeParam T The record type.
@@ -310,7 +309,7 @@ class AppendWriter<T> implements SinkWriter<T> {
 
   /**
    * Packs the staged records into transaction `(checkpointId, subtask)`,
-   * leaving out, for `takeRefused`, those Deno KV cannot hold (issue 16).
+   * leaving out, for `takeRefused`, those Deno KV cannot hold.
    */
   #close(checkpointId: number): void {
     if (this.#values.length === 0) return;

@@ -68,7 +68,7 @@ const decoder = new TextDecoder();
  * `snapshotState` (or `finish`) leaves a row too large out of its
  * transaction, so that key keeps the row it had in KV, and hands its
  * record to `takeRefused`, from where the job's error policy sets it
- * aside (DESIGN: "Errors in user code and poison records"). A record
+ * aside. A record
  * written without `check` whose key breaks its limit goes the same way.
  * Rows are not split across several values: one row is one KV entry,
  * read whole or not at all.
@@ -245,7 +245,7 @@ class TableWriter<T> implements SinkWriter<T> {
     }
   }
 
-  // A row key #close would refuse, when the record arrives (issue 16).
+  // A row key #close would refuse, when the record arrives.
   check(value: T, _timestamp: number): void {
     this.#rows.check(value);
   }

@@ -1,6 +1,6 @@
 // The snapshot of a reader that reads its partitions in turn, each from a
 // position: shared by the collection and scripted readers, which take the
-// same snapshot and must check a restored one the same way (STYLE rule 22).
+// same snapshot and must check a restored one the same way.
 
 import { describeValue, requireIndex } from "../../time/validate.ts";
 

@@ -211,7 +211,7 @@ class GeneratorReader<T> implements SourceReader<T> {
     this.#ends.reset();
     if (options?.exact === true && schedule !== undefined) {
       // Persist mode: the schedule decides which records a restart at the
-      // same processing time generates, and when (DESIGN: persist
+      // same processing time generates, and when (persist
       // snapshots everything that decides event time).
       this.#start = schedule.start;
       this.#offset = schedule.offset;

@@ -303,7 +303,7 @@ export class KvLog<T> {
   }
 }
 
-// An impossible state, named (STYLE rule 25).
+// An impossible state, named.
 function unexpected(state: string): Error {
   return new Error(`Cannot go on in KvLog as ${state}: this is a bug`);
 }

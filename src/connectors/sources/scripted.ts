@@ -1,6 +1,6 @@
 /**
  * A source that replays an exact script of records in processing time: the
- * "time machine" for tests and demos (seed 004 §5.1).
+ * "time machine" for tests and demos.
  *
  * @module
  */
@@ -48,7 +48,7 @@ export interface ScriptedSourceOptions {
 
 /**
  * Replays a script: each record becomes available when processing time
- * reaches its step's `at` (seed 004 §5.1's `DeterministicEventSource`).
+ * reaches its step's `at`.
  *
  * Within a partition, steps must come in non-decreasing `at`; steps of
  * different partitions interleave freely. A gap between two steps of a

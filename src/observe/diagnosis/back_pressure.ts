@@ -10,7 +10,7 @@ import { type Scene, vertexOf } from "./scene.ts";
 
 /**
  * (c) Subtasks paused because a downstream mailbox is full: watermarks
- * queue behind records (seed 000 §5.1, second cause). The chain of full
+ * queue behind records. The chain of full
  * mailboxes is followed to the operator that is actually slow.
  */
 export function detectBackPressure(scene: Scene, found: Diagnosis[]): void {

@@ -1,8 +1,8 @@
 /**
  * What holds a job's event time back, read from its live state: the
  * detection shared by `explain` (why one window has not fired) and `health`
- * (what is wrong with a job), following the causes users fight in seed 000
- * §5.1 and seed 004 §3–4.
+ * (what is wrong with a job), following the causes users most often fight: a
+ * silent partition, back-pressure, timestamps in seconds, late data.
  *
  * Every detector reads the plan, the subtasks' current status, their input
  * channels and the sampled history; none changes the job. Each names the

@@ -13,7 +13,7 @@ import type { WatermarkSample } from "../job_handle.ts";
 import type { DiagnosableJob } from "./diagnosis.ts";
 
 // Watermarks between 1970-01-02 and 1973-03-03: epoch seconds of the years
-// 1973 to 5138 read as milliseconds (seed 000 §5.1, third cause). Below a
+// 1973 to 5138 read as milliseconds. Below a
 // day they are more likely small test timestamps than seconds.
 const SECONDS_LOW = 1e8;
 const SECONDS_HIGH = 1e11;

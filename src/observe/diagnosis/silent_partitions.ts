@@ -11,7 +11,7 @@ import type { Diagnosis } from "./diagnosis.ts";
 import { describeSource, upstreamActor } from "./readings.ts";
 import { recordsReadIn, type Scene, unmovedFor, vertexOf } from "./scene.ts";
 
-/** The idle timeout the diagnosis suggests (seed 000 §5.2: 3–5 × the usual gap). */
+/** The idle timeout the diagnosis suggests (3–5 × the usual gap). */
 const IDLENESS_FIX =
   "add .withIdleness(30_000) to the WatermarkStrategy (a timeout of 3–5 × the usual gap between a partition's records) so that a silent partition stops holding event time back";
 
@@ -19,7 +19,7 @@ const IDLENESS_FIX =
  * (a) A channel from a source subtask stands still (at `-Infinity`, or not
  * moved for `stallMs`) while another channel of the same subtask advances,
  * and neither it nor its source is idle, in a strategy without idleness:
- * one of the source's partitions is silent (seed 000 §5.1, first cause).
+ * one of the source's partitions is silent.
  * A source subtask that feeds no such comparison (parallelism 1) is caught
  * when it reads records from several partitions but its watermark stands
  * still.

@@ -11,7 +11,7 @@ import { type Scene, subtasksOf } from "./scene.ts";
 
 /**
  * (b) The output watermark of the first vertex on a path is in 1970: event
- * timestamps are epoch seconds (seed 000 §5.1, third cause).
+ * timestamps are epoch seconds.
  */
 export function detectSeconds(scene: Scene, found: Diagnosis[]): void {
   const flagged = new Set<string>();

@@ -1,11 +1,11 @@
-// What the timestamps operator checks of the timestamp an assigner gives
-// (DESIGN "Time and numbers"): a safe integer of epoch milliseconds, or
+// What the timestamps operator checks of the timestamp an assigner gives:
+// a safe integer of epoch milliseconds, or
 // the record is rejected; and a warning, once, for one that looks like
 // epoch seconds.
 
 /**
  * Epoch milliseconds below this (3 March 1973) are almost always epoch
- * seconds: the most common cause of a watermark stuck in 1970 (DESIGN).
+ * seconds: the most common cause of a watermark stuck in 1970.
  */
 export const SECONDS_THRESHOLD = 1e11;
 

@@ -38,7 +38,7 @@ export interface AsyncOrderQueue<OUT> {
 /**
  * Keyed mode: results of one key in input order, keys independent, and a
  * watermark held by a {@linkcode SegmentedQueue} until the records before it
- * are out (reference §7.2).
+ * are out.
  */
 class KeyedOrder<OUT> implements AsyncOrderQueue<OUT> {
   readonly #segments = new SegmentedQueue<unknown>();
@@ -112,7 +112,7 @@ class KeyedOrder<OUT> implements AsyncOrderQueue<OUT> {
 }
 
 /**
- * Ordered and unordered modes over the element queues of reference §7.1:
+ * Ordered and unordered modes over the element queues (Flink's `StreamElementQueue`):
  * watermarks are segment barriers, records never cross them. Capacity is
  * enforced by the operator through back-pressure, so the queue's own bound
  * is never reached.

@@ -46,7 +46,7 @@ export class Context<K, S> implements KeyedTimerContext<K, S> {
   readonly #groups: SnapshotGroups<Entry<K, S>, [K, S]>;
   readonly #eventTimers: KeyedTimers<K>;
   readonly #processingTimers: KeyedTimers<K>;
-  /** What the current call changed, to undo it if it throws (issue 16). */
+  /** What the current call changed, to undo it if it throws. */
   readonly undo: KeyedUndo<K, S>;
 
   constructor(

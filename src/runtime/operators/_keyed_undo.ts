@@ -1,6 +1,6 @@
 // What one call of a keyed process function changed in the operator's
 // state (the key's state slot, its timers), so that a call that throws can
-// be undone before its record is set aside (issue 16): the record then
+// be undone before its record is set aside: the record then
 // leaves no trace but what the function changed inside its state object.
 // The happy path costs a flag per call and one check per state or timer
 // change; nothing is allocated (the timer journal is reused).

@@ -1,4 +1,4 @@
-// Argument checks of the operators' constructors (STYLE rule 22). Values are
+// Argument checks of the operators' constructors. Values are
 // rendered with String(), as in the runtime's other messages.
 
 import type { Subject } from "../../time/validate.ts";

@@ -35,12 +35,12 @@ export interface AsyncWaitSnapshot<IN> {
 /**
  * Runs an {@linkcode AsyncFunction} per record without blocking the stream
  * (Flink's `AsyncWaitOperator`, and Flink Agents' held-back watermarks in
- * `"keyed"` mode, reference §7).
+ * `"keyed"` mode).
  *
  * Results carry the input record's timestamp. A watermark is forwarded only
  * after every record that arrived before it has been emitted (all modes), so
  * a window downstream receives every result before the watermark that closes
- * it, however long the calls take (seed 002). Completions arrive between
+ * it, however long the calls take. Completions arrive between
  * elements through the subtask's mailbox (`requestMail` / `processMail`).
  *
  * Checkpoints never wait for calls: a snapshot holds the records still in
@@ -322,12 +322,12 @@ export class AsyncWaitOperator<IN, OUT> implements StreamOperator<IN, OUT> {
       );
       return;
     }
-    entry.generation++; // a late result is ignored (reference §7.1 rule 10)
+    entry.generation++; // a late result is ignored
     try {
       entry.results = toResults(onTimeout(entry.value));
     } catch (error) {
       // User code threw for this record: it goes to the error policy as a
-      // failed call does, with what was thrown (issue 16). Not retried:
+      // failed call does, with what was thrown. Not retried:
       // the call itself did not fail.
       entry.failure = { error };
       entry.results = [];

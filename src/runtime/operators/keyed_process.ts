@@ -281,7 +281,7 @@ export class KeyedProcessOperator<IN, OUT, K, S>
       keyedState: (options?.parts?.(groups) ?? groups.flat()) as [K, S][],
       eventTimers: this.#eventTimers.toPairs(),
       processingTimers: this.#processingTimers.toPairs(),
-      // Replay mode: event time restarts at -Infinity (reference §6).
+      // Replay mode: event time restarts at -Infinity.
       currentWatermark: options?.watermarks === false
         ? -Infinity
         : this.#context.currentWatermark,

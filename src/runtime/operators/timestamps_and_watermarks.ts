@@ -52,7 +52,7 @@ export interface TimestampsAndWatermarksSnapshot {
 }
 
 /**
- * Flink's `TimestampsAndWatermarksOperator` (reference §3): assigns each
+ * Flink's `TimestampsAndWatermarksOperator`: assigns each
  * record its event timestamp and runs a {@linkcode WatermarkGenerator} whose
  * output is a {@linkcode WatermarkEmitter}, so output watermarks strictly
  * increase and idleness becomes `"idle"`/`"active"` exactly once per change.
@@ -67,16 +67,16 @@ export interface TimestampsAndWatermarksSnapshot {
  *   subtask's error policy (under `"fail"`, or outside a subtask, the whole
  *   batch is rejected). Records then go out with their new
  *   timestamps, and the generator's `onEvent` runs for each after its record,
- *   so a punctuated watermark follows its record (rule 2). Records go out in
+ *   so a punctuated watermark follows its record. Records go out in
  *   one batch, split only where a watermark or status falls between them.
  * - `onProcessingTime` calls `onPeriodicEmit` and re-bases the next run on
- *   the current time, `now + interval` (rule 3).
+ *   the current time, `now + interval`.
  * - Upstream watermarks are dropped except `Infinity`, the end of input,
- *   which goes through the emitter (rule 4); upstream statuses are dropped
- *   (rule 5). `finish` calls `onPeriodicEmit` one last time (rule 6).
+ *   which goes through the emitter; upstream statuses are dropped.
+ *   `finish` calls `onPeriodicEmit` one last time.
  *
  * Unlike Flink, `-Infinity`, `Infinity` and non-integers are rejected rather
- * than passed on (DESIGN "Time and numbers"). Cost per record: one assigner
+ * than passed on. Cost per record: one assigner
  * call, one check and one `onEvent` call; the values array is passed on
  * unchanged when no watermark splits the batch.
  *
@@ -155,7 +155,7 @@ export class TimestampsAndWatermarksOperator<T>
 
   /**
    * Creates the assigner, the generator and the emitter, and schedules the
-   * first periodic emit (rule 1).
+   * first periodic emit.
    *
    * @param context Clocks, subtask index and metrics.
    * @param output Where stamped records, watermarks and statuses go.
@@ -192,7 +192,7 @@ export class TimestampsAndWatermarksOperator<T>
   }
 
   /**
-   * Stamps a batch and feeds the generator (rule 2). A record whose
+   * Stamps a batch and feeds the generator. A record whose
    * timestamp cannot be assigned goes to the subtask's error policy
    * (`OperatorContext.reject`); outside a subtask, or under `"fail"`, the
    * batch is all or nothing.
@@ -211,7 +211,7 @@ export class TimestampsAndWatermarksOperator<T>
     if (n === 0) return;
     const stamped = new Array<number>(n);
     // A record whose assigner throws or whose timestamp is not a safe
-    // integer is set aside (DESIGN: "Time and numbers") and the loop
+    // integer is set aside and the loop
     // resumes after it; under "fail" (or outside a subtask) nothing of the
     // batch is emitted.
     let rejected: boolean[] | null = null;
@@ -256,7 +256,7 @@ export class TimestampsAndWatermarksOperator<T>
           continue;
         }
         // Record i counts as emitted before its onEvent: a watermark it
-        // causes flushes it first (rule 2).
+        // causes flushes it first.
         this.#ready = i + 1;
         generator.onEvent(values[i], stamped[i], emitter);
       }
@@ -270,7 +270,7 @@ export class TimestampsAndWatermarksOperator<T>
   }
 
   /**
-   * Drops upstream watermarks, except the end of input `Infinity` (rule 4).
+   * Drops upstream watermarks, except the end of input `Infinity`.
    *
    * @param watermark The merged input watermark.
    */
@@ -279,15 +279,15 @@ export class TimestampsAndWatermarksOperator<T>
   }
 
   /**
-   * Drops upstream statuses: this operator decides idleness (rule 5).
+   * Drops upstream statuses: this operator decides idleness.
    *
    * @param _status The merged input status.
    */
   processWatermarkStatus(_status: WatermarkStatus): void {}
 
   /**
-   * Runs the periodic emit if due and schedules the next at `now + interval`
-   * (rule 3); does nothing before the due time.
+   * Runs the periodic emit if due and schedules the next at `now + interval`;
+   * does nothing before the due time.
    *
    * @param now The current processing time in milliseconds.
    */
@@ -307,7 +307,7 @@ export class TimestampsAndWatermarksOperator<T>
     return this.#nextDue;
   }
 
-  /** Calls `onPeriodicEmit` a last time (rule 6); no periodic emit follows. */
+  /** Calls `onPeriodicEmit` a last time; no periodic emit follows. */
   finish(): void {
     this.#nextDue = Infinity;
     this.#generator!.onPeriodicEmit(this.#emitter!);
@@ -338,8 +338,7 @@ export class TimestampsAndWatermarksOperator<T>
         : null,
       emitter: this.#emitter?.snapshotState() ??
         { currentWatermark: -Infinity, idle: false },
-      // The schedule decides which records a watermark precedes (DESIGN:
-      // persist snapshots the periodic-emission schedule).
+      // The schedule decides which records a watermark precedes (persist snapshots the periodic-emission schedule).
       nextPeriodicMs: this.#nextDue,
     };
   }

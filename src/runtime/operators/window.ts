@@ -45,7 +45,7 @@ const partitionOf = (key: unknown): number => keyGroupOf(key, SNAPSHOT_GROUPS);
  * - Results are collected into one output batch per call, each with its
  *   window's `maxTimestamp()`; the batch is emitted before the watermark that
  *   fired the windows is forwarded, and at the end of every call, so
- *   everything a watermark causes precedes it (reference §0 rule 6).
+ *   everything a watermark causes precedes it.
  * - Late records go to the side output named by `lateDataTag.id` with their
  *   own timestamp; a window function's side outputs go out the same way.
  * - Statuses are forwarded; a watermark not above the current one is dropped
@@ -118,7 +118,7 @@ export class WindowStreamOperator<T, K, ACC, OUT>
       },
       // A window function that throws at fire time (its partial results
       // go), or a trigger that throws on a timer or at cleanup: the window
-      // is set aside as { key, window } (issue 16).
+      // is set aside as { key, window }.
       rejectFire: (key, window, error, emitted) => {
         this.#values.length -= emitted;
         this.#timestamps.length -= emitted;
@@ -228,8 +228,7 @@ export class WindowStreamOperator<T, K, ACC, OUT>
       >[],
     };
     if (options?.watermarks !== false) return snapshot;
-    // Replay mode: timers are kept, the watermark restarts at -Infinity
-    // (reference §6 rules 1-2).
+    // Replay mode: timers are kept, the watermark restarts at -Infinity.
     return {
       ...snapshot,
       timers: { ...snapshot.timers, currentWatermark: -Infinity },

@@ -1,4 +1,4 @@
-// The KV runtime's failing actors under "fail" (issue 16): an actor that
+// The KV runtime's failing actors under "fail": an actor that
 // fails twice in a row at the same operator subtask, on records its
 // strikes did not recognise, has that site quarantined for its retry, by
 // whichever worker takes it up; a committed step releases it.
@@ -45,7 +45,7 @@ function failure(n: number, key = "map-1"): RecordFailedError {
   });
 }
 
-Deno.test("ActorFailures quarantines the site of an actor that failed twice in a row there, also for another worker taking it up, and releases it after a committed step (issue 16)", async () => {
+Deno.test("ActorFailures quarantines the site of an actor that failed twice in a row there, also for another worker taking it up, and releases it after a committed step", async () => {
   using kv = await Deno.openKv(":memory:");
   const a = failures(kv, "a");
   await a.struck(failure(1));
@@ -69,7 +69,7 @@ Deno.test("ActorFailures quarantines the site of an actor that failed twice in a
   assert.ok(!c.quarantine.has("site:map-1|0"));
 });
 
-Deno.test("ActorFailures counts failures at a site anew when the actor fails at another one (issue 16)", async () => {
+Deno.test("ActorFailures counts failures at a site anew when the actor fails at another one", async () => {
   using kv = await Deno.openKv(":memory:");
   const a = failures(kv, "a");
   await a.failed("job/source-0/0", failure(1, "map-1"));

@@ -1,5 +1,5 @@
 // The KV runtime's dead letters are exactly once with the step that set
-// them aside (issue 16): they are committed in the step's own atomic write
+// them aside: they are committed in the step's own atomic write
 // (the actor's outbox), then copied to the job's dead-letter log. A worker
 // that crashes before any of its writes leaves the job to another, which
 // finishes it with every other record once and the letter in the log
@@ -85,7 +85,7 @@ const JOB = { count: 12, poison: (n: number) => n === 7 };
 const OTHERS = [0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11].map((n) => JSON.stringify(n))
   .sort();
 
-Deno.test("A step's dead letter is committed with the step: a crash before any write of a run loses and duplicates none, once a new worker takes over (issue 16)", async () => {
+Deno.test("A step's dead letter is committed with the step: a crash before any write of a run loses and duplicates none, once a new worker takes over", async () => {
   // A run without failures, to number its writes.
   const reference = await (async () => {
     using kv = await Deno.openKv(":memory:");
@@ -156,7 +156,7 @@ Deno.test("A step's dead letter is committed with the step: a crash before any w
   }
 });
 
-Deno.test("A step that sets aside more letters than one commit should hold writes them to the log first, each once (issue 16)", async () => {
+Deno.test("A step that sets aside more letters than one commit should hold writes them to the log first, each once", async () => {
   using kv = await Deno.openKv(":memory:");
   const clock = new ManualClock(0);
   const table = new ExternalTable<number>();
@@ -189,7 +189,7 @@ Deno.test("A step that sets aside more letters than one commit should hold write
   }
 });
 
-Deno.test("KvRuntime.reset() copies the letters left in the actors' outboxes to the dead-letter log before it deletes them (issue 16)", async () => {
+Deno.test("KvRuntime.reset() copies the letters left in the actors' outboxes to the dead-letter log before it deletes them", async () => {
   using kv = await Deno.openKv(":memory:");
   const letter = (id: string): DeadLetter => ({
     id,

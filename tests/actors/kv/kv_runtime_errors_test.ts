@@ -1,7 +1,7 @@
 // A subtask whose code throws mid-step in the KV runtime: what it held in
 // memory (half a step) is dropped and reloaded from the last commit, so a
 // failure that passes loses and repeats nothing; one that persists never
-// fails the worker (issue 16: no record, and no failure, crash-loops a
+// fails the worker (no record, and no failure, crash-loops a
 // job): the actor is retried after a delay that doubles up to a minute
 // (Flink's exponential-delay restart strategy), and its status and the
 // job's health say what it is stuck on.
@@ -106,7 +106,7 @@ Deno.test("A step whose sink's commit throws once is redone from the last commit
   );
 });
 
-Deno.test("An actor whose sink's commit always throws never fails the worker: it is retried after a delay that doubles up to a minute, and reported stuck (issue 16)", async () => {
+Deno.test("An actor whose sink's commit always throws never fails the worker: it is retried after a delay that doubles up to a minute, and reported stuck", async () => {
   using kv = await Deno.openKv(":memory:");
   const clock = new ManualClock(0);
   let commits = 0;
@@ -181,7 +181,7 @@ Deno.test("An actor whose sink's commit always throws never fails the worker: it
   assert.equal(Number(evidence[2]), stuck!.retryAt - clock.now());
 });
 
-Deno.test("Steps that pass between an actor's failures do not reset its backoff: the delay doubles until it has run for a minute after a retry (issue 16)", async () => {
+Deno.test("Steps that pass between an actor's failures do not reset its backoff: the delay doubles until it has run for a minute after a retry", async () => {
   using kv = await Deno.openKv(":memory:");
   const clock = new ManualClock(0);
   // Every third commit is refused (the first step after each retry commits
@@ -241,7 +241,7 @@ Deno.test("Steps that pass between an actor's failures do not reset its backoff:
   ]);
 });
 
-Deno.test('Under errorPolicy "fail" a record that fails stops its actor, which status and health report as stuck on that record, until the retry quarantines it (issue 16)', async () => {
+Deno.test('Under errorPolicy "fail" a record that fails stops its actor, which status and health report as stuck on that record, until the retry quarantines it', async () => {
   using kv = await Deno.openKv(":memory:");
   const clock = new ManualClock(0);
   const table = new ExternalTable<number>();
@@ -412,7 +412,7 @@ Deno.test("An actor whose writes stay locked is stopped with a clear error, then
   );
 });
 
-Deno.test('Under errorPolicy "fail" an actor that fails twice in a row at the same operator subtask on a record stamped with its ingestion time quarantines that site for its retry, and releases it once a step commits (issue 16)', async () => {
+Deno.test('Under errorPolicy "fail" an actor that fails twice in a row at the same operator subtask on a record stamped with its ingestion time quarantines that site for its retry, and releases it once a step commits', async () => {
   using kv = await Deno.openKv(":memory:");
   const clock = new ManualClock(0);
   const table = new ExternalTable<number>();

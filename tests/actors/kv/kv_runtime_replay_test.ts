@@ -1,5 +1,4 @@
-// The KV runtime's `watermarkRecovery: "replay"` (DESIGN "The KV runtime's
-// protocol"): steps commit no event time; an actor taken over by another
+// The KV runtime's `watermarkRecovery: "replay"`: steps commit no event time; an actor taken over by another
 // worker rebuilds it by reading its input again from its last checkpoint,
 // so a record that was late stays late; channels keep the entries a
 // replay needs, and nothing once the job is over. Deterministic: one

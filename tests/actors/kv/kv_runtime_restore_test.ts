@@ -1,8 +1,7 @@
 // The KV runtime started over (KvRuntime.reset, as --restore none and
 // --restore <id> do) on a store with history: its coordinator numbers
 // checkpoints above every id the store ever held, so the job runs to the
-// end instead of dying at its first checkpoint (DESIGN "Checkpoints and
-// recovery": ids only grow within a store).
+// end instead of dying at its first checkpoint (ids only grow within a store).
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../../src/time/clock.ts";

@@ -1,4 +1,4 @@
-// A LocalJob stopped (Ctrl-C) as a record fails under "fail" (issue 16):
+// A LocalJob stopped (Ctrl-C) as a record fails under "fail":
 // the failed runtime is never checkpointed, the record is struck, and the
 // next start restores the checkpoint before it and quarantines it, so no
 // record is lost between the sink and the dead-letter log.
@@ -95,7 +95,7 @@ async function restart(
   return job;
 }
 
-Deno.test("A LocalJob stopped as a record fails strikes the record and takes no final checkpoint past it: the next start quarantines it, and every other record is written once (issue 16)", async () => {
+Deno.test("A LocalJob stopped as a record fails strikes the record and takes no final checkpoint past it: the next start quarantines it, and every other record is written once", async () => {
   const s = storages();
   const clock = new ManualClock(0);
   const table = new ExternalTable<number>();
@@ -129,7 +129,7 @@ Deno.test("A LocalJob stopped as a record fails strikes the record and takes no 
   );
 });
 
-Deno.test("LocalJob.finalCheckpoint() strikes a window that fails as it drains the job, saves no checkpoint past it and returns null: the next start quarantines the window (issue 16)", async () => {
+Deno.test("LocalJob.finalCheckpoint() strikes a window that fails as it drains the job, saves no checkpoint past it and returns null: the next start quarantines the window", async () => {
   const s = storages();
   const clock = new ManualClock(0);
   let job: LocalJob | null = null;

@@ -1,5 +1,4 @@
-// The local runtime and the error policy (issue 16, DESIGN "Errors in user
-// code and poison records"): dead letters are durable before a checkpoint
+// The local runtime and the error policy: dead letters are durable before a checkpoint
 // that skipped their records is saved; under "fail" a LocalJob restarts
 // from its latest checkpoint and quarantines the record if it fails again,
 // and the strike outlives the process; options are checked by name.
@@ -77,7 +76,7 @@ function quiet<T>(run: () => Promise<T>): Promise<T> {
   return run().finally(() => console.error = error);
 }
 
-Deno.test("LocalRuntime writes the letters of skipped records to the dead-letter log before it saves the checkpoint that skipped them (issue 16)", async () => {
+Deno.test("LocalRuntime writes the letters of skipped records to the dead-letter log before it saves the checkpoint that skipped them", async () => {
   const clock = new ManualClock(0);
   const storages = {
     deadLetters: new MemoryStorage(),
@@ -111,7 +110,7 @@ Deno.test("LocalRuntime writes the letters of skipped records to the dead-letter
   );
 });
 
-Deno.test('A LocalJob under "fail" restarts from its latest checkpoint once per poison record, and quarantines each when it fails again: every other record once (issue 16)', async () => {
+Deno.test('A LocalJob under "fail" restarts from its latest checkpoint once per poison record, and quarantines each when it fails again: every other record once', async () => {
   const clock = new ManualClock(0);
   const storages = {
     checkpoints: new MemoryStorage(),
@@ -145,7 +144,7 @@ Deno.test('A LocalJob under "fail" restarts from its latest checkpoint once per 
   );
 });
 
-Deno.test("A strike outlives the process: a job started over quarantines the record at once, without a restart, and the log still holds it once (issue 16)", async () => {
+Deno.test("A strike outlives the process: a job started over quarantines the record at once, without a restart, and the log still holds it once", async () => {
   const storages = {
     deadLetters: new MemoryStorage(),
     strikes: new MemoryStorage(),
@@ -231,7 +230,7 @@ class InterleavingSource implements Source<number> {
   }
 }
 
-Deno.test("A LocalJob writes one letter for a record that fails at another channel position after a restart, as its source interleaves partitions in another order (issue 16)", async () => {
+Deno.test("A LocalJob writes one letter for a record that fails at another channel position after a restart, as its source interleaves partitions in another order", async () => {
   const storages = {
     checkpoints: new MemoryStorage(),
     deadLetters: new MemoryStorage(),
@@ -331,7 +330,7 @@ async function runWithTimePassing(
   return lines;
 }
 
-Deno.test('A LocalJob under "fail" quarantines a record stamped with its ingestion time when it fails again after a restart from the same checkpoint, though its strike differs (issue 16)', async () => {
+Deno.test('A LocalJob under "fail" quarantines a record stamped with its ingestion time when it fails again after a restart from the same checkpoint, though its strike differs', async () => {
   const clock = new ManualClock(0);
   const table = new ExternalTable<number>();
   const job = failingMap(clock, [5], 10, table).createJob();
@@ -354,7 +353,7 @@ Deno.test('A LocalJob under "fail" quarantines a record stamped with its ingesti
   );
 });
 
-Deno.test('A LocalJob under "fail" releases a quarantined operator subtask once a newer checkpoint completes: a record failing there later restarts the job again (issue 16)', async () => {
+Deno.test('A LocalJob under "fail" releases a quarantined operator subtask once a newer checkpoint completes: a record failing there later restarts the job again', async () => {
   const clock = new ManualClock(0);
   const table = new ExternalTable<number>();
   // 3 fails at 60 ms, 25 at 500 ms: checkpoints complete in between.

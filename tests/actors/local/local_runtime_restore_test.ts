@@ -43,7 +43,7 @@ Deno.test("LocalRuntime.status() right after a persist-mode restore shows the re
 });
 
 /**
- * Two aligned sources (reference §5): the fast one offers 100 ms of event
+ * Two aligned sources: the fast one offers 100 ms of event
  * time every 10 ms, the slow one every 100 ms; each record goes out with the
  * processing time it was read at, which alignment decides.
  */

@@ -82,7 +82,7 @@ Deno.test("LocalRuntime: a stalled consumer holds its producer back, bounds ever
   );
 });
 
-Deno.test("LocalRuntime: watermark alignment keeps a fast source within the drift, and an idle source drops out of the group (reference §5)", () => {
+Deno.test("LocalRuntime: watermark alignment keeps a fast source within the drift, and an idle source drops out of the group", () => {
   const clock = new ManualClock(0);
   const env = new StreamEnvironment({ jobName: "align", clock });
   const maxDriftMs = 5_000;
@@ -155,7 +155,7 @@ Deno.test("LocalRuntime.suspend() rejects an unknown actor id", () => {
   });
 });
 
-Deno.test("LocalRuntime: a generator's gauge (seed 000 §4.4) and the window's late-record gauge appear in the subtask status", async () => {
+Deno.test("LocalRuntime: a generator's gauge and the window's late-record gauge appear in the subtask status", async () => {
   const clock = new ManualClock(50_000);
   const env = new StreamEnvironment({ jobName: "g", clock });
   const strategy = WatermarkStrategy.forGenerator<number>((ctx) => {
@@ -532,7 +532,7 @@ Deno.test("LocalRuntime.run() saves each checkpoint as soon as it completes, whi
   }
 });
 
-Deno.test("LocalRuntime numbers checkpoints above the store's highest id, and does not save one triggered before it read that id (DESIGN: ids only grow within a store)", async () => {
+Deno.test("LocalRuntime numbers checkpoints above the store's highest id, and does not save one triggered before it read that id (ids only grow within a store)", async () => {
   const clock = new ManualClock(0);
   const env = new StreamEnvironment({ jobName: "ids", clock });
   // A record far in the future: the job does not finish.

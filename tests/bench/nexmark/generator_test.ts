@@ -48,7 +48,7 @@ Deno.test("NexmarkGenerator derives kinds and ids from id % 50 as Beam does", ()
   assert.equal(eventAt(51, BEAM).auction?.id, 1003);
 });
 
-Deno.test("NexmarkGenerator reproduces the §1.3 regression vectors at 10 000 events/s on one generator", () => {
+Deno.test("NexmarkGenerator reproduces Nexmark's regression vectors at 10 000 events/s on one generator", () => {
   const person = eventAt(0, BEAM).person!;
   assert.equal(person.name, "Peter Jones");
   assert.equal(person.city, "Portland");

@@ -37,6 +37,6 @@ Deno.test("CollectSink keeps -Infinity timestamps and object values as they are"
   assert.equal(sink.name, "collect");
 });
 
-Deno.test("CollectSink declares atomicWrites: its write only appends, so a record's failure can be found record by record (issue 16)", () => {
+Deno.test("CollectSink declares atomicWrites: its write only appends, so a record's failure can be found record by record", () => {
   assert.equal(new CollectSink<string>().createWriter(0, 1).atomicWrites, true);
 });

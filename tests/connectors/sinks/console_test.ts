@@ -62,7 +62,7 @@ Deno.test("ConsoleSink rejects a format or write that is not a function", () => 
   );
 });
 
-Deno.test("ConsoleSink prints nothing of a batch whose format throws, so the subtask sets aside that record alone and prints the others once (issue 16)", () => {
+Deno.test("ConsoleSink prints nothing of a batch whose format throws, so the subtask sets aside that record alone and prints the others once", () => {
   const { sink, lines } = capture<string>((value) => {
     if (value === "bad") throw new TypeError("Cannot format 'bad'");
     return value;

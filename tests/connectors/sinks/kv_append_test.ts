@@ -301,10 +301,10 @@ kvTest(
   },
 );
 
-// --- issue 16: a record KV cannot store is set aside at its checkpoint -----
+// --- a record KV cannot store is set aside at its checkpoint ------------
 
 kvTest(
-  "KvAppendSink leaves a record larger than Deno KV's 64 KiB value limit out of its checkpoint's transaction: the subtask sets it aside and commits the others (issue 16)",
+  "KvAppendSink leaves a record larger than Deno KV's 64 KiB value limit out of its checkpoint's transaction: the subtask sets it aside and commits the others",
   async (kv) => {
     const writer = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
     const h = guardHarness({ operators: () => [new SinkOperator(writer)] });
@@ -325,7 +325,7 @@ kvTest(
 );
 
 kvTest(
-  "KvAppendSink declares atomicWrites: its write only stages in memory and cannot throw midway (issue 16)",
+  "KvAppendSink declares atomicWrites: its write only stages in memory and cannot throw midway",
   (kv) => {
     const writer = new KvAppendSink<string>(kv, "out").createWriter(0, 1);
     assert.equal(writer.atomicWrites, true);
@@ -333,7 +333,7 @@ kvTest(
 );
 
 kvTest(
-  "KvAppendSink leaves a record superjson cannot encode out of its transaction for takeRefused, and keeps the others (issue 16)",
+  "KvAppendSink leaves a record superjson cannot encode out of its transaction for takeRefused, and keeps the others",
   async (kv) => {
     const writer = new KvAppendSink<unknown>(kv, "out").createWriter(0, 1);
     const poison = {

@@ -259,13 +259,13 @@ kvTest("KvTableSink validates its arguments at the door", (kv) => {
   });
 });
 
-// --- issue 16: a row KV cannot store is set aside -------------------------
+// --- a row KV cannot store is set aside ---------------------------------
 
 for (const stepSnapshots of [false, true]) {
   kvTest(
-    `KvTableSink refuses a row key over Deno KV's 2048-byte key limit when it arrives, and a row over 64 KiB at its checkpoint, which keeps the key's committed row: the subtask sets both aside and commits the others (issue 16${
-      stepSnapshots ? ", step snapshots" : ""
-    })`,
+    `KvTableSink refuses a row key over Deno KV's 2048-byte key limit when it arrives, and a row over 64 KiB at its checkpoint, which keeps the key's committed row: the subtask sets both aside and commits the others${
+      stepSnapshots ? " (step snapshots)" : ""
+    }`,
     async (kv) => {
       const sink = new KvTableSink<{ k: string; v?: string }>(kv, "t", {
         key: (row) => row.k,
@@ -310,7 +310,7 @@ for (const stepSnapshots of [false, true]) {
 }
 
 kvTest(
-  "KvTableSink.check() reads the row key only: it never encodes the record, which costs O(1) per record (issue 16)",
+  "KvTableSink.check() reads the row key only: it never encodes the record, which costs O(1) per record",
   (kv) => {
     let reads = 0;
     const record = {
@@ -337,7 +337,7 @@ kvTest(
 );
 
 kvTest(
-  "KvTableSink.check() passes a key short enough for any characters without measuring it, and measures a longer one exactly (issue 16)",
+  "KvTableSink.check() passes a key short enough for any characters without measuring it, and measures a longer one exactly",
   (kv) => {
     // ["weir", "table", "t"] and the key's tag and end leave 2048 - 17 - 2
     // bytes: 676 characters of up to 3 bytes each, 2029 of one byte.
@@ -361,7 +361,7 @@ kvTest(
 );
 
 kvTest(
-  "KvTableSink stages nothing of a batch with a record whose key cannot be a row key, and declares atomicWrites (issue 16)",
+  "KvTableSink stages nothing of a batch with a record whose key cannot be a row key, and declares atomicWrites",
   (kv) => {
     const sink = new KvTableSink<{ k: unknown }>(kv, "t", {
       key: (r) => r.k as string,
@@ -380,7 +380,7 @@ kvTest(
 );
 
 kvTest(
-  "KvTableSink leaves a row superjson cannot encode out of its transaction for takeRefused, and keeps the others (issue 16)",
+  "KvTableSink leaves a row superjson cannot encode out of its transaction for takeRefused, and keeps the others",
   async (kv) => {
     const writer = new KvTableSink<{ k: string }>(kv, "t", {
       key: (row) => row.k,

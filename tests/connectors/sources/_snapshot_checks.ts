@@ -9,7 +9,7 @@ import type { Source } from "../../../src/runtime/source.ts";
  * Asserts that subtask 0 of 2 of `source` rejects snapshots that are not its
  * own: not an object, another subtask's, a position past the end of its first
  * partition, too few positions, or a cursor out of range. Each error names
- * the parameter (STYLE rule 28).
+ * the parameter.
  *
  * @param source A source with at least 2 partitions.
  * @param pastEnd A position past the end of subtask 0's first partition.

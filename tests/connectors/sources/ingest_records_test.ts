@@ -1,4 +1,4 @@
-// What ingest accepts, every job can process (issue 16): key types, key
+// What ingest accepts, every job can process: key types, key
 // size and the timestamp range are checked at the door.
 
 import assert from "node:assert/strict";
@@ -16,7 +16,7 @@ import { checkIngestRecords } from "../../../src/connectors/sources/ingest_recor
 const AT = 1_767_225_600_000;
 
 ingestTest(
-  "POST /ingest/:stream refuses null, object, array and boolean keys by default, naming the field, the type and the allowed types (issue 16)",
+  "POST /ingest/:stream refuses null, object, array and boolean keys by default, naming the field, the type and the allowed types",
   async ({ app, log }) => {
     const res = await postJson(app, [
       { at: AT, key: "ok" },
@@ -45,7 +45,7 @@ ingestTest(
 );
 
 ingestTest(
-  "POST /ingest/:stream takes the key from the stream's key field, of its declared types, and requires it when told (issue 16)",
+  "POST /ingest/:stream takes the key from the stream's key field, of its declared types, and requires it when told",
   async ({ app, log }) => {
     const refused = await postJson(app, [
       { at: AT, user: "u1" },
@@ -83,7 +83,7 @@ ingestTest(
 );
 
 ingestTest(
-  "POST /ingest/:stream refuses keys over 1024 bytes of UTF-8, and over a stream's lower maxBytes (issue 16)",
+  "POST /ingest/:stream refuses keys over 1024 bytes of UTF-8, and over a stream's lower maxBytes",
   async ({ app }) => {
     const at1024 = "é".repeat(512); // 2 bytes each
     const over = "é".repeat(512) + "x";
@@ -103,7 +103,7 @@ ingestTest(
 );
 
 ingestTest(
-  "POST /ingest/:stream measures a key as Deno KV encodes it, a NUL as 2 bytes, so every accepted key fits a KvTableSink row (issue 16)",
+  "POST /ingest/:stream measures a key as Deno KV encodes it, a NUL as 2 bytes, so every accepted key fits a KvTableSink row",
   async ({ app, kv }) => {
     const at1024 = "\0".repeat(512);
     const over = "\0".repeat(1024);
@@ -129,7 +129,7 @@ ingestTest(
 );
 
 ingestTest(
-  "POST /ingest/:stream measures a number key by its JSON text against the stream's maxBytes (issue 16)",
+  "POST /ingest/:stream measures a number key by its JSON text against the stream's maxBytes",
   async ({ app }) => {
     const res = await postJson(app, [
       { at: AT, key: 1234 },
@@ -145,7 +145,7 @@ ingestTest(
 );
 
 ingestTest(
-  "POST /ingest/:stream accepts timestamps from 0001-01-01 to 9999-12-31 and refuses others, naming the value and the range as ISO dates (issue 16)",
+  "POST /ingest/:stream accepts timestamps from 0001-01-01 to 9999-12-31 and refuses others, naming the value and the range as ISO dates",
   async ({ app, log }) => {
     const MIN = -62135596800000;
     const MAX = 253402300799999;
@@ -179,7 +179,7 @@ ingestTest(
 );
 
 ingestTest(
-  "POST /ingest/:stream lists a record's timestamp and key problems together (issue 16)",
+  "POST /ingest/:stream lists a record's timestamp and key problems together",
   async ({ app }) => {
     const res = await postJson(app, [{ at: "soon", key: [] }]);
     const error = await errorOf(res);
@@ -192,7 +192,7 @@ ingestTest(
 );
 
 ingestTest(
-  "Every key POST /ingest/:stream accepts can be hashed by keyBy and fits the KV sinks' budget (issue 16)",
+  "Every key POST /ingest/:stream accepts can be hashed by keyBy and fits the KV sinks' budget",
   async ({ app, log }) => {
     await fc.assert(
       fc.asyncProperty(

@@ -17,7 +17,7 @@ function records<T>(
 const noWait = { sleep: () => Promise.resolve() };
 
 kvTest(
-  "KvLog.appendAll() writes every partition's records in one commit, or none when it fails (issue 16)",
+  "KvLog.appendAll() writes every partition's records in one commit, or none when it fails",
   async (kv) => {
     const reader = new KvLog<string>(kv, "events", { partitions: 3 });
     const ok = observe(kv);
@@ -62,7 +62,7 @@ kvTest(
 );
 
 kvTest(
-  "KvLog.appendAll() with once appends an id once, keeps it with expireIn in the same commit and hands a repeat the memo (issue 16)",
+  "KvLog.appendAll() with once appends an id once, keeps it with expireIn in the same commit and hands a repeat the memo",
   async (kv) => {
     const { kv: observed, seen } = observe(kv);
     const log = new KvLog<string>(observed, "events", { partitions: 2 });
@@ -98,7 +98,7 @@ kvTest(
 );
 
 kvTest(
-  "KvLog.appendAll() with once appends once when appenders on two handles race with one id (issue 16)",
+  "KvLog.appendAll() with once appends once when appenders on two handles race with one id",
   async (kv) => {
     // Two handles: each has its own in-process lock, as two processes do.
     const a = new KvLog<string>(observe(kv).kv, "events", {
@@ -132,7 +132,7 @@ kvTest(
 );
 
 kvTest(
-  "KvLog appends through one handle take turns: concurrent appends never lose a race (issue 16)",
+  "KvLog appends through one handle take turns: concurrent appends never lose a race",
   async (kv) => {
     const { kv: observed, seen } = observe(kv);
     const log = new KvLog<number>(observed, "events", { partitions: 2 });
@@ -145,7 +145,7 @@ kvTest(
 );
 
 kvTest(
-  "KvLog.append() retries a commit that SQLite's lock failed, and gives up leaving nothing (issue 16)",
+  "KvLog.append() retries a commit that SQLite's lock failed, and gives up leaving nothing",
   async (kv) => {
     let locked = 2;
     const flaky = observe(kv, () => {

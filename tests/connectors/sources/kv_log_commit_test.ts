@@ -1,7 +1,7 @@
 // A final commit that throws may still have landed: a timeout or a dropped
 // connection to a remote database loses the answer, not the commit. The
 // append must then answer as done, never append twice and never drop the
-// parts a published manifest points at (issue 16).
+// parts a published manifest points at.
 
 import assert from "node:assert/strict";
 import {
@@ -28,7 +28,7 @@ function large(): AppendRecord<string>[] {
 }
 
 kvTest(
-  "KvLog.appendAll() whose final commit lands but loses its answer answers as appended with its offsets, keeps its parts and reads back (issue 16)",
+  "KvLog.appendAll() whose final commit lands but loses its answer answers as appended with its offsets, keeps its parts and reads back",
   async (kv) => {
     let lost = false;
     const log = new KvLog<string>(
@@ -64,7 +64,7 @@ kvTest(
 );
 
 kvTest(
-  "KvLog.append() whose commit lands but loses its answer appends the records once, not again on retry (issue 16)",
+  "KvLog.append() whose commit lands but loses its answer appends the records once, not again on retry",
   async (kv) => {
     let lost = 0;
     const log = new KvLog<string>(
@@ -95,7 +95,7 @@ kvTest(
 );
 
 kvTest(
-  "KvLog.append() that gives up after commits without an answer makes sure none of them lands later, and drops its parts (issue 16)",
+  "KvLog.append() that gives up after commits without an answer makes sure none of them lands later, and drops its parts",
   async (kv) => {
     // Every final commit is held, as if still in flight, and times out.
     const inFlight: Array<
@@ -128,7 +128,7 @@ kvTest(
 );
 
 kvTest(
-  "KvLog.append() whose commit lost its answer while Deno KV keeps failing throws PersistentKvError and keeps its parts (issue 16)",
+  "KvLog.append() whose commit lost its answer while Deno KV keeps failing throws PersistentKvError and keeps its parts",
   async (kv) => {
     let down = false;
     const log = new KvLog<string>(
@@ -164,7 +164,7 @@ kvTest(
 );
 
 kvTest(
-  "KvLog.append() retries a commit that SQLite's lock failed without treating it as landed, and drops its parts when it gives up (issue 16)",
+  "KvLog.append() retries a commit that SQLite's lock failed without treating it as landed, and drops its parts when it gives up",
   async (kv) => {
     const log = new KvLog<string>(
       faultyKv(kv, {

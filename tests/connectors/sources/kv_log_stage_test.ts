@@ -1,6 +1,6 @@
 // The parts of a large KvLog append: written ahead of its final commit,
 // retried when SQLite's lock fails them, and collected when no commit will
-// ever publish them, even after a crash (issue 16).
+// ever publish them, even after a crash.
 
 import assert from "node:assert/strict";
 import {
@@ -30,7 +30,7 @@ function isPart(commit: { keys: readonly Deno.KvKey[] }): boolean {
 }
 
 kvTest(
-  "KvLog.append() retries a part commit that SQLite's lock failed (issue 16)",
+  "KvLog.append() retries a part commit that SQLite's lock failed",
   async (kv) => {
     let locked = 2;
     const log = new KvLog<string>(
@@ -58,7 +58,7 @@ kvTest(
 );
 
 kvTest(
-  "KvLog.append() whose part commits stay locked gives up with AtomicConflictError, leaving nothing behind (issue 16)",
+  "KvLog.append() whose part commits stay locked gives up with AtomicConflictError, leaving nothing behind",
   async (kv) => {
     const log = new KvLog<string>(
       faultyKv(kv, {
@@ -85,7 +85,7 @@ kvTest(
 );
 
 kvTest(
-  "KvLog.recall() retries a read SQLite's lock failed, and gives up with PersistentKvError (issue 16)",
+  "KvLog.recall() retries a read SQLite's lock failed, and gives up with PersistentKvError",
   async (kv) => {
     await new KvLog<string>(kv, "events", { partitions: 1 }).appendAll(
       [{ partition: 0, records: [{ value: "a", timestamp: 1 }] }],
@@ -121,7 +121,7 @@ kvTest(
 );
 
 kvTest(
-  "KvLog collects the parts of an append that died before publishing, at a later append an hour on, and never published ones (issue 16)",
+  "KvLog collects the parts of an append that died before publishing, at a later append an hour on, and never published ones",
   async (kv) => {
     const clock = new ManualClock(0);
     const options = { partitions: 1, retry: noWait, clock };
@@ -163,7 +163,7 @@ kvTest(
 );
 
 kvTest(
-  "KvLog never publishes parts a sweep collected: the append's final commit fails and it throws AtomicConflictError (issue 16)",
+  "KvLog never publishes parts a sweep collected: the append's final commit fails and it throws AtomicConflictError",
   async (kv) => {
     const clock = new ManualClock(0);
     const sweeper = new KvLog<string>(kv, "events", {

@@ -1,5 +1,5 @@
 /**
- * A job file for the command-line tests of poison records (issue 16): a
+ * A job file for the command-line tests of poison records: a
  * bounded log in KV whose record 500 has no key (`null`, which no key
  * selector can hash) is counted per key in 1 s windows into the KV table
  * `poison-counts`. Without periodic checkpoints, a restart processes the

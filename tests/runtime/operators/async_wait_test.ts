@@ -32,7 +32,7 @@ function calls() {
   return { fn, finish, pending };
 }
 
-Deno.test("AsyncWaitOperator (keyed) holds W1 until A1's slow result is out, and A2 after W1 does not hold it (seed 002)", async () => {
+Deno.test("AsyncWaitOperator (keyed) holds W1 until A1's slow result is out, and A2 after W1 does not hold it", async () => {
   const { fn, finish } = calls();
   const h = new OperatorHarness<Call, string>(
     new AsyncWaitOperator<Call, string>(fn, {
@@ -61,7 +61,7 @@ Deno.test("AsyncWaitOperator (keyed) holds W1 until A1's slow result is out, and
   assert.deepEqual(h.take(), ["R(A1!)@100", "W150", "R(A2!)@200"]);
 });
 
-Deno.test("AsyncWaitOperator (keyed) emits W1 right after A1's result, before A2's if A2 is still running (seed 002)", async () => {
+Deno.test("AsyncWaitOperator (keyed) emits W1 right after A1's result, before A2's if A2 is still running", async () => {
   const { fn, finish } = calls();
   const h = new OperatorHarness<Call, string>(
     new AsyncWaitOperator<Call, string>(fn, {
@@ -91,7 +91,7 @@ Deno.test("AsyncWaitOperator passes a watermark straight through when nothing is
   assert.deepEqual(h.take(), ["W5"]);
 });
 
-Deno.test("AsyncWaitOperator (ordered) emits results in input order and watermarks in place (reference §7.1 rule 6)", async () => {
+Deno.test("AsyncWaitOperator (ordered) emits results in input order and watermarks in place", async () => {
   const { fn, finish } = calls();
   const h = new OperatorHarness<Call, string>(
     new AsyncWaitOperator<Call, string>(fn, { mode: "ordered" }),
@@ -107,7 +107,7 @@ Deno.test("AsyncWaitOperator (ordered) emits results in input order and watermar
   assert.deepEqual(h.take(), ["R(r1!)@0", "R(r2!)@1", "W2", "R(r3!)@3"]);
 });
 
-Deno.test("AsyncWaitOperator (unordered) lets results overtake within a segment but never cross a watermark (reference §7.1 rules 7-9)", async () => {
+Deno.test("AsyncWaitOperator (unordered) lets results overtake within a segment but never cross a watermark", async () => {
   const { fn, finish } = calls();
   const h = new OperatorHarness<Call, string>(
     new AsyncWaitOperator<Call, string>(fn, { mode: "unordered" }),
@@ -237,9 +237,9 @@ Deno.test("AsyncWaitOperator snapshots in-flight records and held watermarks, an
   });
 });
 
-// --- issue 16: a record whose call fails for good is set aside -------------
+// --- a record whose call fails for good is set aside --------------------
 
-Deno.test("AsyncWaitOperator sets aside a record whose call throws, rejects or times out, emits the others in order and releases the watermark (issue 16)", async () => {
+Deno.test("AsyncWaitOperator sets aside a record whose call throws, rejects or times out, emits the others in order and releases the watermark", async () => {
   const h = guardHarness({
     operators: () => [
       new AsyncWaitOperator<string, string>((v) => {
@@ -270,7 +270,7 @@ Deno.test("AsyncWaitOperator sets aside a record whose call throws, rejects or t
   assert.equal(h.subtask.inFlight, 0);
 });
 
-Deno.test("AsyncWaitOperator sets aside a record whose key selector throws in keyed mode (issue 16)", () => {
+Deno.test("AsyncWaitOperator sets aside a record whose key selector throws in keyed mode", () => {
   const h = guardHarness({
     operators: () => [
       new AsyncWaitOperator<{ k?: string }, string>(
@@ -284,7 +284,7 @@ Deno.test("AsyncWaitOperator sets aside a record whose key selector throws in ke
   assert.equal(h.subtask.inFlight, 1);
 });
 
-Deno.test("AsyncWaitOperator sets aside a record whose onTimeout throws, with what it threw, and emits the others in order (issue 16)", () => {
+Deno.test("AsyncWaitOperator sets aside a record whose onTimeout throws, with what it threw, and emits the others in order", () => {
   const h = guardHarness({
     operators: () => [
       new AsyncWaitOperator<string, string>(() => new Promise(() => {}), {

@@ -28,15 +28,15 @@ Deno.test("FilterOperator is stateless", () => {
   assert.equal(new FilterOperator(() => true).snapshotState(), null);
 });
 
-Deno.test("FilterOperator rejects a missing predicate, naming 'fn' (STYLE rule 28)", () => {
+Deno.test("FilterOperator rejects a missing predicate, naming 'fn'", () => {
   assert.throws(
     () => new FilterOperator(null as unknown as () => boolean),
     { name: "TypeError", message: /'fn'/ },
   );
 });
 
-// --- issue 16: a record whose user function throws is set aside -----------
-Deno.test("FilterOperator sets aside a record whose fn throws and filters the rest of the batch (issue 16)", () => {
+// --- a record whose user function throws is set aside -------------------
+Deno.test("FilterOperator sets aside a record whose fn throws and filters the rest of the batch", () => {
   const h = guardHarness({
     operators: () => [
       new FilterOperator<unknown>((v) => (v as { n: number }).n > 1),

@@ -29,15 +29,15 @@ Deno.test("FlatMapOperator is stateless", () => {
   assert.equal(new FlatMapOperator(splitWords).snapshotState(), null);
 });
 
-Deno.test("FlatMapOperator rejects a missing function, naming 'fn' (STYLE rule 28)", () => {
+Deno.test("FlatMapOperator rejects a missing function, naming 'fn'", () => {
   assert.throws(
     () => new FlatMapOperator(42 as unknown as typeof splitWords),
     { name: "TypeError", message: /'fn'.*42/ },
   );
 });
 
-// --- issue 16: a record whose user function throws is set aside -----------
-Deno.test("FlatMapOperator sets aside a record whose fn throws, drops what it collected before the throw, and goes on (issue 16)", () => {
+// --- a record whose user function throws is set aside -------------------
+Deno.test("FlatMapOperator sets aside a record whose fn throws, drops what it collected before the throw, and goes on", () => {
   const h = guardHarness({
     operators: () => [
       new FlatMapOperator<string, string>((v, out) => {

@@ -431,7 +431,7 @@ Deno.test("KeyedProcessOperator snapshots state, timers in firing order and the 
   });
 });
 
-Deno.test("KeyedProcessOperator leaves the watermark out of a replay-mode snapshot but keeps its timers (reference §6)", () => {
+Deno.test("KeyedProcessOperator leaves the watermark out of a replay-mode snapshot but keeps its timers", () => {
   const h = sumHarness();
   h.element({ key: "a", add: 1, timer: 20 }, 5).watermark(10);
   const snapshot = h.operator.snapshotState(1, {
@@ -452,7 +452,7 @@ Deno.test("KeyedProcessOperator leaves the watermark out of a replay-mode snapsh
   assert.deepEqual(after.take(), ["W10", "R(a:1@20/e)@20", "W20"]);
 });
 
-Deno.test("KeyedProcessOperator rejects a timer timestamp that is not a safe integer, naming 'timestamp', the value and the key (STYLE rule 28)", () => {
+Deno.test("KeyedProcessOperator rejects a timer timestamp that is not a safe integer, naming 'timestamp', the value and the key", () => {
   const cases: Array<[(ctx: Ctx) => void, string, RegExp]> = [
     [
       (c) => c.registerEventTimeTimer(1.5),
@@ -496,7 +496,7 @@ type Ctx = Parameters<
   KeyedProcessFunction<string, never, string, never>["processElement"]
 >[1];
 
-Deno.test("KeyedProcessOperator rejects a bad function or key selector, naming the parameter (STYLE rule 28)", () => {
+Deno.test("KeyedProcessOperator rejects a bad function or key selector, naming the parameter", () => {
   const keySelector = (s: string) => s;
   assert.throws(
     () => new KeyedProcessOperator(null as never, { keySelector }),
@@ -673,7 +673,7 @@ function sortedByKey<S>(pairs: Array<[string, S]>): Array<[string, S]> {
   return [...pairs].sort((a, b) => a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 }
 
-// --- issue 16: a record whose user code throws is set aside ----------------
+// --- a record whose user code throws is set aside -----------------------
 
 /** Sums per key and arms a timer; throws for "boom" after changing state and timers. */
 const fragile: KeyedProcessFunction<
@@ -704,7 +704,7 @@ function fragileOperator() {
   });
 }
 
-Deno.test("KeyedProcessOperator sets aside a record whose function throws, undoing its outputs, its state change and its timers (issue 16)", () => {
+Deno.test("KeyedProcessOperator sets aside a record whose function throws, undoing its outputs, its state change and its timers", () => {
   const h = guardHarness({ operators: () => [fragileOperator()] });
   h.push([{ k: "a", n: 1 }, { k: "b", n: 2 }], [1, 2]);
   h.push([{ k: "a", n: -5 }, { k: "c", n: -1 }, { k: "a", n: 3 }], [3, 4, 5]);
@@ -726,14 +726,14 @@ Deno.test("KeyedProcessOperator sets aside a record whose function throws, undoi
   );
 });
 
-Deno.test("KeyedProcessOperator sets aside a record whose key selector throws (issue 16)", () => {
+Deno.test("KeyedProcessOperator sets aside a record whose key selector throws", () => {
   const h = guardHarness({ operators: () => [fragileOperator()] });
   h.push([{ k: null, n: 1 }, { k: "a", n: 2 }], [1, 2]);
   assert.deepEqual(h.out, ["a+2@2"]);
   assert.equal(h.letters()[0].error.message, "Cannot key a record");
 });
 
-Deno.test("KeyedProcessOperator sets aside a timer whose onTimer throws as { key, timestamp } and fires the others (issue 16)", () => {
+Deno.test("KeyedProcessOperator sets aside a timer whose onTimer throws as { key, timestamp } and fires the others", () => {
   const h = guardHarness({ operators: () => [fragileOperator()] });
   h.push([{ k: "t", n: 1 }, { k: "u", n: 2 }], [1, 2]);
   h.out.length = 0;

@@ -29,15 +29,15 @@ Deno.test("MapOperator is stateless and never has processing-time work", () => {
   assert.equal(operator.nextProcessingTime(), Infinity);
 });
 
-Deno.test("MapOperator rejects a missing function, naming 'fn' (STYLE rule 28)", () => {
+Deno.test("MapOperator rejects a missing function, naming 'fn'", () => {
   assert.throws(
     () => new MapOperator(undefined as unknown as (v: number) => number),
     { name: "TypeError", message: /'fn'.*undefined/ },
   );
 });
 
-// --- issue 16: a record whose user function throws is set aside -----------
-Deno.test("MapOperator sets aside a record whose fn throws and maps the rest of the batch (issue 16)", () => {
+// --- a record whose user function throws is set aside -------------------
+Deno.test("MapOperator sets aside a record whose fn throws and maps the rest of the batch", () => {
   const h = guardHarness({
     operators: () => [
       new MapOperator<unknown, unknown>((v) => (v as { n: number }).n * 2),

@@ -36,7 +36,7 @@ Deno.test("ProcessOperator sends side outputs by tag or tag id with the record's
   assert.deepEqual(h.take(), ["side:late x1@5", "side:odd y2@6", "R(a)@1"]);
 });
 
-Deno.test("ProcessOperator shows the current watermark and forwards it unchanged (§1.9 rule 4)", () => {
+Deno.test("ProcessOperator shows the current watermark and forwards it unchanged", () => {
   const seen: number[] = [];
   const h = new OperatorHarness(
     new ProcessOperator<number, number>((value, ctx, out) => {
@@ -63,7 +63,7 @@ Deno.test("ProcessOperator snapshots and restores its current watermark", () => 
   assert.deepEqual(after.take(), ["R(42)@50"]);
 });
 
-Deno.test("ProcessOperator rejects a missing function, naming 'fn' (STYLE rule 28)", () => {
+Deno.test("ProcessOperator rejects a missing function, naming 'fn'", () => {
   assert.throws(
     () =>
       new ProcessOperator(
@@ -75,8 +75,8 @@ Deno.test("ProcessOperator rejects a missing function, naming 'fn' (STYLE rule 2
   );
 });
 
-// --- issue 16: a record whose user function throws is set aside -----------
-Deno.test("ProcessOperator sets aside a record whose fn throws, drops what it collected before the throw, and goes on (issue 16)", () => {
+// --- a record whose user function throws is set aside -------------------
+Deno.test("ProcessOperator sets aside a record whose fn throws, drops what it collected before the throw, and goes on", () => {
   const h = guardHarness({
     operators: () => [
       new ProcessOperator<number, number>((v, _ctx, out) => {

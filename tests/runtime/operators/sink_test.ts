@@ -42,16 +42,16 @@ Deno.test("SinkOperator.finish() finishes the sink once; a sink without finish()
   assert.equal(plain.operator.snapshotState(), null);
 });
 
-Deno.test("SinkOperator rejects a sink without write(), naming 'sink' (STYLE rule 28)", () => {
+Deno.test("SinkOperator rejects a sink without write(), naming 'sink'", () => {
   assert.throws(
     () => new SinkOperator({} as unknown as CollectingSink),
     { name: "TypeError", message: /'sink'/ },
   );
 });
 
-// --- issue 16: a record the sink refuses is set aside ----------------------
+// --- a record the sink refuses is set aside -----------------------------
 
-Deno.test("SinkOperator sets aside a record whose write throws, retrying the batch record by record, when the writer declares atomicWrites (issue 16)", () => {
+Deno.test("SinkOperator sets aside a record whose write throws, retrying the batch record by record, when the writer declares atomicWrites", () => {
   const written: string[] = [];
   const h = guardHarness({
     operators: () => [
@@ -74,7 +74,7 @@ Deno.test("SinkOperator sets aside a record whose write throws, retrying the bat
   ]);
 });
 
-Deno.test("SinkOperator lets a write that throws fail the job when the writer does not declare atomicWrites, staging nothing twice (issue 16)", () => {
+Deno.test("SinkOperator lets a write that throws fail the job when the writer does not declare atomicWrites, staging nothing twice", () => {
   // A two-phase writer that stages record by record: the records before
   // the throw are staged when it throws.
   const staged: number[] = [];
@@ -96,7 +96,7 @@ Deno.test("SinkOperator lets a write that throws fail the job when the writer do
   assert.deepEqual(h.letters(), []);
 });
 
-Deno.test("SinkOperator sets aside a record its writer's check refuses, before it is written or held (issue 16)", () => {
+Deno.test("SinkOperator sets aside a record its writer's check refuses, before it is written or held", () => {
   for (const stepSnapshots of [false, true]) {
     const written: string[] = [];
     const h = guardHarness({
@@ -124,7 +124,7 @@ Deno.test("SinkOperator sets aside a record its writer's check refuses, before i
   }
 });
 
-Deno.test("SinkOperator sets aside the records its writer refused when it closed a transaction, at the checkpoint and at the end of input (issue 16)", async () => {
+Deno.test("SinkOperator sets aside the records its writer refused when it closed a transaction, at the checkpoint and at the end of input", async () => {
   const staged: string[] = [];
   let refused: string[] = [];
   const writer = {
@@ -166,7 +166,7 @@ Deno.test("SinkOperator sets aside the records its writer refused when it closed
   ]);
 });
 
-Deno.test('SinkOperator under "fail" throws RecordFailedError for a record its writer refused at the end of input, leaving the final commit handled (issue 16)', async () => {
+Deno.test('SinkOperator under "fail" throws RecordFailedError for a record its writer refused at the end of input, leaving the final commit handled', async () => {
   let failedCommit: Promise<void> | null = null;
   const writer = {
     write() {},

@@ -8,7 +8,7 @@ import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
 import { guardHarness } from "../../_support/guard_harness.ts";
 
-// Reference §3's test doubles: the record's value is its timestamp; the
+// The test doubles of Flink's TimestampsAndWatermarksOperatorTest: the record's value is its timestamp; the
 // periodic generator emits the last event's timestamp minus 1 (-Infinity
 // before any event) without enforcing monotonicity; the punctuated one emits
 // `f1` as a watermark when `f0` is true.
@@ -70,28 +70,28 @@ function bounded(
   ).open();
 }
 
-// --- Reference §3 test vectors ---
+// --- Flink's TimestampsAndWatermarksOperatorTest vectors ---
 
-Deno.test("TimestampsAndWatermarksOperator drops upstream watermarks (§3 rule 4, inputWatermarksAreNotForwarded)", () => {
+Deno.test("TimestampsAndWatermarksOperator drops upstream watermarks (inputWatermarksAreNotForwarded)", () => {
   const h = periodic();
   h.watermark(42).setProcessingTime(INTERVAL);
   assert.deepEqual(h.take(), []);
 });
 
-Deno.test("TimestampsAndWatermarksOperator drops upstream statuses (§3 rule 5, inputStatusesAreNotForwarded)", () => {
+Deno.test("TimestampsAndWatermarksOperator drops upstream statuses (inputStatusesAreNotForwarded)", () => {
   const h = periodic();
   h.status("idle").setProcessingTime(INTERVAL);
   h.status("active");
   assert.deepEqual(h.take(), []);
 });
 
-Deno.test("TimestampsAndWatermarksOperator forwards the end-of-input Infinity watermark (§3 rule 4, longMaxInputWatermarkIsForwarded)", () => {
+Deno.test("TimestampsAndWatermarksOperator forwards the end-of-input Infinity watermark (longMaxInputWatermarkIsForwarded)", () => {
   const h = periodic();
   h.watermark(Infinity);
   assert.deepEqual(h.take(), ["WInfinity"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator stamps records and emits the periodic watermark on the timer (§3 rules 2–3, periodic stream)", () => {
+Deno.test("TimestampsAndWatermarksOperator stamps records and emits the periodic watermark on the timer (periodic stream)", () => {
   const h = periodic();
   h.element(2, 1).setProcessingTime(50);
   assert.deepEqual(h.take(), ["R(2)@2", "W1"]);
@@ -99,13 +99,13 @@ Deno.test("TimestampsAndWatermarksOperator stamps records and emits the periodic
   assert.deepEqual(h.take(), ["R(4)@4", "W3"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator emits periodic watermarks only when the timer fires (§3 rule 3, periodic only on timer)", () => {
+Deno.test("TimestampsAndWatermarksOperator emits periodic watermarks only when the timer fires (periodic only on timer)", () => {
   const h = periodic();
   h.element(2, 1);
   assert.deepEqual(h.take(), ["R(2)@2"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator never lets a periodic watermark regress (§3 rule 7, periodic no regress)", () => {
+Deno.test("TimestampsAndWatermarksOperator never lets a periodic watermark regress (periodic no regress)", () => {
   const h = periodic();
   h.element(4, 1).setProcessingTime(50);
   assert.deepEqual(h.take(), ["R(4)@4", "W3"]);
@@ -116,7 +116,7 @@ Deno.test("TimestampsAndWatermarksOperator never lets a periodic watermark regre
   assert.deepEqual(h.take(), []);
 });
 
-Deno.test("TimestampsAndWatermarksOperator emits no watermarks in batch mode (§3 rule 1, periodic batch mode)", () => {
+Deno.test("TimestampsAndWatermarksOperator emits no watermarks in batch mode (periodic batch mode)", () => {
   const h = periodic({ emitProgressiveWatermarks: false });
   h.element(2, 1).setProcessingTime(50);
   h.element(4, 1).setProcessingTime(100);
@@ -125,7 +125,7 @@ Deno.test("TimestampsAndWatermarksOperator emits no watermarks in batch mode (§
   assert.equal(h.operator.nextProcessingTime(), Infinity);
 });
 
-Deno.test("TimestampsAndWatermarksOperator emits a punctuated watermark right after its record (§3 rule 2, punctuated stream)", () => {
+Deno.test("TimestampsAndWatermarksOperator emits a punctuated watermark right after its record (punctuated stream)", () => {
   const h = punctuated();
   h.element([true, 2]);
   assert.deepEqual(h.take(), ["R((true,2))@2", "W2"]);
@@ -133,7 +133,7 @@ Deno.test("TimestampsAndWatermarksOperator emits a punctuated watermark right af
   assert.deepEqual(h.take(), ["R((true,4))@4", "W4"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator never lets a punctuated watermark regress (§3 rule 7, punctuated no regress)", () => {
+Deno.test("TimestampsAndWatermarksOperator never lets a punctuated watermark regress (punctuated no regress)", () => {
   const h = punctuated();
   h.element([true, 4]);
   assert.deepEqual(h.take(), ["R((true,4))@4", "W4"]);
@@ -141,13 +141,13 @@ Deno.test("TimestampsAndWatermarksOperator never lets a punctuated watermark reg
   assert.deepEqual(h.take(), ["R((true,2))@2"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator emits no punctuated watermarks in batch mode (§3 rule 1, punctuated batch)", () => {
+Deno.test("TimestampsAndWatermarksOperator emits no punctuated watermarks in batch mode (punctuated batch)", () => {
   const h = punctuated(false);
   h.element([true, 2]).element([true, 4]);
   assert.deepEqual(h.take(), ["R((true,2))@2", "R((true,4))@4"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator passes negative, zero and positive timestamps unchanged (§3 negative timestamps)", () => {
+Deno.test("TimestampsAndWatermarksOperator passes negative, zero and positive timestamps unchanged", () => {
   const h = periodic();
   const values = [
     Number.MIN_SAFE_INTEGER,
@@ -162,7 +162,7 @@ Deno.test("TimestampsAndWatermarksOperator passes negative, zero and positive ti
   assert.deepEqual(h.take(), values.map((v) => `R(${v})@${v}`));
 });
 
-Deno.test("TimestampsAndWatermarksOperator rejects the infinities Flink would pass through as MIN and MAX (§3 negative timestamps, DESIGN)", () => {
+Deno.test("TimestampsAndWatermarksOperator rejects the infinities Flink would pass through as MIN and MAX", () => {
   for (const value of [-Infinity, Infinity]) {
     const h = periodic();
     assert.throws(() => h.element(value), {
@@ -173,7 +173,7 @@ Deno.test("TimestampsAndWatermarksOperator rejects the infinities Flink would pa
   }
 });
 
-Deno.test("TimestampsAndWatermarksOperator goes idle once, only after back-pressure ends (§3 rule 8, FLINK-35886)", () => {
+Deno.test("TimestampsAndWatermarksOperator goes idle once, only after back-pressure ends (FLINK-35886)", () => {
   const strategy = WatermarkStrategy
     .forGenerator<Flagged>(() =>
       new PunctuatedWatermarks<Flagged>((e) => e[0] ? e[1] : null)
@@ -197,12 +197,12 @@ Deno.test("TimestampsAndWatermarksOperator goes idle once, only after back-press
 
 // --- Further rules ---
 
-Deno.test("TimestampsAndWatermarksOperator schedules the first periodic emit one interval after open (§3 rule 1)", () => {
+Deno.test("TimestampsAndWatermarksOperator schedules the first periodic emit one interval after open", () => {
   const h = bounded(new ManualClock(1_000));
   assert.equal(h.operator.nextProcessingTime(), 1_050);
 });
 
-Deno.test("TimestampsAndWatermarksOperator re-bases the next periodic emit on the current time (§3 rule 3)", () => {
+Deno.test("TimestampsAndWatermarksOperator re-bases the next periodic emit on the current time", () => {
   const h = bounded();
   h.element(10).setProcessingTime(120);
   assert.deepEqual(h.take(), ["R(10)@10", "W9"]);
@@ -213,7 +213,7 @@ Deno.test("TimestampsAndWatermarksOperator re-bases the next periodic emit on th
   assert.deepEqual(h.take(), ["W19"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator with interval 0 never emits periodically (§0 rule 7)", () => {
+Deno.test("TimestampsAndWatermarksOperator with interval 0 never emits periodically", () => {
   const h = periodic({ intervalMs: 0 });
   assert.equal(h.operator.nextProcessingTime(), Infinity);
   h.element(2).setProcessingTime(1_000);
@@ -221,7 +221,7 @@ Deno.test("TimestampsAndWatermarksOperator with interval 0 never emits periodica
   assert.deepEqual(h.take(), ["R(2)@2"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator.finish() emits the last periodic watermark, even with interval 0 (§3 rule 6)", () => {
+Deno.test("TimestampsAndWatermarksOperator.finish() emits the last periodic watermark, even with interval 0", () => {
   const h = periodic({ intervalMs: 0 });
   h.element(2).finish();
   assert.deepEqual(h.take(), ["R(2)@2", "W1"]);
@@ -231,7 +231,7 @@ Deno.test("TimestampsAndWatermarksOperator.finish() emits the last periodic wate
   assert.equal(periodicHarness.operator.nextProcessingTime(), Infinity);
 });
 
-Deno.test("TimestampsAndWatermarksOperator re-activates an idle output before forwarding Infinity (§3 rule 4)", () => {
+Deno.test("TimestampsAndWatermarksOperator re-activates an idle output before forwarding Infinity", () => {
   const strategy = WatermarkStrategy.forBoundedOutOfOrderness<number>(0)
     .withTimestampAssigner((value) => value)
     .withIdleness(10);
@@ -246,7 +246,7 @@ Deno.test("TimestampsAndWatermarksOperator re-activates an idle output before fo
   assert.deepEqual(h.take(), ["active", "WInfinity"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator rejects a whole batch when one timestamp is not a safe integer, naming the record (DESIGN)", () => {
+Deno.test("TimestampsAndWatermarksOperator rejects a whole batch when one timestamp is not a safe integer, naming the record", () => {
   for (const bad of [NaN, 1.5, 2 ** 60]) {
     const h = punctuated();
     assert.throws(() => h.batch([[true, 1], [true, 2], [true, bad]]), {
@@ -257,7 +257,7 @@ Deno.test("TimestampsAndWatermarksOperator rejects a whole batch when one timest
   }
 });
 
-Deno.test("TimestampsAndWatermarksOperator rejects a timestamp that is not a number with a TypeError (STYLE rule 24)", () => {
+Deno.test("TimestampsAndWatermarksOperator rejects a timestamp that is not a number with a TypeError", () => {
   const strategy = WatermarkStrategy.forMonotonousTimestamps<string>()
     .withTimestampAssigner((value) => value as unknown as number);
   const h = new OperatorHarness<string, string>(
@@ -272,7 +272,7 @@ Deno.test("TimestampsAndWatermarksOperator rejects a timestamp that is not a num
   assert.deepEqual(h.take(), []);
 });
 
-Deno.test("TimestampsAndWatermarksOperator explains a missing timestamp when the default assigner meets a record without one (DESIGN)", () => {
+Deno.test("TimestampsAndWatermarksOperator explains a missing timestamp when the default assigner meets a record without one", () => {
   const h = new OperatorHarness<number, number>(
     new TimestampsAndWatermarksOperator(
       WatermarkStrategy.forMonotonousTimestamps<number>(),
@@ -287,7 +287,7 @@ Deno.test("TimestampsAndWatermarksOperator explains a missing timestamp when the
   assert.deepEqual(h.take(), ["R(1)@1700000000000"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator warns once that timestamps look like seconds (DESIGN)", () => {
+Deno.test("TimestampsAndWatermarksOperator warns once that timestamps look like seconds", () => {
   const warnings: string[] = [];
   const strategy = WatermarkStrategy.forMonotonousTimestamps<number>()
     .withTimestampAssigner((value) => value);
@@ -304,7 +304,7 @@ Deno.test("TimestampsAndWatermarksOperator warns once that timestamps look like 
   assert.match(warnings[0], /1700000000.*seconds.*multiply.*1000/);
 });
 
-Deno.test("TimestampsAndWatermarksOperator splits a batch after a punctuated watermark's record, keeping the rest batched (§3 rule 2)", () => {
+Deno.test("TimestampsAndWatermarksOperator splits a batch after a punctuated watermark's record, keeping the rest batched", () => {
   const h = punctuated();
   h.batch([[false, 1], [true, 2], [false, 3], [false, 4]]);
   assert.deepEqual(h.take(), [
@@ -343,7 +343,7 @@ Deno.test("TimestampsAndWatermarksOperator passes the record's current timestamp
   assert.deepEqual(h.take(), ["R(a)@11", "R(b)@21"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator resumes a bounded generator's watermark after a restore (DESIGN watermarkRecovery persist)", () => {
+Deno.test("TimestampsAndWatermarksOperator resumes a bounded generator's watermark after a restore (watermarkRecovery persist)", () => {
   const before = bounded();
   before.batch([10, 20]).setProcessingTime(50);
   assert.deepEqual(before.take(), ["R(10)@10", "R(20)@20", "W19"]);
@@ -358,7 +358,7 @@ Deno.test("TimestampsAndWatermarksOperator resumes a bounded generator's waterma
   assert.deepEqual(after.take(), ["R(30)@30", "W29"]);
 });
 
-Deno.test("TimestampsAndWatermarksOperator restored at the same processing time keeps its periodic schedule (DESIGN: persist snapshots the periodic-emission schedule)", () => {
+Deno.test("TimestampsAndWatermarksOperator restored at the same processing time keeps its periodic schedule (persist snapshots the periodic-emission schedule)", () => {
   const before = bounded();
   before.element(20).setProcessingTime(50);
   before.element(30).setProcessingTime(70);
@@ -396,7 +396,7 @@ Deno.test("TimestampsAndWatermarksOperator applies a snapshot restored before op
   assert.equal(operator.currentWatermark, 19);
 });
 
-Deno.test("TimestampsAndWatermarksOperator creates its generator with the activity clock, subtask index and metrics (§3 rule 8)", () => {
+Deno.test("TimestampsAndWatermarksOperator creates its generator with the activity clock, subtask index and metrics", () => {
   const seen: unknown[] = [];
   const strategy = WatermarkStrategy.forGenerator<number>((context) => {
     seen.push(context.subtaskIndex);
@@ -415,7 +415,7 @@ Deno.test("TimestampsAndWatermarksOperator creates its generator with the activi
   assert.equal(h.gauges.get("probe")!(), 100);
 });
 
-Deno.test("TimestampsAndWatermarksOperator rejects a bad interval, strategy or warning callback, naming the parameter (STYLE rule 28)", () => {
+Deno.test("TimestampsAndWatermarksOperator rejects a bad interval, strategy or warning callback, naming the parameter", () => {
   const strategy = WatermarkStrategy.forMonotonousTimestamps<number>();
   for (const interval of [-1, 1.5, NaN]) {
     assert.throws(
@@ -444,9 +444,9 @@ Deno.test("TimestampsAndWatermarksOperator rejects a bad interval, strategy or w
   );
 });
 
-// --- issue 16: a record whose timestamp cannot be assigned is set aside ----
+// --- a record whose timestamp cannot be assigned is set aside -----------
 
-Deno.test("TimestampsAndWatermarksOperator sets aside a record whose assigner throws or whose timestamp is not a safe integer, naming the value, and stamps the rest (issue 16, DESIGN)", () => {
+Deno.test("TimestampsAndWatermarksOperator sets aside a record whose assigner throws or whose timestamp is not a safe integer, naming the value, and stamps the rest", () => {
   const strategy = WatermarkStrategy.forGenerator<{ ts: unknown }>(
     () => new PunctuatedWatermarks((_e, ts) => ts),
   ).withTimestampAssigner((e) => {

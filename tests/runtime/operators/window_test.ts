@@ -40,7 +40,7 @@ function harness(
   return new OperatorHarness<KV, KV>(operator, { render }).open();
 }
 
-Deno.test("WindowStreamOperator emits a watermark's results as one batch before forwarding it (§0 rule 6, §1.9 rule 4)", () => {
+Deno.test("WindowStreamOperator emits a watermark's results as one batch before forwarding it", () => {
   const h = harness(sumOperator(TumblingEventTimeWindows.of(10)));
   h.batch([["a", 1], ["b", 5], ["a", 2]], [1, 3, 9]);
   assert.deepEqual(h.take(), []);
@@ -55,7 +55,7 @@ Deno.test("WindowStreamOperator forwards a watermark that fires nothing, and dro
   assert.deepEqual(h.take(), ["W5"]);
 });
 
-Deno.test("WindowStreamOperator sends a record late for all its windows to the late tag with its own timestamp (§4.4)", () => {
+Deno.test("WindowStreamOperator sends a record late for all its windows to the late tag with its own timestamp", () => {
   const late = new OutputTag<KV>("late");
   const h = harness(
     sumOperator(TumblingEventTimeWindows.of(10), { lateDataTag: late }),
@@ -117,7 +117,7 @@ Deno.test("WindowStreamOperator restores windows from a snapshot and fires them 
   assert.deepEqual(after.take(), ["R(a:7)@10", "WInfinity"]);
 });
 
-Deno.test("WindowStreamOperator rejects bad options when constructed, naming the parameter (STYLE rule 22)", () => {
+Deno.test("WindowStreamOperator rejects bad options when constructed, naming the parameter", () => {
   assert.throws(
     () =>
       sumOperator(TumblingEventTimeWindows.of(10), { allowedLatenessMs: -1 }),
@@ -125,7 +125,7 @@ Deno.test("WindowStreamOperator rejects bad options when constructed, naming the
   );
 });
 
-// --- issue 16: a record or a window whose user code throws is set aside ----
+// --- a record or a window whose user code throws is set aside -----------
 
 type Reading = { k: unknown; n: number };
 
@@ -152,7 +152,7 @@ function fragileWindow() {
   });
 }
 
-Deno.test("WindowStreamOperator sets aside a record whose key selector or aggregate throws, leaving no window behind, and windows the rest (issue 16)", () => {
+Deno.test("WindowStreamOperator sets aside a record whose key selector or aggregate throws, leaving no window behind, and windows the rest", () => {
   const h = guardHarness({ operators: () => [fragileWindow()] });
   h.push([{ k: "a", n: 1 }, { k: null, n: 2 }, { k: "b", n: -1 }, {
     k: "a",
@@ -176,7 +176,7 @@ Deno.test("WindowStreamOperator sets aside a record whose key selector or aggreg
   assert.deepEqual(h.out, ["a:5@9"]);
 });
 
-Deno.test("WindowStreamOperator sets aside a window whose function throws when it fires as { key, window }, dropping its results, and fires the others (issue 16)", () => {
+Deno.test("WindowStreamOperator sets aside a window whose function throws when it fires as { key, window }, dropping its results, and fires the others", () => {
   const h = guardHarness({ operators: () => [fragileWindow()] });
   h.push([{ k: "x", n: 1 }, { k: "y", n: 2 }], [1, 2]);
   h.watermark(20);

@@ -1,4 +1,4 @@
-// Issue 16: a window trigger that throws never crash-loops a job, and a
+// A window trigger that throws never crash-loops a job, and a
 // record whose trigger throws has no effect on its window.
 
 import assert from "node:assert/strict";
@@ -63,7 +63,7 @@ function windowState(h: ReturnType<typeof guardHarness>): State {
   return h.snapshot().operators[0] as State;
 }
 
-Deno.test("WindowStreamOperator takes back a record whose trigger's onElement throws: contents, trigger state and a new window (issue 16)", () => {
+Deno.test("WindowStreamOperator takes back a record whose trigger's onElement throws: contents, trigger state and a new window", () => {
   const count = CountTrigger.of<R>(2);
   const trigger = faulty(count, {
     onElement(e, ts, w, c) {
@@ -90,7 +90,7 @@ Deno.test("WindowStreamOperator takes back a record whose trigger's onElement th
   );
 });
 
-Deno.test("WindowStreamOperator takes back the timers of an existing window's onElement that throws (issue 16)", () => {
+Deno.test("WindowStreamOperator takes back the timers of an existing window's onElement that throws", () => {
   const base = EventTimeTrigger.create<R>();
   const trigger = faulty(base, {
     onElement(e, ts, w, c) {
@@ -115,7 +115,7 @@ Deno.test("WindowStreamOperator takes back the timers of an existing window's on
   assert.deepEqual(h.out, ["a:1/1@9"]);
 });
 
-Deno.test("WindowStreamOperator sets aside and drops a window whose trigger's onEventTime throws, and fires the others (issue 16)", () => {
+Deno.test("WindowStreamOperator sets aside and drops a window whose trigger's onEventTime throws, and fires the others", () => {
   const base = EventTimeTrigger.create<R>();
   const trigger = faulty(base, {
     onEventTime(t, w, c) {
@@ -138,7 +138,7 @@ Deno.test("WindowStreamOperator sets aside and drops a window whose trigger's on
   assert.deepEqual(windowState(h).slots, []);
 });
 
-Deno.test("WindowStreamOperator sets aside and drops a window whose trigger's onProcessingTime throws (issue 16)", () => {
+Deno.test("WindowStreamOperator sets aside and drops a window whose trigger's onProcessingTime throws", () => {
   const trigger = faulty(EventTimeTrigger.create<R>(), {
     canMerge: false,
     onElement(_e, _ts, w, c) {
@@ -164,7 +164,7 @@ Deno.test("WindowStreamOperator sets aside and drops a window whose trigger's on
   assert.deepEqual(windowState(h).slots, []);
 });
 
-Deno.test("WindowStreamOperator sets aside and drops a window whose trigger's clear throws at cleanup (issue 16)", () => {
+Deno.test("WindowStreamOperator sets aside and drops a window whose trigger's clear throws at cleanup", () => {
   const trigger = faulty(EventTimeTrigger.create<R>(), {
     clear() {
       throw new Error("Cannot clear");
@@ -183,7 +183,7 @@ Deno.test("WindowStreamOperator sets aside and drops a window whose trigger's cl
   assert.deepEqual(windowState(h).slots, []);
 });
 
-Deno.test("WindowStreamOperator sets aside a record whose trigger throws while its sessions merge, and the merged session still fires (issue 16)", () => {
+Deno.test("WindowStreamOperator sets aside a record whose trigger throws while its sessions merge, and the merged session still fires", () => {
   const base = EventTimeTrigger.create<R>();
   const trigger = faulty(base, {
     onMerge(w, c) {
@@ -205,7 +205,7 @@ Deno.test("WindowStreamOperator sets aside a record whose trigger throws while i
   assert.deepEqual(windowState(h).slots, []);
 });
 
-Deno.test('WindowStreamOperator under "fail" throws RecordFailedError for a trigger that throws on a timer, and sets the window aside once quarantined (issue 16)', () => {
+Deno.test('WindowStreamOperator under "fail" throws RecordFailedError for a trigger that throws on a timer, and sets the window aside once quarantined', () => {
   const base = EventTimeTrigger.create<R>();
   const trigger = faulty(base, {
     onEventTime() {
