@@ -28,10 +28,8 @@ import {
   WINDOW_MS,
 } from "./_keyed_count.ts";
 import {
-  type ActorStorage,
   type AggregateFunction,
   KvStorage,
-  type LocalRuntime,
   ManualClock,
   type Sink,
   type Source,
@@ -42,6 +40,7 @@ import {
   TumblingEventTimeWindows,
   WatermarkStrategy,
 } from "../src/mod.ts";
+import type { ActorStorage, LocalRuntime } from "../src/actors/mod.ts";
 
 // ---------------------------------------------------------------------------
 // State size: records of many keys buffered by a process window so long that

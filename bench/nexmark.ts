@@ -19,13 +19,13 @@
 import { parseArgs } from "node:util";
 import {
   KvStorage,
-  type LocalRuntime,
   type Sink,
   type Source,
   StreamEnvironment,
   SystemClock,
   WatermarkStrategy,
 } from "../src/mod.ts";
+import type { LocalRuntime } from "../src/actors/mod.ts";
 import { type NexmarkConfig, nexmarkConfig } from "./nexmark/config.ts";
 import type { Event } from "./nexmark/model.ts";
 import { NexmarkSource } from "./nexmark/source.ts";

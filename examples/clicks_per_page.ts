@@ -13,10 +13,10 @@
 import {
   ManualClock,
   StreamEnvironment,
-  type SubtaskStatus,
   TumblingEventTimeWindows,
   WatermarkStrategy,
 } from "../src/mod.ts";
+import type { SubtaskStatus } from "../src/actors/mod.ts";
 import { ScriptedSource, type ScriptStep } from "../src/connectors/mod.ts";
 
 /** A click on a page. */

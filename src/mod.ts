@@ -75,7 +75,10 @@ export {
   type KeyedProcessFunction,
   RecordFailedError,
   type Sink,
+  type SinkWriter,
   type Source,
+  type SourceBatch,
+  type SourceReader,
 } from "./runtime/mod.ts";
 
 export { KvStorage, UnreadableCheckpointsError } from "./actors/mod.ts";
@@ -92,38 +95,7 @@ export {
   ScriptedSource,
 } from "./connectors/mod.ts";
 
-// Types that the signatures above take or return, exported so that a caller
-// can name them; the classes among them are constructed by weir, not by
-// callers (their own entries, e.g. "@weir/weir/kv", export them as values).
-
-export type {
-  AdaptiveOutOfOrdernessSnapshot,
-  BoundedOutOfOrdernessSnapshot,
-  CheckpointedWatermarkGenerator,
-  IdlenessTimerSnapshot,
-  MetricGroup,
-  PausableClock,
-  PausableClockSnapshot,
-  TimestampAssigner,
-  ValveSnapshot,
-  WatermarkAlignmentParams,
-  WatermarkGeneratorContext,
-  WatermarkOutputMultiplexerSnapshot,
-  WatermarksWithIdlenessSnapshot,
-} from "./time/mod.ts";
-
-export type {
-  MergeCallback,
-  OnMergeContext,
-  ProcessWindowContext,
-  TriggerContext,
-  TriggerResult,
-  WindowAssigner,
-  WindowAssignerContext,
-} from "./windows/mod.ts";
-
-export type { SegmentedQueueSnapshot } from "./async/mod.ts";
-
+// Types a job file names in its settings and ingest declarations.
 export type {
   DeclaredStream,
   ExecuteOptions,
@@ -132,69 +104,3 @@ export type {
   IngestKeyType,
   IngestOptions,
 } from "./api/mod.ts";
-
-export type {
-  AsyncContext,
-  AsyncFunction,
-  AsyncWaitOptions,
-  ChannelSend,
-  DeadLetter,
-  ErrorPolicy,
-  InputChannelStatus,
-  JobEdge,
-  JobFingerprint,
-  JobGraph,
-  JobVertex,
-  KeyedProcessContext,
-  KeyedTimerContext,
-  OperatorContext,
-  OperatorDescriptor,
-  OperatorFingerprint,
-  OperatorOutput,
-  Partitioner,
-  ProcessContext,
-  ProcessFunction,
-  RejectRecord,
-  SinkWriter,
-  SnapshotOptions,
-  SourceBatch,
-  SourceReader,
-  SourceRestoreOptions,
-  SourceSpec,
-  StateKind,
-  StreamOperator,
-} from "./runtime/mod.ts";
-
-export type {
-  ActorFailure,
-  ActorRuntime,
-  ActorStorage,
-  CompletedCheckpoint,
-  DeadLetterLog,
-  KvAtomicOptions,
-  KvRuntime,
-  KvRuntimeOptions,
-  KvSubtaskStatus,
-  ListOptions,
-  LocalJob,
-  LocalRuntime,
-  RuntimeOptions,
-  StorageKey,
-  StorageKeyPart,
-  StorageOp,
-  SubtaskStatus,
-  UnreadableCheckpoint,
-} from "./actors/mod.ts";
-
-export type {
-  AppendAllOptions,
-  AppendAllResult,
-  AppendOnce,
-  AppendRecord,
-  AppendResult,
-  CollectedRecord,
-  KvLogReader,
-  LogRecord,
-  PartitionOffsets,
-  PartitionRecords,
-} from "./connectors/mod.ts";

@@ -31,7 +31,7 @@ const NAMED = 3;
  *
  * @example Refusing a store whose only checkpoint lost a snapshot
  * ```ts
- * import { CheckpointStore, MemoryStorage, UnreadableCheckpointsError } from "../mod.ts";
+ * import { CheckpointStore, MemoryStorage, UnreadableCheckpointsError } from "./mod.ts";
  * import assert from "node:assert/strict";
  *
  * const fingerprint = { jobName: "clicks", operatorIds: ["src-1"], maxParallelism: 128, stateFormatVersion: 1 };
