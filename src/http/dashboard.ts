@@ -12,6 +12,8 @@ import {
   type DashboardAsset,
   dashboardAsset,
 } from "../observe/dashboard/assets.ts";
+import { jobCulprit } from "../observe/dashboard/culprit.ts";
+import { renderLagChartSvg } from "../observe/lag_chart.ts";
 import { renderTimelineSvg } from "../observe/timeline.ts";
 import { HttpError } from "./errors.ts";
 import type { ServiceOptions } from "./service.ts";
@@ -109,16 +111,22 @@ export function dashboardRoutes(options: ServiceOptions): Hono {
 }
 
 /**
- * The timeline image of a job, to mount at `/`
+ * The dashboard's images and summary line of a job, to mount at `/`
  * (`app.route("/", timelineRoute(options))`): `GET /jobs/:job/timeline.svg`
  * answers `image/svg+xml` drawn by {@linkcode renderTimelineSvg} from the
- * job's latest watermark samples (`JobHandle.history()`, at most 600).
+ * job's latest watermark samples (`JobHandle.history()`, at most 600);
+ * `GET /jobs/:job/lag.svg` the lag chart of the same samples
+ * ({@linkcode renderLagChartSvg}: each subtask's processing time minus
+ * watermark, idle periods shaded); `GET /jobs/:job/culprit` the page's
+ * first line as JSON, `{ text, cause, evidence, fix }` (`cause` `null`
+ * when nothing holds event time back): what holds the job's event time
+ * back, from the health diagnosis.
  *
  * It is a separate app because it lives under `/jobs`, next to the JSON
  * API, while the page lives at `/`.
  *
  * @param options The service's jobs.
- * @returns A hono app with `GET /jobs/:job/timeline.svg`.
+ * @returns A hono app with `GET /jobs/:job/timeline.svg`, `lag.svg` and `culprit`.
  * @throws {HttpError} `NOT_FOUND` (404) from the route when no job has that
  * name; the app's `onError` answers it.
  *
@@ -132,22 +140,48 @@ export function dashboardRoutes(options: ServiceOptions): Hono {
  */
 export function timelineRoute(options: ServiceOptions): Hono {
   const routes = new Hono();
-  routes.get("/jobs/:job/timeline.svg", function timeline(c) {
-    const name = c.req.param("job");
+  const jobOf = (name: string, what: string) => {
     const handle = options.jobs.get(name);
     if (handle === undefined) {
       throw new HttpError(
         "NOT_FOUND",
-        `Cannot draw the timeline of job '${name}' as no job of that name is running`,
+        `Cannot ${what} of job '${name}' as no job of that name is running`,
       );
     }
-    const svg = renderTimelineSvg({
+    return handle;
+  };
+  const svg = (body: string) =>
+    new Response(body, {
+      headers: {
+        "Content-Type": "image/svg+xml; charset=utf-8",
+        "Cache-Control": "no-store",
+      },
+    });
+  routes.get("/jobs/:job/timeline.svg", function timeline(c) {
+    const handle = jobOf(c.req.param("job"), "draw the timeline");
+    return svg(renderTimelineSvg({
       samples: handle.history().slice(-MAX_TIMELINE_SAMPLES),
-    });
-    return c.body(svg, 200, {
-      "Content-Type": "image/svg+xml; charset=utf-8",
-      "Cache-Control": "no-store",
-    });
+    }));
+  });
+  routes.get("/jobs/:job/lag.svg", function lagChart(c) {
+    const handle = jobOf(c.req.param("job"), "draw the lag chart");
+    return svg(renderLagChartSvg({
+      samples: handle.history().slice(-MAX_TIMELINE_SAMPLES),
+    }));
+  });
+  routes.get("/jobs/:job/culprit", function culprit(c) {
+    const handle = jobOf(c.req.param("job"), "name what holds event time");
+    const line = jobCulprit(handle, options.clock.now());
+    return c.json(
+      {
+        text: line.text,
+        cause: line.diagnosis?.cause ?? null,
+        evidence: line.diagnosis?.evidence ?? null,
+        fix: line.diagnosis?.fix ?? null,
+      },
+      200,
+      { "Cache-Control": "no-store" },
+    );
   });
   return routes;
 }
