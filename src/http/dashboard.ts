@@ -1,7 +1,8 @@
 /**
- * The dashboard: one HTML page with every job's subtasks, watermarks,
- * timeline and checkpoints, kept live by polling the JSON API; its script
- * and styles (static files); and the timeline image it shows.
+ * The dashboard: one HTML page with every job's culprit line, subtasks,
+ * watermarks, lag chart, timeline and checkpoints, kept live by the job's
+ * event stream; its scripts and styles (static files); and the images and
+ * summary line it shows.
  *
  * @module
  */
@@ -24,6 +25,7 @@ const MAX_TIMELINE_SAMPLES = 600;
 
 const ASSET_TYPES: ReadonlyArray<readonly [DashboardAsset, string]> = [
   ["dashboard.js", "text/javascript; charset=utf-8"],
+  ["dashboard_live.js", "text/javascript; charset=utf-8"],
   ["dashboard.css", "text/css; charset=utf-8"],
 ];
 
@@ -31,47 +33,61 @@ const ASSET_TYPES: ReadonlyArray<readonly [DashboardAsset, string]> = [
  * The dashboard page, to mount at `/` (`app.route("/", dashboardRoutes(options))`),
  * with its script and styles at `/dashboard.js` and `/dashboard.css`.
  *
- * `GET /` answers one HTML page with inline CSS and JavaScript and no
- * external resources (the static files `dashboard.css` and `dashboard.js`
- * in `observe/dashboard/`, read once beside the module, from a checkout
- * or a URL). It lists the jobs and shows the one named by `?job=`
- * (the first job without it): a table per operator with one row per subtask
- * (input and output watermark as an ISO time and epoch milliseconds,
- * idle/active, lag, records in and out, late records dropped, mailbox
- * depth), a health panel (the job's status badge, and per operator its
- * status, lag, drift, late ratio, windows and the causes the diagnosis
- * names there with their fixes; see `jobHealth` in `observe/health.ts`), a dead
- * letters panel (how many records the error policy set aside, the 5 most
- * recent newest first, a link to `/jobs/:job/dead-letters`), the
- * timeline image (`/jobs/:job/timeline.svg`, see
- * {@linkcode timelineRoute}) and the checkpoint history. The page is
- * complete when served; its script then polls `GET /jobs/:job` every
- * second (reading `operators[].subtasks`, with `±Infinity` sent as
- * strings, as `jobs.ts` answers), `GET /jobs/:job/health` every two
- * seconds, `GET /jobs/:job/checkpoints` every five seconds
- * (`{ checkpoints }`) and reloads the timeline every two, and keeps the
- * values it has when a poll fails.
+ * `GET /` answers one HTML page with no external resources (the static
+ * files `dashboard.css`, `dashboard.js` and `dashboard_live.js` in
+ * `observe/dashboard/`, read once beside the module, from a checkout or a
+ * URL). It lists the jobs and shows the one named by `?job=` (the first
+ * job without it). First comes the culprit line: what holds the job's
+ * event time back, from the health diagnosis (e.g. "event time is held by
+ * subtask 0 of clicks (partitions p-0, p-2): one of its partitions is
+ * silent (its watermark has stood still for 35.000 s); withIdleness would
+ * release it", with the evidence and fix below), or "event time is
+ * advancing" with the lowest watermark's lag. Then a health panel (the
+ * job's status badge, and per operator its status, lag, drift, late
+ * ratio, windows and the causes the diagnosis names there with their
+ * fixes; see `jobHealth` in `observe/health.ts`), a dead letters panel
+ * (how many records the error policy set aside, the 5 most recent newest
+ * first, a link to `/jobs/:job/dead-letters`), a table per operator with
+ * one row per subtask (input and output watermark as an ISO time and
+ * epoch milliseconds, idle/active, lag, records in and out, late records
+ * dropped, mailbox depth, and the partitions a source subtask reads; the
+ * active subtask holding its operator's watermark back is highlighted),
+ * the lag chart (`/jobs/:job/lag.svg`), the timeline
+ * (`/jobs/:job/timeline.svg`, see {@linkcode timelineRoute}) and the
+ * checkpoint history. Tables scroll sideways on a narrow screen.
+ *
+ * The page is complete when served; its script then opens the job's
+ * event stream (`GET /jobs/:job/events`) and redraws the subtasks from
+ * each `status` event (from its `operators` when it carries them, else
+ * the watermarks of its latest `sample`, re-reading `GET /jobs/:job` at
+ * most every 5 s); on an event it re-reads the culprit line and health at
+ * most every 5 s, the checkpoints every 10 s and reloads the charts every
+ * 5 s. Only when the stream cannot be opened does it poll every 5 s. It
+ * keeps the values it has when a read fails.
  *
  * For browser tests, every element showing a watermark has a `data-testid`
  * (`input-watermark`, `output-watermark`) and a `data-value` with the
  * epoch milliseconds (`-Infinity` before the first watermark); rows are
- * `data-testid="subtask-row"` with `data-subtask` set to the actor id, the
- * timeline is `img[data-testid="timeline"]`, the checkpoint table
+ * `data-testid="subtask-row"` with `data-subtask` set to the actor id
+ * (`data-lowest="true"` on the highlighted one), the culprit line
+ * `data-testid="culprit"` with `data-cause` (`none` when nothing holds
+ * event time back), the charts `img[data-testid="lag-chart"]` and
+ * `img[data-testid="timeline"]`, the checkpoint table
  * `data-testid="checkpoints"`, the health badge `data-testid="health-status"`
  * with `data-status` (`ok`, `warn`, `bad`), each operator's entry
  * `data-testid="operator-health"` with `data-operator` and `data-status`,
  * each cause `data-testid="diagnosis"` with `data-cause`, the dead-letter
  * count `data-testid="dead-letter-count"` with `data-count`, each letter
- * `data-testid="dead-letter-row"` with `data-reason`, `main` counts
- * successful polls in
- * `data-polls`, and the timeline gets `data-frame` once a reloaded image
- * has been decoded.
+ * `data-testid="dead-letter-row"` with `data-reason`; `main` counts
+ * redraws of the subtasks in `data-polls` and stream events in
+ * `data-events`, and a chart gets `data-frame` once a reloaded image has
+ * been decoded.
  *
  * An unknown `?job=` answers 404 with the page and the job list. The page
  * is read-only, so it needs no token.
  *
  * @param options The service's jobs.
- * @returns A hono app with `GET /`, `GET /dashboard.js` and `GET /dashboard.css`.
+ * @returns A hono app with `GET /`, `GET /dashboard.js`, `GET /dashboard_live.js` and `GET /dashboard.css`.
  *
  * @example Serving the page
  * ```ts

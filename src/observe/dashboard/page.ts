@@ -154,6 +154,7 @@ function page(
   }</ul></nav>
 ${body}
 <script src="/dashboard.js"></script>
+<script src="/dashboard_live.js"></script>
 </body>
 </html>`;
 }
