@@ -363,7 +363,7 @@
       : "Newest first.";
     list.replaceChildren(el("p", hint, { "class": "hint" }), table);
   }
-  window.weirDashboard = {
+  globalThis.weirDashboard = {
     main: main,
     base: base,
     live: live,

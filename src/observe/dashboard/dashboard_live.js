@@ -8,7 +8,7 @@
 // textContent, never from HTML strings.
 (function () {
   "use strict";
-  const D = window.weirDashboard;
+  const D = globalThis.weirDashboard;
   if (!D) return;
   const el = D.el;
   const base = D.base;
