@@ -136,7 +136,9 @@ export function dashboardRoutes(options: ServiceOptions): Hono {
  * watermark, idle periods shaded); `GET /jobs/:job/culprit` the page's
  * first line as JSON, `{ text, cause, evidence, fix }` (`cause` `null`
  * when nothing holds event time back): what holds the job's event time
- * back, from the health diagnosis.
+ * back, from the health diagnosis. The images take `?width=` (pixels,
+ * kept within 200–1600; 800 without it), so a page draws them as wide as
+ * it shows them; under 600 px the legend goes under the plot.
  *
  * It is a separate app because it lives under `/jobs`, next to the JSON
  * API, while the page lives at `/`.
@@ -173,16 +175,25 @@ export function timelineRoute(options: ServiceOptions): Hono {
         "Cache-Control": "no-store",
       },
     });
+  // The page asks for its images as wide as it shows them (`?width=`).
+  const widthOf = (text: string | undefined) => {
+    const width = Number(text);
+    return Number.isInteger(width)
+      ? Math.min(Math.max(width, 200), 1_600)
+      : undefined;
+  };
   routes.get("/jobs/:job/timeline.svg", function timeline(c) {
     const handle = jobOf(c.req.param("job"), "draw the timeline");
     return svg(renderTimelineSvg({
       samples: handle.history().slice(-MAX_TIMELINE_SAMPLES),
+      width: widthOf(c.req.query("width")),
     }));
   });
   routes.get("/jobs/:job/lag.svg", function lagChart(c) {
     const handle = jobOf(c.req.param("job"), "draw the lag chart");
     return svg(renderLagChartSvg({
       samples: handle.history().slice(-MAX_TIMELINE_SAMPLES),
+      width: widthOf(c.req.query("width")),
     }));
   });
   routes.get("/jobs/:job/culprit", function culprit(c) {

@@ -167,3 +167,37 @@ export function linear(
     return from + (v - lo) / (hi - lo) * (to - from);
   };
 }
+
+/** Below this width a chart's legend goes under the plot, not beside it. */
+export const NARROW_WIDTH = 600;
+
+/**
+ * A chart's legend: one short line in the series' colour and dash and its
+ * name per id, in rows from `(x, y)` (the top left of the first entry).
+ *
+ * @param ids The series, in colour order.
+ * @param x Left edge, in pixels.
+ * @param y Top edge, in pixels.
+ * @returns The SVG of a `<g class="legend">`.
+ */
+export function legendSvg(
+  ids: readonly string[],
+  x: number,
+  y: number,
+): string {
+  const out = [`<g class="legend">`];
+  ids.forEach((id, i) => {
+    const top = y + i * 16;
+    const pattern = dashOf(i);
+    out.push(
+      `<line x1="${x}" x2="${x + 20}" y1="${top + 6}" y2="${top + 6}" stroke="${
+        colorOf(i)
+      }"${
+        pattern === "" ? "" : ` stroke-dasharray="${pattern}"`
+      } stroke-width="2"/>`,
+      `<text x="${x + 26}" y="${top + 10}">${escapeXml(id)}</text>`,
+    );
+  });
+  out.push(`</g>`);
+  return out.join("\n");
+}

@@ -14,7 +14,9 @@ import {
   dateLabel,
   durationLabel,
   escapeXml,
+  legendSvg,
   linear,
+  NARROW_WIDTH,
   px,
   ticksOf,
   timeStep,
@@ -52,6 +54,9 @@ const MARGIN = { top: 16, right: 200, bottom: 44, left: 72 };
  * Ticks fall at round steps: clock times (`HH:MM:SS`, see `timeStep` in
  * `chart_axes.ts`) across, durations (`0`, `5 s`, `1 min`) up.
  *
+ * Below 600 px wide the legend goes under the plot, one row per subtask,
+ * and the default height grows by those rows.
+ *
  * Output is deterministic (subtasks sorted, coordinates rounded to 0.1 px).
  * Cost is linear in samples times subtasks; callers bound the history.
  *
@@ -74,18 +79,27 @@ const MARGIN = { top: 16, right: 200, bottom: 44, left: 72 };
  */
 export function renderLagChartSvg(input: LagChartInput): string {
   const width = checkSize(input.width ?? 800, 200, "width");
-  const height = checkSize(input.height ?? 300, 150, "height");
-  const plot = {
-    left: MARGIN.left,
-    top: MARGIN.top,
-    right: width - MARGIN.right,
-    bottom: height - MARGIN.bottom,
-  };
   const samples = [...input.samples]
     .filter((s) => Number.isFinite(s.at))
     .sort((a, b) => a.at - b.at);
   const ids = [...new Set(samples.flatMap((s) => Object.keys(s.subtasks)))]
     .sort();
+  // On a narrow image the legend goes under the plot, which keeps the width.
+  const below = width < NARROW_WIDTH;
+  const rows = below ? ids.length * 16 : 0;
+  const height = checkSize(input.height ?? 300 + rows, 150, "height");
+  const plot = {
+    left: MARGIN.left,
+    top: MARGIN.top,
+    right: width - (below ? 16 : MARGIN.right),
+    bottom: height - MARGIN.bottom - rows,
+  };
+  const legend = (out: string[]) =>
+    out.push(
+      below
+        ? legendSvg(ids, plot.left, plot.bottom + MARGIN.bottom)
+        : legendSvg(ids, plot.right + 12, plot.top),
+    );
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect class="background" x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
@@ -110,7 +124,7 @@ export function renderLagChartSvg(input: LagChartInput): string {
         (plot.top + plot.bottom) / 2
       }" text-anchor="middle" fill="#666">No watermark yet</text>`,
     );
-    legend(out, ids, plot);
+    legend(out);
     out.push("</svg>");
     return out.join("\n");
   }
@@ -171,7 +185,7 @@ export function renderLagChartSvg(input: LagChartInput): string {
     );
   });
   out.push(`</g>`);
-  legend(out, ids, plot);
+  legend(out);
   out.push("</svg>");
   return out.join("\n");
 }
@@ -236,21 +250,4 @@ function axes(
     }) rotate(-90)" text-anchor="middle" stroke="none">watermark lag</text>`,
     `</g>`,
   );
-}
-
-function legend(out: string[], ids: string[], plot: Plot): void {
-  out.push(`<g class="legend">`);
-  ids.forEach((id, i) => {
-    const top = plot.top + i * 16;
-    const pattern = dashOf(i);
-    out.push(
-      `<line x1="${plot.right + 12}" x2="${plot.right + 32}" y1="${
-        top + 6
-      }" y2="${top + 6}" stroke="${colorOf(i)}"${
-        pattern === "" ? "" : ` stroke-dasharray="${pattern}"`
-      } stroke-width="2"/>`,
-      `<text x="${plot.right + 38}" y="${top + 10}">${escapeXml(id)}</text>`,
-    );
-  });
-  out.push(`</g>`);
 }

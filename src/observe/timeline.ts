@@ -12,7 +12,9 @@ import {
   dashOf,
   dateLabel,
   escapeXml,
+  legendSvg,
   linear,
+  NARROW_WIDTH,
   px,
   ticksOf,
   timeStep,
@@ -72,6 +74,9 @@ const WINDOW_END = "#777777";
  * fired, and each distinct window end a dashed `<line class="window-end">`.
  * Records and windows with non-finite times are skipped.
  *
+ * Below 600 px wide the legend goes under the plot, one row per subtask,
+ * and the default height grows by those rows.
+ *
  * Output is deterministic: the same input gives the same string (subtasks
  * are sorted by id, windows by end, start and firing time; coordinates are
  * rounded to 0.1 px), so it can be compared with a snapshot. Subtask ids are
@@ -98,17 +103,26 @@ const WINDOW_END = "#777777";
  */
 export function renderTimelineSvg(input: TimelineInput): string {
   const width = checkSize(input.width ?? 800, 200, "width");
-  const height = checkSize(input.height ?? 400, 150, "height");
-  const plot = {
-    left: MARGIN.left,
-    top: MARGIN.top,
-    right: width - MARGIN.right,
-    bottom: height - MARGIN.bottom,
-  };
 
   const samples = [...input.samples].sort((a, b) => a.at - b.at);
   const ids = [...new Set(samples.flatMap((s) => Object.keys(s.subtasks)))]
     .sort();
+  // On a narrow image the legend goes under the plot, which keeps the width.
+  const below = width < NARROW_WIDTH;
+  const rows = below ? ids.length * 16 : 0;
+  const height = checkSize(input.height ?? 400 + rows, 150, "height");
+  const plot = {
+    left: MARGIN.left,
+    top: MARGIN.top,
+    right: width - (below ? 16 : MARGIN.right),
+    bottom: height - MARGIN.bottom - rows,
+  };
+  const legend = (out: string[]) =>
+    out.push(
+      below
+        ? legendSvg(ids, plot.left, plot.bottom + MARGIN.bottom)
+        : legendSvg(ids, plot.right + 12, plot.top),
+    );
   const records = (input.records ?? []).filter((r) =>
     Number.isFinite(r.at) && Number.isFinite(r.timestamp)
   );
@@ -152,7 +166,7 @@ export function renderTimelineSvg(input: TimelineInput): string {
         (plot.top + plot.bottom) / 2
       }" text-anchor="middle" fill="#666">No watermark yet</text>`,
     );
-    legend(out, ids, plot);
+    legend(out);
     out.push("</svg>");
     return out.join("\n");
   }
@@ -221,7 +235,7 @@ export function renderTimelineSvg(input: TimelineInput): string {
     );
   });
   out.push(`</g>`);
-  legend(out, ids, plot);
+  legend(out);
   out.push("</svg>");
   return out.join("\n");
 }
@@ -298,24 +312,6 @@ function axes(
     })</text>`,
     `</g>`,
   );
-}
-
-function legend(
-  out: string[],
-  ids: string[],
-  plot: { top: number; right: number },
-): void {
-  out.push(`<g class="legend">`);
-  ids.forEach((id, i) => {
-    const top = plot.top + i * 16;
-    out.push(
-      `<line x1="${plot.right + 12}" x2="${plot.right + 32}" y1="${
-        top + 6
-      }" y2="${top + 6}" stroke="${colorOf(i)}"${dash(i)} stroke-width="2"/>`,
-      `<text x="${plot.right + 38}" y="${top + 10}">${escapeXml(id)}</text>`,
-    );
-  });
-  out.push(`</g>`);
 }
 
 function dash(i: number): string {

@@ -188,7 +188,10 @@ Deno.test({
         const lag = await tab.evaluate<number[]>(
           `(() => { const i = document.querySelector('img[data-testid="lag-chart"]'); return [i.naturalWidth, i.naturalHeight]; })()`,
         );
-        assert.deepEqual(lag, [800, 300], "the lag chart is a decoded SVG");
+        assert.ok(
+          lag[0] >= 200 && lag[1] >= 150,
+          `the lag chart is a decoded SVG: ${lag.join(" x ")}`,
+        );
         const before = outputWatermarks(first);
         // Two source subtasks and two window subtasks (the sink is chained).
         assert.equal(before.size, 4, [...before.keys()].join(", "));

@@ -84,3 +84,12 @@ Deno.test("renderLagChartSvg() says so when there is no watermark yet, and rejec
     RangeError,
   );
 });
+
+Deno.test("renderLagChartSvg() puts the legend under the plot on a narrow image, growing its height", () => {
+  const wide = renderLagChartSvg({ samples: samples() });
+  const narrow = renderLagChartSvg({ samples: samples(), width: 390 });
+  assert.match(wide, /^<svg [^>]*width="800" height="300"/);
+  assert.match(narrow, /^<svg [^>]*width="390" height="332"/);
+  // The legend starts at the plot's left edge, under the axis title.
+  assert.match(narrow, /<g class="legend">\n<line x1="72" x2="92" y1="306"/);
+});

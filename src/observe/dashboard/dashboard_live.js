@@ -99,7 +99,10 @@
       img.src = next.src;
       img.dataset.frame = String(n);
     };
-    next.src = base + "/" + file + "?frame=" + n;
+    // As wide as the page shows it, so that a phone gets a legible chart.
+    const shown = img.parentElement ? img.parentElement.clientWidth - 2 : 800;
+    const width = Math.max(200, Math.min(800, Math.floor(shown)));
+    next.src = base + "/" + file + "?frame=" + n + "&width=" + width;
   }
   function refresh(needJob) {
     if (needJob && due("job")) {
