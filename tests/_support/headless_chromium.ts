@@ -26,7 +26,9 @@ export interface Tab {
   evaluate<T>(expression: string): Promise<T>;
   /** Waits until the expression is truthy; throws after `ms` with `what`. */
   until(expression: string, what: string, ms?: number): Promise<void>;
-  /** A PNG screenshot of the whole page at `width` CSS pixels. */
+  /** Sets the viewport to `width` CSS pixels (a phone below 600). */
+  resize(width: number): Promise<void>;
+  /** A PNG screenshot of the whole page at the viewport's `width`. */
   screenshot(width: number): Promise<Uint8Array>;
   /** Closes the tab and the browser. */
   close(): Promise<void>;
@@ -118,13 +120,15 @@ export async function launch(binary: string, profile: string): Promise<Tab> {
         await new Promise((r) => setTimeout(r, 100));
       }
     },
-    async screenshot(width) {
+    async resize(width) {
       await send("Emulation.setDeviceMetricsOverride", {
         width,
         height: 900,
         deviceScaleFactor: 1,
         mobile: width < 600,
       });
+    },
+    async screenshot(width) {
       const height = await tab.evaluate<number>(
         "document.documentElement.scrollHeight",
       );
@@ -136,9 +140,19 @@ export async function launch(binary: string, profile: string): Promise<Tab> {
       return Uint8Array.from(atob(shot.data), (c) => c.charCodeAt(0));
     },
     async close() {
-      socket.close();
-      child.kill();
+      // Browser.close lets every chromium process exit and finish writing
+      // its profile, which a kill of the main process does not.
+      const browser = new WebSocket(endpoint!);
+      await new Promise((resolve) => {
+        browser.onopen = resolve;
+        browser.onerror = resolve;
+      });
+      if (browser.readyState === WebSocket.OPEN) {
+        browser.send(JSON.stringify({ id: 1, method: "Browser.close" }));
+      } else child.kill();
       await child.status;
+      socket.close();
+      browser.close();
     },
   };
   return tab;

@@ -228,6 +228,13 @@ Deno.test({
         // scroll inside their wrappers, not the page).
         const keep = Deno.env.get("WEIR_SCREENSHOTS");
         for (const width of [390, 1280]) {
+          await tab.resize(width);
+          // The page redraws its charts at the new width (at most 800 px).
+          const chart = Math.min(width, 800);
+          await tab.until(
+            `[...document.querySelectorAll("img.chart")].every((i) => i.complete && i.naturalWidth <= ${chart} && i.naturalWidth >= ${chart} - 100)`,
+            `charts drawn for ${width} px`,
+          );
           const png = await tab.screenshot(width);
           assert.ok(png.length > 10_000, `screenshot is ${png.length} bytes`);
           const wide = await tab.evaluate<number>(

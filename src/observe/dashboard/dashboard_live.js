@@ -125,6 +125,15 @@
       reload("timeline", "timeline.svg");
     }
   }
+  // A turned phone or a resized window gets charts of its new width.
+  let resized = null;
+  addEventListener("resize", function () {
+    clearTimeout(resized);
+    resized = setTimeout(function () {
+      reload("lag-chart", "lag.svg");
+      reload("timeline", "timeline.svg");
+    }, 300);
+  });
   function onStatus(event) {
     let body;
     try {
