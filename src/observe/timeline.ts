@@ -6,6 +6,19 @@
  * @module
  */
 
+import {
+  clockLabel,
+  colorOf,
+  dashOf,
+  dateLabel,
+  escapeXml,
+  legendSvg,
+  linear,
+  NARROW_WIDTH,
+  px,
+  ticksOf,
+  timeStep,
+} from "./chart_axes.ts";
 import type { WatermarkSample } from "./job_handle.ts";
 
 /** What {@linkcode renderTimelineSvg} draws. */
@@ -39,26 +52,18 @@ export interface TimelineInput {
 }
 
 const MARGIN = { top: 24, right: 200, bottom: 48, left: 96 };
-// Distinguishable line colours, taken in the order of sorted subtask ids;
-// blue (records), green (windows) and amber (window ends) are left out.
-const PALETTE = [
-  "#d62728",
-  "#9467bd",
-  "#8c564b",
-  "#e377c2",
-  "#17becf",
-  "#637939",
-  "#7f7f7f",
-  "#ff7f0e",
-  "#393b79",
-  "#843c39",
-];
+// Records, windows and window ends are drawn in greys and a light green,
+// so the watermark lines keep the palette's colours to themselves.
+const RECORD = "#555555";
+const WINDOW = "#009E73";
+const WINDOW_END = "#777777";
 
 /**
  * Draws the timeline of a job as a self-contained SVG document.
  *
  * The x axis is processing time and the y axis event time, both labelled as
- * UTC clock times (`HH:MM:SS.mmm`), with the date of the lowest value in the
+ * UTC clock times at round steps (1 s, 5 s, 10 s, 30 s, 1 min, 5 min …, see
+ * `chart_axes.ts`), with the date of the lowest value in the
  * axis title. Each subtask of the samples gets one `<polyline
  * class="watermark">` of its output watermark, drawn as a step (a watermark
  * holds until the next sample) and a legend entry; `-Infinity` (no watermark
@@ -68,6 +73,9 @@ const PALETTE = [
  * their event-time range from the left edge to the processing time they
  * fired, and each distinct window end a dashed `<line class="window-end">`.
  * Records and windows with non-finite times are skipped.
+ *
+ * Below 600 px wide the legend goes under the plot, one row per subtask,
+ * and the default height grows by those rows.
  *
  * Output is deterministic: the same input gives the same string (subtasks
  * are sorted by id, windows by end, start and firing time; coordinates are
@@ -95,17 +103,26 @@ const PALETTE = [
  */
 export function renderTimelineSvg(input: TimelineInput): string {
   const width = checkSize(input.width ?? 800, 200, "width");
-  const height = checkSize(input.height ?? 400, 150, "height");
-  const plot = {
-    left: MARGIN.left,
-    top: MARGIN.top,
-    right: width - MARGIN.right,
-    bottom: height - MARGIN.bottom,
-  };
 
   const samples = [...input.samples].sort((a, b) => a.at - b.at);
   const ids = [...new Set(samples.flatMap((s) => Object.keys(s.subtasks)))]
     .sort();
+  // On a narrow image the legend goes under the plot, which keeps the width.
+  const below = width < NARROW_WIDTH;
+  const rows = below ? ids.length * 16 : 0;
+  const height = checkSize(input.height ?? 400 + rows, 150, "height");
+  const plot = {
+    left: MARGIN.left,
+    top: MARGIN.top,
+    right: width - (below ? 16 : MARGIN.right),
+    bottom: height - MARGIN.bottom - rows,
+  };
+  const legend = (out: string[]) =>
+    out.push(
+      below
+        ? legendSvg(ids, plot.left, plot.bottom + MARGIN.bottom)
+        : legendSvg(ids, plot.right + 12, plot.top),
+    );
   const records = (input.records ?? []).filter((r) =>
     Number.isFinite(r.at) && Number.isFinite(r.timestamp)
   );
@@ -149,15 +166,15 @@ export function renderTimelineSvg(input: TimelineInput): string {
         (plot.top + plot.bottom) / 2
       }" text-anchor="middle" fill="#666">No watermark yet</text>`,
     );
-    legend(out, ids, plot);
+    legend(out);
     out.push("</svg>");
     return out.join("\n");
   }
 
   const xDomain = domain(xs);
   const yDomain = domain(ys);
-  const x = scale(xDomain, plot.left, plot.right);
-  const y = scale(yDomain, plot.bottom, plot.top);
+  const x = linear(xDomain, plot.left, plot.right);
+  const y = linear(yDomain, plot.bottom, plot.top);
 
   axes(out, plot, xDomain, yDomain, x, y);
 
@@ -170,7 +187,7 @@ export function renderTimelineSvg(input: TimelineInput): string {
         px(Math.max(0, x(w.firedAt) - plot.left))
       }" height="${
         px(Math.max(0, bottom - top))
-      }" fill="#2ca02c" fill-opacity="0.12" stroke="#2ca02c" stroke-width="1"/>`,
+      }" fill="${WINDOW}" fill-opacity="0.10" stroke="${WINDOW}" stroke-width="1"/>`,
     );
   }
   for (const end of [...new Set(windows.map((w) => w.end))]) {
@@ -179,7 +196,7 @@ export function renderTimelineSvg(input: TimelineInput): string {
         px(y(end))
       }" y2="${
         px(y(end))
-      }" stroke="#e6a700" stroke-width="1" stroke-dasharray="6 4"/>`,
+      }" stroke="${WINDOW_END}" stroke-width="1" stroke-dasharray="6 4"/>`,
     );
   }
   out.push(`</g>`, `<g class="records">`);
@@ -187,7 +204,7 @@ export function renderTimelineSvg(input: TimelineInput): string {
     out.push(
       `<circle class="record" cx="${px(x(r.at))}" cy="${
         px(y(r.timestamp))
-      }" r="2.5" fill="#1f77b4"/>`,
+      }" r="2" fill="${RECORD}" fill-opacity="0.6"/>`,
     );
   }
   out.push(`</g>`, `<g class="watermarks">`);
@@ -210,15 +227,15 @@ export function renderTimelineSvg(input: TimelineInput): string {
     out.push(
       `<polyline class="watermark" data-subtask="${escapeXml(id)}" points="${
         points.join(" ")
-      }" fill="none" stroke="${
-        color(i)
-      }" stroke-width="2" stroke-linecap="round"><title>${
+      }" fill="none" stroke="${colorOf(i)}"${
+        dash(i)
+      } stroke-width="2" stroke-linecap="round"><title>${
         escapeXml(id)
       } output watermark</title></polyline>`,
     );
   });
   out.push(`</g>`);
-  legend(out, ids, plot);
+  legend(out);
   out.push("</svg>");
   return out.join("\n");
 }
@@ -246,16 +263,6 @@ function domain(values: number[]): [number, number] {
   return [lo - pad, hi + pad];
 }
 
-function scale(
-  [lo, hi]: [number, number],
-  from: number,
-  to: number,
-): (v: number) => number {
-  return function toPixels(v: number): number {
-    return from + (v - lo) / (hi - lo) * (to - from);
-  };
-}
-
 function axes(
   out: string[],
   plot: { left: number; top: number; right: number; bottom: number },
@@ -269,8 +276,8 @@ function axes(
     `<line class="x-axis" x1="${plot.left}" x2="${plot.right}" y1="${plot.bottom}" y2="${plot.bottom}"/>`,
     `<line class="y-axis" x1="${plot.left}" x2="${plot.left}" y1="${plot.top}" y2="${plot.bottom}"/>`,
   );
-  const xStep = tickStep(xDomain);
-  for (const t of ticks(xDomain, xStep)) {
+  const xStep = timeStep(xDomain);
+  for (const t of ticksOf(xDomain, xStep)) {
     const at = px(x(t));
     out.push(
       `<line x1="${at}" x2="${at}" y1="${plot.bottom}" y2="${
@@ -278,93 +285,36 @@ function axes(
       }"/>`,
       `<text x="${at}" y="${
         plot.bottom + 16
-      }" text-anchor="middle" stroke="none">${clockTime(t, xStep)}</text>`,
+      }" text-anchor="middle" stroke="none">${clockLabel(t, xStep)}</text>`,
     );
   }
-  const yStep = tickStep(yDomain);
-  for (const t of ticks(yDomain, yStep)) {
+  const yStep = timeStep(yDomain);
+  for (const t of ticksOf(yDomain, yStep)) {
     const at = px(y(t));
     out.push(
       `<line x1="${plot.left - 4}" x2="${plot.left}" y1="${at}" y2="${at}"/>`,
       `<line x1="${plot.left}" x2="${plot.right}" y1="${at}" y2="${at}" stroke="#eee"/>`,
       `<text x="${plot.left - 6}" y="${
         px(at + 4)
-      }" text-anchor="end" stroke="none">${clockTime(t, yStep)}</text>`,
+      }" text-anchor="end" stroke="none">${clockLabel(t, yStep)}</text>`,
     );
   }
   out.push(
     `<text class="x-label" x="${(plot.left + plot.right) / 2}" y="${
       plot.bottom + 36
     }" text-anchor="middle" stroke="none">processing time (UTC, ${
-      date(xDomain[0])
+      dateLabel(xDomain[0])
     })</text>`,
     `<text class="y-label" transform="translate(14 ${
       (plot.top + plot.bottom) / 2
     }) rotate(-90)" text-anchor="middle" stroke="none">event time (UTC, ${
-      date(yDomain[0])
+      dateLabel(yDomain[0])
     })</text>`,
     `</g>`,
   );
 }
 
-function legend(
-  out: string[],
-  ids: string[],
-  plot: { top: number; right: number },
-): void {
-  out.push(`<g class="legend">`);
-  ids.forEach((id, i) => {
-    const top = plot.top + i * 16;
-    out.push(
-      `<line x1="${plot.right + 12}" x2="${plot.right + 32}" y1="${
-        top + 6
-      }" y2="${top + 6}" stroke="${color(i)}" stroke-width="2"/>`,
-      `<text x="${plot.right + 38}" y="${top + 10}">${escapeXml(id)}</text>`,
-    );
-  });
-  out.push(`</g>`);
-}
-
-// A tick spacing of 1, 2 or 5 times a power of ten giving at most 6 ticks.
-function tickStep([lo, hi]: [number, number]): number {
-  const raw = (hi - lo) / 6;
-  const power = 10 ** Math.floor(Math.log10(raw));
-  for (const m of [1, 2, 5, 10]) {
-    if (m * power >= raw) return Math.max(1, m * power);
-  }
-  return Math.max(1, 10 * power);
-}
-
-function ticks([lo, hi]: [number, number], step: number): number[] {
-  const result: number[] = [];
-  for (let t = Math.ceil(lo / step) * step; t <= hi; t += step) result.push(t);
-  return result;
-}
-
-function clockTime(ms: number, step: number): string {
-  const iso = safeIso(ms);
-  if (iso === null) return String(ms);
-  // Milliseconds only when the ticks are closer than a second.
-  return step < 1_000 ? iso.slice(11, 23) : iso.slice(11, 19);
-}
-
-function date(ms: number): string {
-  return safeIso(Math.round(ms))?.slice(0, 10) ?? String(ms);
-}
-
-function safeIso(ms: number): string | null {
-  const d = new Date(ms);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString();
-}
-
-function px(v: number): number {
-  return Math.round(v * 10) / 10;
-}
-
-function color(i: number): string {
-  return PALETTE[i % PALETTE.length];
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+function dash(i: number): string {
+  const pattern = dashOf(i);
+  return pattern === "" ? "" : ` stroke-dasharray="${pattern}"`;
 }

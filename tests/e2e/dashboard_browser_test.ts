@@ -1,7 +1,10 @@
 // The dashboard as a person sees it: the service's app on a real server
-// around a running job, loaded twice in headless Chromium with the job
-// advanced in between, then a screenshot. Skipped, with the reason in its name, where Chromium is not
-// installed (`apt-get install -y chromium`).
+// around a running job, opened in headless Chromium (driven over the
+// DevTools protocol, as the page keeps its event stream open); the job
+// advances while the page stays open and the page follows it without a
+// reload; then screenshots at phone and desktop widths. Skipped, with the
+// reason in its name, where Chromium is not installed
+// (`apt-get install -y chromium`).
 
 import assert from "node:assert/strict";
 import { createApp } from "../../src/http/app.ts";
@@ -15,23 +18,9 @@ import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
 import { type TimedRecord, timedSink } from "../_support/timed_sink.ts";
 import { DeadLetterLog } from "../../src/actors/dead_letter_log.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
+import { findChromium, launch } from "../_support/headless_chromium.ts";
 
 const T0 = 1_700_000_000_000;
-
-function findChromium(): string | null {
-  const candidates = ["/usr/bin/chromium"];
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    if (dir !== "") candidates.push(`${dir}/chromium`);
-  }
-  for (const path of candidates) {
-    try {
-      if (Deno.statSync(path).isFile) return path;
-    } catch {
-      // Not there: try the next one.
-    }
-  }
-  return null;
-}
 
 /** A two-partition click stream counted in 10 s windows, on a ManualClock. */
 function demoJob() {
@@ -103,40 +92,7 @@ function demoJob() {
   };
 }
 
-async function chromium(
-  binary: string,
-  profile: string,
-  args: string[],
-): Promise<string> {
-  const output = await new Deno.Command(binary, {
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      `--user-data-dir=${profile}`,
-      "--virtual-time-budget=3000",
-      ...args,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(60_000),
-  }).output();
-  const stdout = new TextDecoder().decode(output.stdout);
-  assert.ok(
-    output.success,
-    `chromium exited with ${output.code}: ${
-      new TextDecoder().decode(output.stderr).slice(-2_000)
-    }`,
-  );
-  return stdout;
-}
-
-/** Output watermark per subtask, from the dumped DOM. */
+/** Output watermark per subtask, from the page's HTML. */
 function outputWatermarks(dom: string): Map<string, string> {
   const result = new Map<string, string>();
   for (
@@ -193,57 +149,103 @@ Deno.test({
         reason: "quarantined",
         at: T0 + 15_000,
       }]);
-      const first = await chromium(CHROMIUM!, `${tmp}/profile-1`, [
-        "--dump-dom",
-        url,
-      ]);
-      job.advance(T0 + 35_000);
-      const second = await chromium(CHROMIUM!, `${tmp}/profile-2`, [
-        "--dump-dom",
-        url,
-      ]);
-
-      for (const dom of [first, second]) {
-        // The script ran: it polled the JSON API and redrew the table.
-        const polls = /<main [^>]*data-polls="(\d+)"/.exec(dom);
-        assert.ok(polls && Number(polls[1]) >= 1, "the page polled the job");
-        assert.match(dom, /<img [^>]*data-testid="timeline"/);
-        assert.match(
-          dom,
-          /<img [^>]*data-frame="\d+"/,
-          "a reloaded timeline was decoded as an image",
+      const tab = await launch(CHROMIUM!, `${tmp}/profile`);
+      try {
+        await tab.open(url);
+        // The script ran: it redrew the tables from the JSON API and
+        // reloaded both charts (data-frame: a reloaded image was decoded).
+        await tab.until(
+          `Number(document.getElementById("job").dataset.polls) >= 1`,
+          "the page redrew the subtasks",
         );
-        assert.match(dom, /data-testid="checkpoint-row"/);
+        await tab.until(
+          `document.querySelector('[data-testid="dead-letter-row"]')`,
+          "the dead letter drawn by the script",
+        );
+        for (const chart of ["timeline", "lag-chart"]) {
+          await tab.until(
+            `document.querySelector('img[data-testid="${chart}"][data-frame]')`,
+            `a reloaded ${chart} decoded as an image`,
+          );
+        }
+        const first = await tab.evaluate<string>(
+          "document.documentElement.outerHTML",
+        );
+        assert.match(first, /data-testid="checkpoint-row"/);
         assert.match(
-          dom,
+          first,
           /data-testid="dead-letter-count" data-count="1">1</,
         );
         assert.match(
-          dom,
+          first,
           /data-testid="dead-letter-row" data-reason="quarantined">.*bad click/,
         );
-      }
-      const before = outputWatermarks(first);
-      const after = outputWatermarks(second);
-      // Two source subtasks and two window subtasks (the sink is chained).
-      assert.equal(before.size, 4, [...before.keys()].join(", "));
-      assert.deepEqual([...after.keys()], [...before.keys()]);
-      for (const [id, value] of before) {
-        assert.ok(
-          Number(after.get(id)) > Number(value),
-          `${id}: the output watermark went from ${value} to ${after.get(id)}`,
+        // The culprit line comes first: nothing holds this job back.
+        assert.match(
+          first,
+          /<p id="culprit" data-testid="culprit" data-cause="none">event time is advancing \(lowest watermark: subtask \d of /,
         );
-      }
+        const lag = await tab.evaluate<number[]>(
+          `(() => { const i = document.querySelector('img[data-testid="lag-chart"]'); return [i.naturalWidth, i.naturalHeight]; })()`,
+        );
+        assert.ok(
+          lag[0] >= 200 && lag[1] >= 150,
+          `the lag chart is a decoded SVG: ${lag.join(" x ")}`,
+        );
+        const before = outputWatermarks(first);
+        // Two source subtasks and two window subtasks (the sink is chained).
+        assert.equal(before.size, 4, [...before.keys()].join(", "));
 
-      const png = `${tmp}/dashboard.png`;
-      await chromium(CHROMIUM!, `${tmp}/profile-3`, [
-        `--screenshot=${png}`,
-        "--window-size=1280,900",
-        "--hide-scrollbars",
-        url,
-      ]);
-      const size = (await Deno.stat(png)).size;
-      assert.ok(size > 10_000, `screenshot is ${size} bytes`);
+        // Live: the job moves on while the page stays open; the new
+        // watermarks arrive over the event stream, without a reload.
+        await tab.evaluate(`window.notReloaded = true`);
+        job.advance(T0 + 35_000);
+        await tab.until(
+          `[...document.querySelectorAll('[data-testid="output-watermark"]')].every((td) => Number(td.dataset.value) >= ${
+            T0 + 30_000
+          })`,
+          "the new watermarks on the page",
+        );
+        assert.equal(await tab.evaluate(`window.notReloaded`), true);
+        const events = await tab.evaluate<string>(
+          `document.getElementById("job").dataset.events`,
+        );
+        assert.ok(Number(events) >= 2, `${events} events arrived`);
+        const after = outputWatermarks(
+          await tab.evaluate<string>("document.documentElement.outerHTML"),
+        );
+        assert.deepEqual([...after.keys()], [...before.keys()]);
+        for (const [id, value] of before) {
+          assert.ok(
+            Number(after.get(id)) > Number(value),
+            `${id}: the output watermark went from ${value} to ${
+              after.get(id)
+            }`,
+          );
+        }
+
+        // A phone and a desktop: the page fits the narrow screen (tables
+        // scroll inside their wrappers, not the page).
+        const keep = Deno.env.get("WEIR_SCREENSHOTS");
+        for (const width of [390, 1280]) {
+          await tab.resize(width);
+          // The page redraws its charts at the new width (at most 800 px).
+          const chart = Math.min(width, 800);
+          await tab.until(
+            `[...document.querySelectorAll("img.chart")].every((i) => i.complete && i.naturalWidth <= ${chart} && i.naturalWidth >= ${chart} - 100)`,
+            `charts drawn for ${width} px`,
+          );
+          const png = await tab.screenshot(width);
+          assert.ok(png.length > 10_000, `screenshot is ${png.length} bytes`);
+          const wide = await tab.evaluate<number>(
+            "document.documentElement.scrollWidth",
+          );
+          assert.ok(wide <= width, `the page is ${wide} px wide at ${width}`);
+          if (keep) await Deno.writeFile(`${keep}/dashboard-${width}.png`, png);
+        }
+      } finally {
+        await tab.close();
+      }
       assert.ok(job.fired.length > 0, "windows fired while the page watched");
     } finally {
       await server.shutdown();

@@ -306,3 +306,40 @@ Deno.test("GET /jobs/:job/timeline.svg answers 404 NOT_FOUND for an unknown job"
   assert.equal(body.error.code, "NOT_FOUND");
   assert.match(body.error.message, /'nope'/);
 });
+
+Deno.test("GET /jobs/:job/lag.svg draws the lag chart; /jobs/:job/culprit answers the page's first line", async () => {
+  const lag = await app([clicks]).request("/jobs/clicks/lag.svg");
+  assert.equal(lag.status, 200);
+  assert.equal(lag.headers.get("Content-Type"), "image/svg+xml; charset=utf-8");
+  const svg = await lag.text();
+  assert.equal(svg.match(/<polyline class="lag"/g)?.length, 2);
+  // source/1 is idle in every sample: one shaded span.
+  assert.match(svg, /<rect class="idle" data-subtask="clicks\/source\/1"/);
+  const culprit = await app([clicks]).request("/jobs/clicks/culprit");
+  assert.equal(culprit.status, 200);
+  const body = await culprit.json();
+  assert.equal(body.cause, null);
+  assert.match(body.text, /^event time is advancing/);
+  const missing = await app([clicks]).request("/jobs/nope/lag.svg");
+  assert.equal(missing.status, 404);
+});
+
+Deno.test("GET / shows the culprit line first and the lag chart, and loads the live script", async () => {
+  const html = await (await app([clicks]).request("/")).text();
+  assert.match(
+    html,
+    /<p id="culprit" data-testid="culprit" data-cause="none">event time is advancing/,
+  );
+  assert.ok(html.indexOf('data-testid="culprit"') < html.indexOf("Subtasks"));
+  assert.match(
+    html,
+    /<img id="lag-chart" data-testid="lag-chart" src="\/jobs\/clicks\/lag\.svg"/,
+  );
+  assert.match(html, /<script src="\/dashboard_live.js"><\/script>/);
+  const live = await app([clicks]).request("/dashboard_live.js");
+  assert.equal(
+    live.headers.get("Content-Type"),
+    "text/javascript; charset=utf-8",
+  );
+  assert.match(await live.text(), /new EventSource\(base \+ "\/events"\)/);
+});

@@ -1,5 +1,6 @@
 /**
- * The dashboard's static files, `dashboard.css` and `dashboard.js`, read
+ * The dashboard's static files, `dashboard.css`, `dashboard.js` (drawing)
+ * and `dashboard_live.js` (live updates from the event stream), read
  * once beside this module and kept.
  *
  * They are read with `fetch` from this module's URL, so they load the same
@@ -10,7 +11,10 @@
  */
 
 /** The dashboard's static files. */
-export type DashboardAsset = "dashboard.css" | "dashboard.js";
+export type DashboardAsset =
+  | "dashboard.css"
+  | "dashboard.js"
+  | "dashboard_live.js";
 
 // The text of each file, read at the first request; a failed read is
 // forgotten so that the next request tries again.
@@ -21,6 +25,7 @@ const cache = new Map<DashboardAsset, Promise<string>>();
 const URLS: Readonly<Record<DashboardAsset, URL>> = {
   "dashboard.css": new URL("./dashboard.css", import.meta.url),
   "dashboard.js": new URL("./dashboard.js", import.meta.url),
+  "dashboard_live.js": new URL("./dashboard_live.js", import.meta.url),
 };
 
 /**

@@ -1,6 +1,7 @@
-// The dashboard page's script (served at /dashboard.js by `dashboardRoutes`): it
-// polls the JSON API and redraws the subtask tables, the health and
-// dead-letter panels, the checkpoints and the timeline. It builds DOM nodes
+// The dashboard page's drawing (served at /dashboard.js by `dashboardRoutes`):
+// it redraws the culprit line, the subtask tables, the health and
+// dead-letter panels and the checkpoints from the JSON API's answers, for
+// `dashboard_live.js`, which feeds it from the SSE stream. It builds DOM nodes
 // with textContent, never from HTML strings, so no job data is parsed as
 // markup. Its formatters and markup have twins in the page's server-side
 // rendering (`subtask_tables.ts`, `health_panel.ts`, `dead_letter_panel.ts`,
@@ -111,6 +112,11 @@
       if (s.operatorName) names[operator] = String(s.operatorName);
     });
     const container = document.getElementById("subtasks");
+    // Partition names come with the served page only: keep them.
+    const partitions = {};
+    container.querySelectorAll("tr[data-partitions]").forEach(function (tr) {
+      partitions[tr.dataset.subtask] = tr.dataset.partitions;
+    });
     const tables = groups.map(function (operator) {
       const table = el("table", null, {
         "class": "operator",
@@ -130,12 +136,24 @@
       });
       table.appendChild(el("thead")).appendChild(head);
       const body = table.appendChild(el("tbody"));
+      const lowest = holding(byOperator[operator]);
       byOperator[operator].forEach(function (s) {
         const tr = el("tr", null, {
           "data-testid": "subtask-row",
           "data-subtask": String(s.id),
         });
-        tr.appendChild(el("td", String(s.subtask)));
+        if (s === lowest) {
+          tr.className = "lowest";
+          tr.setAttribute("data-lowest", "true");
+        }
+        const first = tr.appendChild(el("td", String(s.subtask)));
+        const read = partitions[String(s.id)];
+        if (read) {
+          tr.setAttribute("data-partitions", read);
+          first.appendChild(
+            el("small", "reads " + read, { "data-testid": "partitions" }),
+          );
+        }
         tr.appendChild(watermarkCell("input-watermark", s.inputWatermark));
         tr.appendChild(watermarkCell("output-watermark", s.outputWatermark));
         tr.appendChild(
@@ -155,9 +173,28 @@
         tr.appendChild(numberCell(s.mailboxDepth));
         body.appendChild(tr);
       });
-      return table;
+      const scroll = el("div", null, { "class": "scroll" });
+      scroll.appendChild(table);
+      return scroll;
     });
     container.replaceChildren.apply(container, tables);
+  }
+  // The active subtask with the lowest output watermark, when another
+  // active one is ahead of it (twin of holding() in subtask_tables.ts).
+  function holding(rows) {
+    const live = rows.filter(function (s) {
+      return !s.idle && num(s.outputWatermark) < Infinity;
+    });
+    if (live.length < 2) return null;
+    let lowest = live[0];
+    live.forEach(function (s) {
+      if (num(s.outputWatermark) < num(lowest.outputWatermark)) lowest = s;
+    });
+    return live.some(function (s) {
+        return num(s.outputWatermark) > num(lowest.outputWatermark);
+      })
+      ? lowest
+      : null;
   }
   function drawCheckpoints(list) {
     const rows = document.getElementById("checkpoint-rows");
@@ -326,60 +363,16 @@
       : "Newest first.";
     list.replaceChildren(el("p", hint, { "class": "hint" }), table);
   }
-  function getJson(path) {
-    return fetch(path, {
-      headers: { Accept: "application/json" },
-      cache: "no-store",
-    })
-      .then(function (response) {
-        if (!response.ok) throw new Error("HTTP " + response.status);
-        return response.json();
-      });
-  }
-  function pollStatus() {
-    getJson(base).then(function (body) {
-      const list = subtasksOf(body);
-      if (!list) throw new Error("unknown response shape");
-      drawSubtasks(list);
-      drawDeadLetters(body);
-      main.dataset.polls = String(Number(main.dataset.polls || "0") + 1);
-      live.textContent = "live \u00b7 updated " + new Date().toISOString();
-    }).catch(function (error) {
-      live.textContent = "live updates paused: " + error.message;
-    }).then(function () {
-      setTimeout(pollStatus, 1000);
-    });
-  }
-  function pollHealth() {
-    getJson(base + "/health").then(drawHealth).catch(function () {})
-      .then(function () {
-        setTimeout(pollHealth, 2000);
-      });
-  }
-  function pollCheckpoints() {
-    getJson(base + "/checkpoints").then(function (body) {
-      const list = Array.isArray(body) ? body : body && body.checkpoints;
-      if (Array.isArray(list)) drawCheckpoints(list);
-    }).catch(function () {}).then(function () {
-      setTimeout(pollCheckpoints, 5000);
-    });
-  }
-  let frame = 0;
-  function reloadTimeline() {
-    const img = document.getElementById("timeline");
-    const next = new Image();
-    const n = ++frame;
-    // Swapped in only once loaded, so the image never flickers; data-frame
-    // tells tests that the browser decoded a reloaded timeline.
-    next.onload = function () {
-      img.src = next.src;
-      img.dataset.frame = String(n);
-    };
-    next.src = base + "/timeline.svg?frame=" + n;
-    setTimeout(reloadTimeline, 2000);
-  }
-  setTimeout(pollStatus, 1000);
-  setTimeout(pollCheckpoints, 5000);
-  setTimeout(pollHealth, 2000);
-  setTimeout(reloadTimeline, 2000);
+  globalThis.weirDashboard = {
+    main: main,
+    base: base,
+    live: live,
+    subtasksOf: subtasksOf,
+    drawSubtasks: drawSubtasks,
+    drawDeadLetters: drawDeadLetters,
+    drawHealth: drawHealth,
+    el: el,
+    watermarkCell: watermarkCell,
+    drawCheckpoints: drawCheckpoints,
+  };
 })();

@@ -1,14 +1,17 @@
 /**
  * The dashboard page as served: the job list and the job shown, with its
- * health, dead letters, subtasks, timeline and checkpoints. Its styles and
+ * culprit line (what holds event time back), health, dead letters,
+ * subtasks, lag chart, timeline and checkpoints. Its styles and
  * script are static files (`dashboard.css`, `dashboard.js`) that the page
  * loads from the service that serves it, never from elsewhere.
  *
  * @module
  */
 
+import type { DiagnosableJob } from "../health.ts";
 import type { CheckpointRecord, JobHandle } from "../job_handle.ts";
 import { readDeadLetters } from "../dead_letters.ts";
+import { culpritHtml, jobCulprit } from "./culprit.ts";
 import { deadLetterPanel } from "./dead_letter_panel.ts";
 import { healthSection } from "./health_panel.ts";
 import { bytesText, durationText, escapeHtml, formatTime } from "./html.ts";
@@ -58,30 +61,50 @@ async function jobSection(handle: JobHandle, now: number): Promise<string> {
   const deadLetters = await readDeadLetters(handle, 5);
   return `<main id="job" data-job="${job}" data-polls="0">
 <h2>Job <span data-testid="job-name">${job}</span></h2>
+${culpritSection(handle, now)}
 ${healthSection(handle, now)}
 ${deadLetterPanel(deadLetters, path)}
 <section>
 <h3>Subtasks</h3>
+<p class="hint">The highlighted row holds its operator&#8217;s watermark back (the lowest of its active subtasks).</p>
 <div id="subtasks" data-testid="subtasks">${
     subtaskTables(
       handle.status(),
       new Map(handle.graph.vertices.map((v) => [v.id, v.name])),
+      (id) => (handle as DiagnosableJob).sourcePartitions?.(id) ?? [],
     )
   }</div>
 </section>
 <section>
+<h3>Lag</h3>
+<p class="hint">How far each subtask&#8217;s watermark is behind processing time: a line that climbs is a stall; shaded spans are idle.</p>
+<img id="lag-chart" data-testid="lag-chart" src="${path}/lag.svg" class="chart" alt="Watermark lag of job ${job} over processing time" width="800" height="300">
+</section>
+<section>
 <h3>Timeline</h3>
 <p class="hint">Processing time across, event time up: one line per subtask&#8217;s output watermark.</p>
-<img id="timeline" data-testid="timeline" src="${path}/timeline.svg" alt="Watermarks of job ${job} over processing time" width="800" height="400">
+<img id="timeline" data-testid="timeline" src="${path}/timeline.svg" class="chart" alt="Watermarks of job ${job} over processing time" width="800" height="400">
 </section>
 <section>
 <h3>Checkpoints</h3>
+<div class="scroll">
 <table data-testid="checkpoints">
 <thead><tr><th>ID</th><th>Created at</th><th>Duration</th><th>Size</th></tr></thead>
 <tbody id="checkpoint-rows">${checkpointRows(checkpoints)}</tbody>
 </table>
+</div>
 </section>
 </main>`;
+}
+
+function culpritSection(handle: JobHandle, now: number): string {
+  try {
+    return `<section data-testid="summary">${
+      culpritHtml(jobCulprit(handle, now))
+    }</section>`;
+  } catch {
+    return `<section data-testid="summary"><div class="culprit" id="culprit-box"><p id="culprit" data-testid="culprit" data-cause="unknown">What holds event time back is unavailable.</p></div></section>`;
+  }
 }
 
 function checkpointRows(checkpoints: CheckpointRecord[] | null): string {
@@ -131,6 +154,7 @@ function page(
   }</ul></nav>
 ${body}
 <script src="/dashboard.js"></script>
+<script src="/dashboard_live.js"></script>
 </body>
 </html>`;
 }

@@ -27,11 +27,13 @@ const COLUMNS = [
  *
  * @param statuses Every subtask's status, grouped by operator in order.
  * @param names Each operator's readable name, by vertex id.
- * @returns The tables' HTML.
+ * @param partitions The partitions a source subtask reads, by actor id.
+ * @returns The tables' HTML, each in a horizontal scroll wrapper.
  */
 export function subtaskTables(
   statuses: readonly SubtaskStatus[],
   names: ReadonlyMap<string, string>,
+  partitions: (actorId: string) => readonly string[] = () => [],
 ): string {
   const byOperator = new Map<string, SubtaskStatus[]>();
   for (const status of statuses) {
@@ -42,13 +44,14 @@ export function subtaskTables(
   const head = `<thead><tr>${
     COLUMNS.map((c) => `<th>${c}</th>`).join("")
   }</tr></thead>`;
-  return [...byOperator].map(([operator, rows]) =>
-    `<table class="operator" data-testid="operator-table" data-operator="${
+  return [...byOperator].map(([operator, rows]) => {
+    const lowest = holding(rows);
+    return `<div class="scroll"><table class="operator" data-testid="operator-table" data-operator="${
       escapeHtml(operator)
     }">${caption(operator, names.get(operator))}${head}<tbody>${
-      rows.map(subtaskRow).join("")
-    }</tbody></table>`
-  ).join("\n");
+      rows.map((s) => subtaskRow(s, s === lowest, partitions(s.id))).join("")
+    }</tbody></table></div>`;
+  }).join("\n");
 }
 
 function caption(operator: string, name: string | undefined): string {
@@ -60,10 +63,36 @@ function caption(operator: string, name: string | undefined): string {
   }</small></caption>`;
 }
 
-function subtaskRow(s: SubtaskStatus): string {
+/**
+ * The active subtask with the lowest output watermark, when it is below
+ * another active one's: the one holding the operator's watermark back.
+ */
+function holding(rows: readonly SubtaskStatus[]): SubtaskStatus | null {
+  const live = rows.filter((s) => !s.idle && s.outputWatermark < Infinity);
+  if (live.length < 2) return null;
+  const lowest = live.reduce((a, b) =>
+    b.outputWatermark < a.outputWatermark ? b : a
+  );
+  return live.some((s) => s.outputWatermark > lowest.outputWatermark)
+    ? lowest
+    : null;
+}
+
+function subtaskRow(
+  s: SubtaskStatus,
+  lowest: boolean,
+  partitions: readonly string[],
+): string {
   const late = s.gauges.numLateRecordsDropped;
-  return `<tr data-testid="subtask-row" data-subtask="${escapeHtml(s.id)}">` +
-    `<td>${s.subtask}</td>` +
+  const names = partitions.map(escapeHtml).join(", ");
+  return `<tr data-testid="subtask-row" data-subtask="${escapeHtml(s.id)}"${
+    lowest ? ` class="lowest" data-lowest="true"` : ""
+  }${names === "" ? "" : ` data-partitions="${names}"`}>` +
+    `<td>${s.subtask}${
+      names === ""
+        ? ""
+        : `<small data-testid="partitions">reads ${names}</small>`
+    }</td>` +
     watermarkCell("input-watermark", s.inputWatermark) +
     watermarkCell("output-watermark", s.outputWatermark) +
     `<td data-testid="subtask-status">${s.idle ? "idle" : "active"}${

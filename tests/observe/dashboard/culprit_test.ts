@@ -1,0 +1,130 @@
+// The culprit line, first on the page: what holds the job's event time
+// back, from the diagnosis, or that it advances.
+
+import assert from "node:assert/strict";
+import { ManualClock } from "../../../src/time/clock.ts";
+import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
+import { TumblingEventTimeWindows } from "../../../src/windows/tumbling.ts";
+import {
+  ScriptedSource,
+  type ScriptStep,
+} from "../../../src/connectors/sources/scripted.ts";
+import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
+import { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
+import { LocalJobHandle } from "../../../src/observe/local_job_handle.ts";
+import { dashboardPage } from "../../../src/observe/dashboard/page.ts";
+import { stalledFor } from "../../../src/observe/dashboard/culprit.ts";
+import { timedSink } from "../../_support/timed_sink.ts";
+
+const T0 = 1_700_000_000_000;
+type Click = { ts: number; partition: number };
+
+/** Four partitions on two source subtasks; only `active` ones send records. */
+function job(active: number[]) {
+  const steps: ScriptStep<Click>[] = [];
+  for (let s = 0; s <= 60; s++) {
+    for (const partition of active) {
+      steps.push({
+        at: T0 + s * 1_000,
+        partition,
+        value: { ts: T0 + s * 1_000, partition },
+      });
+    }
+  }
+  // A silent partition stays open: an ended one would release its watermark.
+  for (let partition = 0; partition < 4; partition++) {
+    steps.push({ at: T0 + 900_000, partition, end: true });
+  }
+  const clock = new ManualClock(T0);
+  const env = new StreamEnvironment({
+    jobName: "clicks",
+    parallelism: 2,
+    clock,
+  });
+  env.fromSource(
+    new ScriptedSource(steps, { partitions: 4 }),
+    WatermarkStrategy.forBoundedOutOfOrderness<Click>(2_000)
+      .withTimestampAssigner((c) => c.ts),
+    "clicks",
+  )
+    .keyBy((c) => c.partition)
+    .window(TumblingEventTimeWindows.of(10_000))
+    .aggregate({
+      createAccumulator: () => 0,
+      add: (_c, n) => n + 1,
+      getResult: (n) => n,
+      merge: (a, b) => a + b,
+    })
+    .sinkTo(timedSink(clock, []));
+  const graph = env.getJobGraph();
+  const runtime = new LocalRuntime(graph, { clock });
+  const handle = new LocalJobHandle({ runtime, graph, clock });
+  for (let t = T0; t <= T0 + 35_000; t += 100) {
+    clock.set(t);
+    runtime.runUntilIdle();
+    if ((t - T0) % 500 === 0) handle.sample();
+  }
+  return { handle, clock };
+}
+
+function culpritOf(html: string): RegExpExecArray {
+  const line =
+    /<p id="culprit" data-testid="culprit" data-cause="([^"]+)">([^<]*)<\/p>/
+      .exec(html);
+  assert.ok(line, "the page has a culprit line");
+  return line;
+}
+
+Deno.test("The page says first that a silent partition holds event time, naming the source subtask, its partitions and the fix", async () => {
+  // Partition 3, read by source subtask 1 with partition 1, sends nothing.
+  const { handle, clock } = job([0, 1, 2]);
+  const html = await dashboardPage(
+    new Map([["clicks", handle]]),
+    undefined,
+    clock.now(),
+  );
+  const [, cause, text] = culpritOf(html);
+  assert.equal(cause, "silent-partition");
+  assert.equal(
+    text,
+    "event time is held by subtask 1 of clicks (partitions scripted-1, scripted-3): one of its partitions is silent (its watermark has stood still for 35.000 s); withIdleness would release it",
+  );
+  // Before the health panel, with the evidence and the fix in full.
+  assert.ok(html.indexOf('data-testid="culprit"') < html.indexOf("Health"));
+  assert.match(html, /<em>Fix:<\/em> add \.withIdleness\(30_000\)/);
+  // Each source subtask shows the partitions it reads; the one holding
+  // the source's watermark back is highlighted.
+  assert.match(
+    html,
+    /data-subtask="clicks\/source-0\/1" class="lowest" data-lowest="true" data-partitions="scripted-1, scripted-3"><td>1<small data-testid="partitions">reads scripted-1, scripted-3<\/small>/,
+  );
+});
+
+Deno.test("The page says that event time is advancing when nothing holds it, and highlights the lowest subtask", async () => {
+  const { handle, clock } = job([0, 1, 2, 3]);
+  const html = await dashboardPage(
+    new Map([["clicks", handle]]),
+    undefined,
+    clock.now(),
+  );
+  const [, cause, text] = culpritOf(html);
+  assert.equal(cause, "none");
+  assert.match(
+    text,
+    /^event time is advancing \(lowest watermark: subtask \d of clicks, \d\.\d{3} s behind\)$/,
+  );
+  // Every partition sends one record a second, so both source subtasks
+  // stand at the same watermark and none is highlighted.
+  assert.doesNotMatch(html, /data-lowest/);
+});
+
+Deno.test("stalledFor() reads how long a watermark stood still from the samples", () => {
+  const sample = (at: number, wm: number) => ({
+    at,
+    subtasks: { a: { outputWatermark: wm } },
+  });
+  const history = [sample(0, 1), sample(1_000, 2), sample(2_000, 2)];
+  const stalled = stalledFor(history, 5_000);
+  assert.equal(stalled("a"), 4_000);
+  assert.equal(stalled("b"), null);
+});
