@@ -15,6 +15,7 @@ import {
 } from "../time/mod.ts";
 import type { OperatorContext } from "./stream_operator.ts";
 import type { SourceSubtaskSnapshot } from "./source_subtask_snapshot.ts";
+import type { PartitionState } from "./partition_state.ts";
 
 /** One partition's generator and its outputs into the multiplexer. */
 export interface Partition<T> {
@@ -36,6 +37,8 @@ export class SourcePartitions<T> {
   readonly #interval: number;
   /** When the next periodic emission is due; `Infinity` for none. */
   nextPeriodic: number;
+  /** Whether the input ended: every partition is finished. */
+  #ended = false;
 
   /**
    * @param names The reader's partitions.
@@ -108,8 +111,31 @@ export class SourcePartitions<T> {
     this.#multiplexer.onPeriodicEmit();
   }
 
+  /**
+   * Each partition's name, own watermark and status, in the reader's
+   * order: read from the multiplexer only when asked (observers), never
+   * on the record path.
+   */
+  states(): PartitionState[] {
+    const outputs = new Map(
+      this.#multiplexer.snapshotState().outputs.map((o) => [o.id, o]),
+    );
+    return this.#names.map((name, i) => {
+      const output = outputs.get(name);
+      if (this.#ended || this.all[i].released || output === undefined) {
+        return { name, watermark: Infinity, status: "finished" };
+      }
+      return {
+        name,
+        watermark: output.watermark,
+        status: output.idle ? "idle" : "active",
+      };
+    });
+  }
+
   /** The end of input: a last periodic emit, then the watermark `Infinity`. */
   end(): void {
+    this.#ended = true;
     let registered = false;
     for (const partition of this.all) {
       if (partition.released) continue;

@@ -17,7 +17,9 @@ import { guardOf } from "./_record_guard.ts";
 import { guardedOperator } from "./_guard_chain.ts";
 import { SourceRecords } from "./_source_records.ts";
 import { SourcePartitions } from "./_source_partitions.ts";
+import type { PartitionState } from "./partition_state.ts";
 
+export type { PartitionState } from "./partition_state.ts";
 export type { SourceSubtaskOptions } from "./source_subtask_options.ts";
 export type { SourceSubtaskSnapshot } from "./source_subtask_snapshot.ts";
 
@@ -61,16 +63,12 @@ export class SourceSubtask<T> {
   /** The largest watermark alignment allows; `Infinity` until announced. */
   maxDesiredWatermark: number = Infinity;
   /**
-   * When the runtime next reports this subtask's watermark for alignment
-   * and applies the announced limit, in processing time; `Infinity` if it
-   * is not aligned. The runtime keeps its schedule here so that persist
-   * snapshots hold it and a restored runtime announces at the same times.
+   * When the runtime next reports this subtask's watermark for alignment and
+   * applies the limit (`Infinity` if not aligned): kept here for snapshots.
    */
   nextAlignmentMs: number = Infinity;
 
   /**
-   * Creates the subtask and its per-partition generators.
-   *
    * @param options Reader, strategy, chained operators, edges and intervals.
    * @param context Clocks, subtask index, parallelism and metrics.
    * @param send Delivers elements to downstream channels.
@@ -124,6 +122,11 @@ export class SourceSubtask<T> {
   /** The names of the reader's partitions, in its order (one generator each). */
   get partitions(): readonly string[] {
     return this.#reader.partitions;
+  }
+
+  /** Each partition's own watermark and status (active, idle, finished), computed when asked. */
+  partitionStates(): PartitionState[] {
+    return this.#partitions.states();
   }
 
   /** The subtask's counters (records in count records read). */
@@ -235,10 +238,7 @@ export class SourceSubtask<T> {
     if (read && batch.ended === true) this.#release(batch.partition);
   }
 
-  /**
-   * Releases an ended partition's output (Flink's `releaseOutputForSplit`)
-   * and recombines the others at once (see `SourcePartitions.recombine`).
-   */
+  /** Releases an ended partition's output and recombines the others at once. */
   #release(index: number): void {
     if (!this.#partitions.release(index)) return;
     // The last partition leaving is the end of input: no need to wait for

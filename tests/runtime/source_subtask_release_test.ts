@@ -55,3 +55,44 @@ Deno.test("SourceSubtask releasing the fastest partition neither takes the water
   assert.deepEqual(h.tick(300), ["R1"]);
   assert.deepEqual(h.tick(400), ["W1999"]);
 });
+
+Deno.test("SourceSubtask.partitionStates reports each partition's own watermark and status: active, idle, finished", () => {
+  // Partition 0 reads every 100 ms; partition 1 reads once, then is quiet
+  // until idleness marks it idle; partition 2 reads once and ends.
+  const script = [
+    ...[0, 100, 200, 300, 400].map((at) => ({
+      at,
+      partition: 0,
+      value: 5_000 + at,
+    })),
+    { at: 0, partition: 1, value: 100 },
+    { at: 0, partition: 2, value: 7_000 },
+    { at: 100, partition: 2, end: true as const },
+    { at: 10_000, partition: 0, end: true as const },
+    { at: 10_000, partition: 1, end: true as const },
+  ];
+  const h = sourceHarness(
+    new ScriptedSource<number>(script, { partitions: 3 }).createReader(0, 1),
+    byValue.withIdleness(150),
+  );
+  const names = h.source.partitions;
+  assert.deepEqual(
+    h.source.partitionStates().map((p) => p.status),
+    ["active", "active", "active"],
+    "before the first poll",
+  );
+  assert.equal(h.source.partitionStates()[0].watermark, -Infinity);
+  for (const t of [0, 100, 200, 300, 400]) h.tick(t);
+  assert.deepEqual(h.source.partitionStates(), [
+    { name: names[0], watermark: 5_299, status: "active" },
+    { name: names[1], watermark: 99, status: "idle" },
+    { name: names[2], watermark: Infinity, status: "finished" },
+  ]);
+  h.tick(10_000);
+  assert.ok(h.source.finished);
+  assert.deepEqual(
+    h.source.partitionStates().map((p) => [p.status, p.watermark]),
+    [["finished", Infinity], ["finished", Infinity], ["finished", Infinity]],
+    "once the input ended",
+  );
+});
