@@ -12,6 +12,7 @@
 import type { Clock } from "../time/clock.ts";
 import type { ErrorPolicy } from "../runtime/dead_letter.ts";
 import type { InputChannelStatus } from "../runtime/subtask.ts";
+import type { PartitionState } from "../runtime/partition_state.ts";
 import type { CompletedCheckpoint } from "./checkpoint.ts";
 import type { DeadLetterLog } from "./dead_letter_log.ts";
 import type { ActorStorage } from "./storage.ts";
@@ -184,6 +185,11 @@ export interface RuntimeView {
   triggerCheckpoint(): number | null;
   /** The partitions a source subtask reads, if known. */
   sourcePartitions(actorId: string): readonly string[];
+  /**
+   * Each partition of a source subtask with its own watermark and status;
+   * absent where the view cannot know them (another process's partitions).
+   */
+  sourcePartitionStates?(actorId: string): PartitionState[];
   /** Each input channel of an actor. */
   inputChannels(actorId: string): InputChannelStatus[];
   /** The last checkpoint completed, if any. */

@@ -10,6 +10,7 @@ import type { CheckpointInfo } from "../actors/checkpoint.ts";
 import type { DeadLetterLog } from "../actors/dead_letter_log.ts";
 import type { SubtaskStatus } from "../actors/actor_runtime.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";
+import type { PartitionState } from "../runtime/partition_state.ts";
 
 /** One sample of every subtask's watermarks, for history and the timeline. */
 export interface WatermarkSample {
@@ -85,6 +86,12 @@ export interface JobHandle {
    * follows a runtime that was replaced.
    */
   deadLetters?(): Pick<DeadLetterLog, "list" | "count"> | undefined;
+  /**
+   * Each partition of a source subtask with its own watermark and status
+   * (active, idle, finished), by actor id; absent, or `undefined`, where
+   * the runtime cannot know them.
+   */
+  sourcePartitionStates?(actorId: string): PartitionState[] | undefined;
 }
 
 /**

@@ -12,6 +12,7 @@ import type { CheckpointInfo } from "../actors/checkpoint.ts";
 import type { DeadLetterLog } from "../actors/dead_letter_log.ts";
 import type { RuntimeView, SubtaskStatus } from "../actors/actor_runtime.ts";
 import type { JobGraph } from "../runtime/job_graph.ts";
+import type { PartitionState } from "../runtime/partition_state.ts";
 import type { Clock } from "../time/mod.ts";
 import { CheckpointTracker } from "./checkpoint_tracker.ts";
 import type {
@@ -322,6 +323,16 @@ export class LocalJobHandle implements JobHandle {
    */
   sourcePartitions(actorId: string): readonly string[] {
     return this.#runtime.sourcePartitions(actorId);
+  }
+
+  /**
+   * Each partition of a source subtask with its watermark and status, when
+   * the runtime knows them (a `KvRuntimeView` does not): `undefined` then.
+   *
+   * @param actorId The actor id, `job/operator/subtask`.
+   */
+  sourcePartitionStates(actorId: string): PartitionState[] | undefined {
+    return this.#runtime.sourcePartitionStates?.(actorId);
   }
 
   /** Reads a subtask's channels and dates the watermarks that moved. */

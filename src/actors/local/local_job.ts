@@ -11,6 +11,7 @@ import {
   RecordFailedError,
 } from "../../runtime/dead_letter.ts";
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
+import type { PartitionState } from "../../runtime/partition_state.ts";
 import type { CompletedCheckpoint } from "../checkpoint.ts";
 import type { DeadLetterLog } from "../dead_letter_log.ts";
 import type { ActorStorage } from "../storage.ts";
@@ -364,5 +365,15 @@ export class LocalJob implements ActorRuntime {
    */
   sourcePartitions(actorId: string): readonly string[] {
     return this.#runtime.sourcePartitions(actorId);
+  }
+
+  /**
+   * A source actor's partitions with their watermarks and statuses (see
+   * `LocalRuntime.sourcePartitionStates`).
+   *
+   * @param actorId The actor id, `job/operator/subtask`.
+   */
+  sourcePartitionStates(actorId: string): PartitionState[] {
+    return this.#runtime.sourcePartitionStates(actorId);
   }
 }

@@ -7,6 +7,7 @@
 import type { Clock } from "../../time/clock.ts";
 import { type JobGraph, validateJobGraph } from "../../runtime/job_graph.ts";
 import type { InputChannelStatus } from "../../runtime/subtask.ts";
+import type { PartitionState } from "../../runtime/partition_state.ts";
 import type { CompletedCheckpoint } from "../checkpoint.ts";
 import { DeadLetterLog } from "../dead_letter_log.ts";
 import { DeadLetterRecorder } from "../_dead_letter_recorder.ts";
@@ -334,6 +335,17 @@ export class LocalRuntime implements ActorRuntime {
    */
   sourcePartitions(actorId: string): readonly string[] {
     return this.#actor(actorId).source?.partitions ?? [];
+  }
+
+  /**
+   * Each partition of a source actor with its own watermark and status
+   * (active, idle, finished); none for other actors.
+   *
+   * @param actorId The actor id, `job/operator/subtask`.
+   * @throws {RangeError} If no actor has that id.
+   */
+  sourcePartitionStates(actorId: string): PartitionState[] {
+    return this.#actor(actorId).source?.partitionStates() ?? [];
   }
 
   /**
