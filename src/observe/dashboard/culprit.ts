@@ -8,6 +8,7 @@
  */
 
 import type { SubtaskStatus } from "../../actors/actor_runtime.ts";
+import type { PartitionState } from "../../runtime/partition_state.ts";
 import {
   type DiagnosableJob,
   type Diagnosis,
@@ -57,16 +58,20 @@ export interface Culprit {
 
 /**
  * What holds the job's event time back, in one line: the first cause of
- * the diagnosis (a silent partition names the source subtask and the
- * partitions it reads, how long its watermark has stood still, and that
- * `withIdleness` would release it), or else "event time is advancing"
- * with the lowest watermark's lag.
+ * the diagnosis (a silent partition names the partition holding the
+ * source subtask back, its active partition with the lowest watermark,
+ * when the runtime knows its partitions' states, or else the subtask and
+ * the partitions it reads; how long its watermark has stood still; and
+ * that `withIdleness` would release it), or else "event time is
+ * advancing" with the lowest watermark's lag.
  *
  * @param health The job's health.
  * @param statuses Every subtask's status.
  * @param names Each operator's readable name, by vertex id.
  * @param partitions The partitions a subtask reads, by actor id.
  * @param stalledMs How long a subtask's output watermark has stood still.
+ * @param states Each partition's state of a source subtask, by actor id,
+ * or `undefined` when not known.
  * @returns The line and its diagnosis.
  */
 export function culprit(
@@ -75,6 +80,8 @@ export function culprit(
   names: ReadonlyMap<string, string>,
   partitions: (actorId: string) => readonly string[],
   stalledMs: (actorId: string) => number | null,
+  states: (actorId: string) => readonly PartitionState[] | undefined = () =>
+    undefined,
 ): Culprit {
   const found = health.diagnosis[0];
   if (found !== undefined) {
@@ -85,16 +92,29 @@ export function culprit(
     );
     const operator = names.get(found.operator) ?? found.operator;
     const read = status === undefined ? [] : partitions(status.id);
-    const where = (found.subtask === undefined
+    const held = found.cause === "silent-partition" && status !== undefined
+      ? holdingPartition(states(status.id))
+      : null;
+    let where = (found.subtask === undefined
       ? operator
       : `subtask ${found.subtask} of ${operator}`) +
       (read.length === 0 ? "" : ` (partitions ${read.join(", ")})`);
+    if (held !== null) {
+      where = `partition ${held.name} of ${operator} (subtask ${
+        status!.subtask
+      })`;
+    }
     const stalled = status === undefined ? null : stalledMs(status.id);
-    const still = stalled === null || stalled < 1_000
-      ? ""
-      : ` (its watermark has stood still for ${plain(durationText(stalled))})`;
+    const long = stalled === null || stalled < 1_000
+      ? null
+      : plain(durationText(stalled));
+    // A named partition is silent for as long as its subtask stood still.
+    const state = held !== null
+      ? (long === null ? "it is silent" : `silent for ${long}`)
+      : why +
+        (long === null ? "" : ` (its watermark has stood still for ${long})`);
     return {
-      text: `event time is held by ${where}: ${why}${still}; ${fix}`,
+      text: `event time is held by ${where}: ${state}; ${fix}`,
       diagnosis: found,
     };
   }
@@ -116,7 +136,27 @@ export function jobCulprit(handle: DiagnosableJob, now: number): Culprit {
     new Map(handle.graph.vertices.map((v) => [v.id, v.name])),
     (id) => handle.sourcePartitions?.(id) ?? [],
     stalledFor(handle.history(), now),
+    (id) => handle.sourcePartitionStates?.(id),
   );
+}
+
+/**
+ * The partition holding a source subtask's watermark back: its active
+ * partition with the lowest watermark, or `null` when none is active or
+ * the states are not known.
+ *
+ * @param states The subtask's partitions, or `undefined`.
+ * @returns The partition, or `null`.
+ */
+export function holdingPartition(
+  states: readonly PartitionState[] | undefined,
+): PartitionState | null {
+  let lowest: PartitionState | null = null;
+  for (const state of states ?? []) {
+    if (state.status !== "active") continue;
+    if (lowest === null || state.watermark < lowest.watermark) lowest = state;
+  }
+  return lowest;
 }
 
 function advancing(

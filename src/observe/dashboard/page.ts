@@ -8,6 +8,8 @@
  * @module
  */
 
+import type { SubtaskStatus } from "../../actors/actor_runtime.ts";
+import type { PartitionState } from "../../runtime/partition_state.ts";
 import type { DiagnosableJob } from "../health.ts";
 import type { CheckpointRecord, JobHandle } from "../job_handle.ts";
 import { readDeadLetters } from "../dead_letters.ts";
@@ -72,6 +74,7 @@ ${deadLetterPanel(deadLetters, path)}
       handle.status(),
       new Map(handle.graph.vertices.map((v) => [v.id, v.name])),
       (id) => (handle as DiagnosableJob).sourcePartitions?.(id) ?? [],
+      partitionStates(handle),
     )
   }</div>
 </section>
@@ -95,6 +98,21 @@ ${deadLetterPanel(deadLetters, path)}
 </div>
 </section>
 </main>`;
+}
+
+/** A source subtask's partitions, or `null` when the runtime cannot know them. */
+function partitionStates(
+  handle: JobHandle,
+): (status: SubtaskStatus) => readonly PartitionState[] | null {
+  const sources = new Set(
+    handle.graph.vertices.filter((v) => v.source !== undefined).map((v) =>
+      v.id
+    ),
+  );
+  return (status) => {
+    if (!sources.has(status.operator)) return [];
+    return handle.sourcePartitionStates?.(status.id) ?? null;
+  };
 }
 
 function culpritSection(handle: JobHandle, now: number): string {

@@ -1,12 +1,15 @@
 /**
  * The dashboard's subtask tables, as served; `drawSubtasks()` in
  * `dashboard.js` redraws the same markup from each poll of
- * `GET /jobs/:job`: change both together.
+ * `GET /jobs/:job`: change both together. The partitions under a source
+ * subtask come with the served page only, and the script keeps them.
  *
  * @module
  */
 
 import type { SubtaskStatus } from "../../actors/actor_runtime.ts";
+import type { PartitionState } from "../../runtime/partition_state.ts";
+import { holdingPartition } from "./culprit.ts";
 import { durationText, escapeHtml, watermarkHtml } from "./html.ts";
 
 const COLUMNS = [
@@ -28,12 +31,18 @@ const COLUMNS = [
  * @param statuses Every subtask's status, grouped by operator in order.
  * @param names Each operator's readable name, by vertex id.
  * @param partitions The partitions a source subtask reads, by actor id.
+ * @param states Each partition of a source subtask with its status and
+ * watermark, listed under it (the one holding it back highlighted); `[]`
+ * for other subtasks, `null` for a source subtask whose partitions' states
+ * are not known (a KV runtime).
  * @returns The tables' HTML, each in a horizontal scroll wrapper.
  */
 export function subtaskTables(
   statuses: readonly SubtaskStatus[],
   names: ReadonlyMap<string, string>,
   partitions: (actorId: string) => readonly string[] = () => [],
+  states: (status: SubtaskStatus) => readonly PartitionState[] | null =
+    () => [],
 ): string {
   const byOperator = new Map<string, SubtaskStatus[]>();
   for (const status of statuses) {
@@ -49,7 +58,8 @@ export function subtaskTables(
     return `<div class="scroll"><table class="operator" data-testid="operator-table" data-operator="${
       escapeHtml(operator)
     }">${caption(operator, names.get(operator))}${head}<tbody>${
-      rows.map((s) => subtaskRow(s, s === lowest, partitions(s.id))).join("")
+      rows.map((s) => subtaskRow(s, s === lowest, partitions(s.id), states(s)))
+        .join("")
     }</tbody></table></div>`;
   }).join("\n");
 }
@@ -82,6 +92,7 @@ function subtaskRow(
   s: SubtaskStatus,
   lowest: boolean,
   partitions: readonly string[],
+  states: readonly PartitionState[] | null,
 ): string {
   const late = s.gauges.numLateRecordsDropped;
   const names = partitions.map(escapeHtml).join(", ");
@@ -92,7 +103,7 @@ function subtaskRow(
       names === ""
         ? ""
         : `<small data-testid="partitions">reads ${names}</small>`
-    }</td>` +
+    }${partitionList(states)}</td>` +
     watermarkCell("input-watermark", s.inputWatermark) +
     watermarkCell("output-watermark", s.outputWatermark) +
     `<td data-testid="subtask-status">${s.idle ? "idle" : "active"}${
@@ -102,6 +113,32 @@ function subtaskRow(
     `<td class="n">${s.recordsIn}</td><td class="n">${s.recordsOut}</td>` +
     `<td class="n">${late === undefined ? "&#8212;" : late}</td>` +
     `<td class="n">${s.mailboxDepth}</td></tr>`;
+}
+
+/**
+ * Each partition's status and own watermark, the one holding the subtask
+ * back (its active partition with the lowest watermark) highlighted when
+ * another partition is ahead of it.
+ */
+function partitionList(states: readonly PartitionState[] | null): string {
+  if (states === null) {
+    return `<small data-testid="partition-states">partition statuses not known</small>`;
+  }
+  if (states.length === 0) return "";
+  const held = holdingPartition(states);
+  const ahead = held !== null &&
+    states.some((p) => p.status === "active" && p.watermark > held.watermark);
+  return `<ul class="partitions" data-testid="partition-states">${
+    states.map((p) =>
+      `<li data-testid="partition" data-partition="${
+        escapeHtml(p.name)
+      }" data-status="${p.status}" data-value="${p.watermark}"${
+        ahead && p === held ? ` class="lowest" data-lowest="true"` : ""
+      }>${escapeHtml(p.name)}: ${p.status}${
+        p.status === "finished" ? "" : `, ${watermarkHtml(p.watermark)}`
+      }</li>`
+    ).join("")
+  }</ul>`;
 }
 
 function watermarkCell(testId: string, ms: number): string {

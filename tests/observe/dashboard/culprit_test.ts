@@ -13,7 +13,12 @@ import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
 import { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
 import { LocalJobHandle } from "../../../src/observe/local_job_handle.ts";
 import { dashboardPage } from "../../../src/observe/dashboard/page.ts";
-import { stalledFor } from "../../../src/observe/dashboard/culprit.ts";
+import {
+  culprit,
+  holdingPartition,
+  stalledFor,
+} from "../../../src/observe/dashboard/culprit.ts";
+import { jobHealth } from "../../../src/observe/health.ts";
 import { timedSink } from "../../_support/timed_sink.ts";
 
 const T0 = 1_700_000_000_000;
@@ -75,7 +80,7 @@ function culpritOf(html: string): RegExpExecArray {
   return line;
 }
 
-Deno.test("The page says first that a silent partition holds event time, naming the source subtask, its partitions and the fix", async () => {
+Deno.test("The page says first that a silent partition holds event time, naming the partition, its source subtask and the fix", async () => {
   // Partition 3, read by source subtask 1 with partition 1, sends nothing.
   const { handle, clock } = job([0, 1, 2]);
   const html = await dashboardPage(
@@ -87,7 +92,7 @@ Deno.test("The page says first that a silent partition holds event time, naming 
   assert.equal(cause, "silent-partition");
   assert.equal(
     text,
-    "event time is held by subtask 1 of clicks (partitions scripted-1, scripted-3): one of its partitions is silent (its watermark has stood still for 35.000 s); withIdleness would release it",
+    "event time is held by partition scripted-3 of clicks (subtask 1): silent for 35.000 s; withIdleness would release it",
   );
   // Before the health panel, with the evidence and the fix in full.
   assert.ok(html.indexOf('data-testid="culprit"') < html.indexOf("Health"));
@@ -97,6 +102,48 @@ Deno.test("The page says first that a silent partition holds event time, naming 
   assert.match(
     html,
     /data-subtask="clicks\/source-0\/1" class="lowest" data-lowest="true" data-partitions="scripted-1, scripted-3"><td>1<small data-testid="partitions">reads scripted-1, scripted-3<\/small>/,
+  );
+  // Under it, each partition with its status and watermark; the silent
+  // one, holding the subtask back, is highlighted.
+  assert.match(
+    html,
+    /<li data-testid="partition" data-partition="scripted-1" data-status="active" data-value="1700000031999">scripted-1: active, 2023-11-14T22:13:51.999Z<small>1700000031999<\/small><\/li>/,
+  );
+  assert.match(
+    html,
+    /<li data-testid="partition" data-partition="scripted-3" data-status="active" data-value="-Infinity" class="lowest" data-lowest="true">scripted-3: active, <span class="none">none yet<\/span><\/li>/,
+  );
+});
+
+Deno.test("Without the partitions' states (a KV runtime) the culprit line names the source subtask and the partitions it reads", () => {
+  const { handle, clock } = job([0, 1, 2]);
+  const line = culprit(
+    jobHealth(handle, clock.now()),
+    handle.status(),
+    new Map(handle.graph.vertices.map((v) => [v.id, v.name])),
+    (id) => handle.sourcePartitions(id),
+    stalledFor(handle.history(), clock.now()),
+  );
+  assert.equal(
+    line.text,
+    "event time is held by subtask 1 of clicks (partitions scripted-1, scripted-3): one of its partitions is silent (its watermark has stood still for 35.000 s); withIdleness would release it",
+  );
+});
+
+Deno.test("holdingPartition() is the active partition with the lowest watermark", () => {
+  assert.equal(holdingPartition(undefined), null);
+  assert.equal(
+    holdingPartition([{ name: "a", watermark: 5, status: "idle" }]),
+    null,
+  );
+  assert.equal(
+    holdingPartition([
+      { name: "a", watermark: 1, status: "idle" },
+      { name: "b", watermark: 9, status: "active" },
+      { name: "c", watermark: 4, status: "active" },
+      { name: "d", watermark: Infinity, status: "finished" },
+    ])?.name,
+    "c",
   );
 });
 
