@@ -343,3 +343,31 @@ Deno.test("GET / shows the culprit line first and the lag chart, and loads the l
   );
   assert.match(await live.text(), /new EventSource\(base \+ "\/events"\)/);
 });
+
+Deno.test("GET / lists each source subtask's partitions with status and watermark, or says they are not known", async () => {
+  const source = { id: "source", name: "clicks", parallelism: 2, source: {} };
+  const local: JobHandle & Record<string, unknown> = {
+    ...fakeJob("local", [status("source", 0, T0 - 2_000)]),
+    sourcePartitions: () => ["p-0", "p-1", "p-2"],
+    sourcePartitionStates: () => [
+      { name: "p-0", watermark: T0 - 2_000, status: "active" },
+      { name: "p-1", watermark: T0, status: "idle" },
+      { name: "p-2", watermark: Infinity, status: "finished" },
+    ],
+  };
+  (local.graph.vertices as unknown[]).push(source);
+  const html = await (await app([local]).request("/")).text();
+  assert.match(
+    html,
+    /<ul class="partitions" data-testid="partition-states"><li data-testid="partition" data-partition="p-0" data-status="active" data-value="1699999998000">p-0: active, 2023-11-14T22:13:18.000Z<small>1699999998000<\/small><\/li><li data-testid="partition" data-partition="p-1" data-status="idle" data-value="1700000000000">p-1: idle, 2023-11-14T22:13:20.000Z<small>1700000000000<\/small><\/li><li data-testid="partition" data-partition="p-2" data-status="finished" data-value="Infinity">p-2: finished<\/li><\/ul>/,
+  );
+  // A runtime that cannot know them (the KV runtime's view) says so.
+  const kv = fakeJob("kv", [status("source", 0, T0 - 2_000)]);
+  (kv.graph.vertices as unknown[]).push(source);
+  const unknown = await (await app([kv]).request("/")).text();
+  assert.match(
+    unknown,
+    /<td>0<small data-testid="partition-states">partition statuses not known<\/small><\/td>/,
+  );
+  assert.doesNotMatch(unknown, /data-testid="partition"/);
+});

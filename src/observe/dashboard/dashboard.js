@@ -112,11 +112,17 @@
       if (s.operatorName) names[operator] = String(s.operatorName);
     });
     const container = document.getElementById("subtasks");
-    // Partition names come with the served page only: keep them.
-    const partitions = {};
+    // Partition names and states come with the served page only: keep them.
+    const partitions = {}, states = {};
     container.querySelectorAll("tr[data-partitions]").forEach(function (tr) {
       partitions[tr.dataset.subtask] = tr.dataset.partitions;
     });
+    container.querySelectorAll('[data-testid="partition-states"]').forEach(
+      function (list) {
+        const tr = list.closest("tr");
+        if (tr) states[tr.dataset.subtask] = list;
+      },
+    );
     const tables = groups.map(function (operator) {
       const table = el("table", null, {
         "class": "operator",
@@ -154,6 +160,7 @@
             el("small", "reads " + read, { "data-testid": "partitions" }),
           );
         }
+        if (states[String(s.id)]) first.appendChild(states[String(s.id)]);
         tr.appendChild(watermarkCell("input-watermark", s.inputWatermark));
         tr.appendChild(watermarkCell("output-watermark", s.outputWatermark));
         tr.appendChild(
