@@ -39,9 +39,11 @@ const ASSET_TYPES: ReadonlyArray<readonly [DashboardAsset, string]> = [
  * URL). It lists the jobs and shows the one named by `?job=` (the first
  * job without it). First comes the culprit line: what holds the job's
  * event time back, from the health diagnosis (e.g. "event time is held by
- * subtask 0 of clicks (partitions p-0, p-2): one of its partitions is
- * silent (its watermark has stood still for 35.000 s); withIdleness would
- * release it", with the evidence and fix below), or "event time is
+ * partition p-2 of clicks (subtask 0): silent for 35.000 s; withIdleness
+ * would release it", with the evidence and fix below; where the runtime
+ * cannot know the partitions' states, the subtask and the partitions it
+ * reads: "held by subtask 0 of clicks (partitions p-0, p-2): one of its
+ * partitions is silent ..."), or "event time is
  * advancing" with the lowest watermark's lag. Then a health panel (the
  * job's status badge, and per operator its status, lag, drift, late
  * ratio, windows and the causes the diagnosis names there with their
@@ -50,8 +52,11 @@ const ASSET_TYPES: ReadonlyArray<readonly [DashboardAsset, string]> = [
  * first, a link to `/jobs/:job/dead-letters`), a table per operator with
  * one row per subtask (input and output watermark as an ISO time and
  * epoch milliseconds, idle/active, lag, records in and out, late records
- * dropped, mailbox depth, and the partitions a source subtask reads; the
- * active subtask holding its operator's watermark back is highlighted),
+ * dropped, mailbox depth, and under a source subtask each partition with
+ * its status, active, idle or finished, and watermark, or "partition
+ * statuses not known"; the active subtask holding its operator's
+ * watermark back is highlighted, and so is the partition holding its
+ * subtask back),
  * the lag chart (`/jobs/:job/lag.svg`), the timeline
  * (`/jobs/:job/timeline.svg`, see {@linkcode timelineRoute}) and the
  * checkpoint history. Tables scroll sideways on a narrow screen.
@@ -69,7 +74,10 @@ const ASSET_TYPES: ReadonlyArray<readonly [DashboardAsset, string]> = [
  * (`input-watermark`, `output-watermark`) and a `data-value` with the
  * epoch milliseconds (`-Infinity` before the first watermark); rows are
  * `data-testid="subtask-row"` with `data-subtask` set to the actor id
- * (`data-lowest="true"` on the highlighted one), the culprit line
+ * (`data-lowest="true"` on the highlighted one), each partition
+ * `data-testid="partition"` with `data-partition`, `data-status` and
+ * `data-value` (`data-lowest="true"` on the one holding its subtask back),
+ * the culprit line
  * `data-testid="culprit"` with `data-cause` (`none` when nothing holds
  * event time back), the charts `img[data-testid="lag-chart"]` and
  * `img[data-testid="timeline"]`, the checkpoint table
