@@ -69,6 +69,8 @@ export class SourceSubtask<T> {
   nextAlignmentMs: number = Infinity;
 
   /**
+   * Creates the subtask and its per-partition generators.
+   *
    * @param options Reader, strategy, chained operators, edges and intervals.
    * @param context Clocks, subtask index, parallelism and metrics.
    * @param send Delivers elements to downstream channels.
@@ -188,11 +190,7 @@ export class SourceSubtask<T> {
     return this.#subtask.takeDeadLetters();
   }
 
-  /**
-   * Records read from each partition since this subtask was created, in
-   * the reader's partition order: how far a replay must read (see
-   * {@linkcode SourceSubtask.beginReplay}).
-   */
+  /** Records read per partition since creation, in the reader's order: how far a replay must read. */
   get recordsRead(): readonly number[] {
     return this.#records.read;
   }
