@@ -126,6 +126,11 @@ function jobFamilies() {
       "counter",
       "Checkpoint ids the job gave out and never saved, since the service started watching it",
     ),
+    restored: family(
+      "weir_checkpoint_restored_id",
+      "gauge",
+      "Id of the checkpoint the job started from (absent when it started afresh or that is not known)",
+    ),
     deadLetters: family(
       "weir_dead_letters_total",
       "counter",
@@ -205,6 +210,8 @@ export async function prometheusText(
         perJob.size.samples.push([job, sized.sizeBytes!]);
       }
     }
+    const restored = handle.checkpointStats?.().restoredFrom;
+    if (restored) perJob.restored.samples.push([job, restored.id]);
     const letters = await readDeadLetters(handle, 0);
     if (letters !== null) {
       perJob.deadLetters.samples.push([job, letters.count]);

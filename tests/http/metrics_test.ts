@@ -21,6 +21,7 @@ import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 import { metricsRoutes } from "../../src/http/metrics.ts";
 import { onError } from "../../src/http/errors.ts";
 import { timedSink } from "../_support/timed_sink.ts";
+import { clicksHandle } from "../_support/clicks_handle.ts";
 
 const T0 = 1_700_000_000_000;
 type Click = { ts: number; partition: number };
@@ -340,4 +341,38 @@ Deno.test({
     assert.equal(said, "");
     assert.equal(output.code, 0);
   },
+});
+
+Deno.test("GET /metrics names the checkpoint a job started from (weir_checkpoint_restored_id), and nothing for a fresh start", async () => {
+  const first = clicksHandle();
+  first.advance(2_000);
+  first.runtime.triggerCheckpoint();
+  first.advance(2_500);
+  await first.runtime.flushCheckpoints();
+  const saved = first.runtime.latestCheckpoint!;
+  const appOf = (handle: LocalJobHandle, clock: ManualClock) =>
+    new Hono().route(
+      "/metrics",
+      metricsRoutes({
+        jobs: new Map([["clicks", handle]]),
+        streams: new Map(),
+        clock,
+      }),
+    );
+  const fresh = await scrape(appOf(first.handle, first.clock));
+  assert.equal(
+    fresh.samples.filter((s) => s.name === "weir_checkpoint_restored_id")
+      .length,
+    0,
+  );
+  const restored = clicksHandle({ restoreFrom: saved });
+  const { samples } = await scrape(appOf(restored.handle, restored.clock));
+  assert.deepEqual(
+    samples.filter((s) => s.name === "weir_checkpoint_restored_id"),
+    [{
+      name: "weir_checkpoint_restored_id",
+      labels: { job_name: "clicks" },
+      value: String(saved.id),
+    }],
+  );
 });

@@ -65,6 +65,22 @@
     }
   }
   // GET /jobs/:job/culprit answers { text, cause, evidence, fix }.
+  // Twin of checkpoint_summary.ts: the counts, last failure and start.
+  function drawCheckpointSummary(body) {
+    const p = document.getElementById("checkpoint-summary");
+    if (!p || !body || !body.counts) return;
+    const failures = body.failures || [];
+    const last = failures[failures.length - 1];
+    const start = !body.restoredFromKnown
+      ? "where it started is not known"
+      : body.restoredFrom === null
+      ? "started afresh"
+      : "started from checkpoint " + body.restoredFrom.id;
+    p.textContent = body.counts.completed + " completed, " +
+      body.counts.failed + " failed" +
+      (last === undefined ? "" : " (last: " + last.id + ")") + "; " + start;
+  }
+
   function drawCulprit(body) {
     const box = document.getElementById("culprit-box");
     if (!box || !body || typeof body.text !== "string") return;
@@ -118,6 +134,7 @@
       getJson(base + "/checkpoints").then(function (body) {
         const list = Array.isArray(body) ? body : body && body.checkpoints;
         if (Array.isArray(list)) D.drawCheckpoints(list);
+        drawCheckpointSummary(body);
       }).catch(function () {});
     }
     if (due("charts")) {

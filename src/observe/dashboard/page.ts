@@ -12,6 +12,7 @@ import type { SubtaskStatus } from "../../actors/actor_runtime.ts";
 import type { PartitionState } from "../../runtime/partition_state.ts";
 import type { DiagnosableJob } from "../health.ts";
 import type { CheckpointRecord, JobHandle } from "../job_handle.ts";
+import { checkpointSummaryText } from "./checkpoint_summary.ts";
 import { readDeadLetters } from "../dead_letters.ts";
 import { culpritHtml, jobCulprit } from "./culprit.ts";
 import { deadLetterPanel } from "./dead_letter_panel.ts";
@@ -90,6 +91,9 @@ ${deadLetterPanel(deadLetters, path)}
 </section>
 <section>
 <h3>Checkpoints</h3>
+<p id="checkpoint-summary" class="hint" data-testid="checkpoint-summary">${
+    escapeHtml(checkpointSummaryText(handle.checkpointStats?.()))
+  }</p>
 <div class="scroll">
 <table data-testid="checkpoints">
 <thead><tr><th>ID</th><th>Created at</th><th>Duration</th><th>Size</th></tr></thead>
