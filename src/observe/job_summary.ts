@@ -6,6 +6,7 @@
  */
 
 import type { SubtaskStatus } from "../actors/actor_runtime.ts";
+import type { PartitionState } from "../runtime/partition_state.ts";
 import {
   type DeadLetterBrief,
   type DeadLetterSummary,
@@ -53,7 +54,11 @@ export type SubtaskDescription =
     | "worker"
     | "stuck"
   >
-  & { lateRecordsDropped: number };
+  & {
+    lateRecordsDropped: number;
+    /** A source subtask's partitions, when known. */
+    partitions?: PartitionState[];
+  };
 
 /** A job as `GET /jobs/:job` shows it: its summary and its plan. */
 export interface JobDescription extends JobSummary {
@@ -197,6 +202,8 @@ export async function describe(handle: JobHandle): Promise<JobDescription> {
         ...(s.worker === undefined ? {} : { worker: s.worker }),
         // What a failing KV actor is stuck on (the health finding's evidence).
         ...(s.stuck === undefined ? {} : { stuck: s.stuck }),
+        // A source's partitions, when the runtime knows them (not the KV view).
+        ...partitionsOf(handle, s.id),
       })),
     })),
     recentDeadLetters: deadLetters?.recent ?? [],
@@ -210,4 +217,14 @@ function lateOf(status: SubtaskStatus): number {
 
 function sum(values: readonly number[]): number {
   return values.reduce((a, b) => a + b, 0);
+}
+
+function partitionsOf(
+  handle: JobHandle,
+  id: string,
+): { partitions?: PartitionState[] } {
+  const states = handle.sourcePartitionStates?.(id);
+  return states === undefined || states.length === 0
+    ? {}
+    : { partitions: states };
 }

@@ -273,3 +273,21 @@ Deno.test("GET /jobs/:job/checkpoints and /jobs/:job count checkpoints and name 
   assert.equal(body.checkpoints.restoredFrom.id, saved.id);
   assert.ok(body.checkpoints.sizeBytes > 0);
 });
+
+Deno.test("GET /jobs/:job gives each source subtask's partitions with their status, so the page redraws them live", async () => {
+  const { app, advance } = build();
+  advance(3_000);
+  const { body } = await get(app, "/jobs/clicks");
+  const source = body.operators.find((o: { source: boolean }) => o.source);
+  const partitions = source.subtasks.map((s: { partitions: unknown }) =>
+    s.partitions
+  );
+  assert.equal(partitions.length, 2);
+  for (const list of partitions) {
+    assert.ok(Array.isArray(list) && list.length === 1, JSON.stringify(list));
+    assert.equal(list[0].status, "active");
+    assert.equal(typeof list[0].name, "string");
+  }
+  const window = body.operators.find((o: { source: boolean }) => !o.source);
+  assert.equal(window.subtasks[0].partitions, undefined);
+});

@@ -12,17 +12,8 @@
   if (!main || !main.dataset.job) return;
   const base = "/jobs/" + encodeURIComponent(main.dataset.job);
   const live = document.getElementById("live");
-  const COLUMNS = [
-    "Subtask",
-    "Input watermark",
-    "Output watermark",
-    "Status",
-    "Lag",
-    "Records in",
-    "Records out",
-    "Late records",
-    "Mailbox",
-  ];
+  const COLUMNS = ("Subtask|Input watermark|Output watermark|Status|Lag|" +
+    "Records in|Records out|Late records|Mailbox").split("|");
 
   function num(v) {
     if (typeof v === "number") return v;
@@ -73,6 +64,28 @@
     }
     return td;
   }
+  // Twin of partitionList in subtask_tables.ts: each partition's status,
+  // the active one with the lowest watermark marked when another is ahead.
+  function partitionList(parts) {
+    const ul = el("ul", null, { "class": "partitions" });
+    ul.setAttribute("data-testid", "partition-states");
+    const active = parts.filter((p) => p.status === "active");
+    const ws = active.map((p) => num(p.watermark));
+    const min = Math.min.apply(null, ws), max = Math.max.apply(null, ws);
+    parts.forEach(function (p) {
+      const w = num(p.watermark);
+      const text = p.status === "finished" ? "" : ", " + time(w);
+      const li = ul.appendChild(el("li", p.name + ": " + p.status + text));
+      li.dataset.testid = "partition";
+      Object.assign(li.dataset, { partition: p.name, status: p.status });
+      li.dataset.value = String(w);
+      if (p.status === "active" && w === min && max > min) {
+        li.className = "lowest";
+      }
+    });
+    return ul;
+  }
+
   function numberCell(value) {
     return el(
       "td",
@@ -160,7 +173,10 @@
             el("small", "reads " + read, { "data-testid": "partitions" }),
           );
         }
-        if (states[String(s.id)]) first.appendChild(states[String(s.id)]);
+        const list = Array.isArray(s.partitions)
+          ? partitionList(s.partitions)
+          : states[String(s.id)];
+        if (list) first.appendChild(list);
         tr.appendChild(watermarkCell("input-watermark", s.inputWatermark));
         tr.appendChild(watermarkCell("output-watermark", s.outputWatermark));
         tr.appendChild(
@@ -318,13 +334,8 @@
       }),
     );
   }
-  const DEAD_LETTER_COLUMNS = [
-    "Set aside at",
-    "Operator",
-    "Position",
-    "Reason",
-    "Error",
-  ];
+  const DEAD_LETTER_COLUMNS = "Set aside at|Operator|Position|Reason|Error"
+    .split("|");
   function drawDeadLetters(body) {
     const badge = document.getElementById("dead-letter-count");
     const list = document.getElementById("dead-letter-list");
