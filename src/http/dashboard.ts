@@ -14,6 +14,7 @@ import {
   dashboardAsset,
 } from "../observe/dashboard/assets.ts";
 import { jobCulprit } from "../observe/dashboard/culprit.ts";
+import { timelineMarks } from "../observe/fired_windows.ts";
 import { renderLagChartSvg } from "../observe/lag_chart.ts";
 import { renderTimelineSvg } from "../observe/timeline.ts";
 import { HttpError } from "./errors.ts";
@@ -138,7 +139,8 @@ export function dashboardRoutes(options: ServiceOptions): Hono {
  * The dashboard's images and summary line of a job, to mount at `/`
  * (`app.route("/", timelineRoute(options))`): `GET /jobs/:job/timeline.svg`
  * answers `image/svg+xml` drawn by {@linkcode renderTimelineSvg} from the
- * job's latest watermark samples (`JobHandle.history()`, at most 600);
+ * job's latest watermark samples (`JobHandle.history()`, at most 600),
+ * with the windows and records its gauge history saw ({@linkcode timelineMarks});
  * `GET /jobs/:job/lag.svg` the lag chart of the same samples
  * ({@linkcode renderLagChartSvg}: each subtask's processing time minus
  * watermark, idle periods shaded); `GET /jobs/:job/culprit` the page's
@@ -194,6 +196,7 @@ export function timelineRoute(options: ServiceOptions): Hono {
     const handle = jobOf(c.req.param("job"), "draw the timeline");
     return svg(renderTimelineSvg({
       samples: handle.history().slice(-MAX_TIMELINE_SAMPLES),
+      ...timelineMarks(handle, MAX_TIMELINE_SAMPLES),
       width: widthOf(c.req.query("width")),
     }));
   });

@@ -56,6 +56,11 @@ export class SourceRecords<T> {
   #pendingTimestamps: number[] = [];
   #pendingFrom = 0;
   #pendingEnd = 0;
+  /**
+   * The event timestamp of the last record stamped (epoch ms), set once
+   * per poll; `-Infinity` before the first.
+   */
+  lastRecordTimestamp = -Infinity;
 
   /**
    * @param names The reader's partitions.
@@ -63,7 +68,7 @@ export class SourceRecords<T> {
    * @param source Who sets aside a record whose timestamp fails.
    * @param subtask The chain the records go to; its guard positions them.
    * @param guard The chain's guard.
-   * @param metrics Where the lateness gauges go.
+   * @param metrics Where the lateness and last-record gauges go.
    */
   constructor(
     names: readonly string[],
@@ -88,6 +93,7 @@ export class SourceRecords<T> {
     metrics.gauge("latenessP99Ms", () => lateness.quantile(0.99));
     metrics.gauge("latenessMaxMs", () => lateness.max);
     metrics.gauge("suggestedDelayMs", () => lateness.suggestedDelayMs());
+    metrics.gauge("lastRecordTimestampMs", () => this.lastRecordTimestamp);
     this.read = names.map(() => 0);
     this.offsets = names.map(() => 0);
   }
@@ -139,6 +145,12 @@ export class SourceRecords<T> {
         lateness.record(timestamps[i]);
       }
       this.read[batch.partition] += values.length;
+    }
+    // Once per poll, from its end: the last record with a timestamp.
+    for (let i = timestamps.length - 1; i >= 0; i--) {
+      if (timestamps[i] === -Infinity || rejected?.[i]) continue;
+      this.lastRecordTimestamp = timestamps[i];
+      break;
     }
     this.#pendingValues = values;
     this.#pendingTimestamps = timestamps;

@@ -49,6 +49,8 @@ export class WindowFiring<T, K, ACC, OUT> {
   readonly #clock: Clock;
   readonly #eventTime: boolean;
   readonly #lateness: number;
+  /** The largest end of a window fired so far; `-Infinity` before the first. */
+  lastFiredWindowEnd = -Infinity;
 
   constructor(parts: WindowFiringParts<T, K, ACC, OUT>) {
     this.#slots = parts.slots;
@@ -127,6 +129,10 @@ export class WindowFiring<T, K, ACC, OUT> {
   #emit(slot: Slot<K, ACC>): void {
     if (slot.contents === undefined) return;
     const timestamp = slot.window.maxTimestamp();
+    // One compare per fired window: the dashboard's timeline samples it.
+    if (slot.window.end > this.lastFiredWindowEnd) {
+      this.lastFiredWindowEnd = slot.window.end;
+    }
     const output = this.#output;
     const context: ProcessWindowContext = {
       window: slot.window,

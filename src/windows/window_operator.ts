@@ -160,6 +160,11 @@ export class WindowOperator<T, K, ACC, OUT> {
     return this.#slots.size;
   }
 
+  /** The largest end of a window fired so far; `-Infinity` before the first. */
+  get lastFiredWindowEnd(): number {
+    return this.#firing.lastFiredWindowEnd;
+  }
+
   /** The number of pending event-time and processing-time timers. */
   get numTimers(): number {
     return this.#timers.numEventTimeTimers() +
@@ -174,13 +179,11 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @param timestamps Their timestamps in milliseconds, same length.
    */
   processBatch(values: readonly T[], timestamps: ArrayLike<number>): void {
-    // Processing-time assigners see one time per batch, as a batch is
-    // processed at one instant: reading the clock per record cost more than
-    // the rest of the record's work.
+    // One clock read per batch (a batch is processed at one instant): one
+    // per record cost more than the rest of the record's work.
     if (!this.#eventTime) this.#batchTime = this.#clock.now();
-    // A record whose user code throws goes to rejectRecord and the batch
-    // goes on after it, in #resume: this loop stays a plain
-    // loop, and no record pays for a try of its own.
+    // A record whose user code throws goes to rejectRecord and the batch goes
+    // on after it, in #resume: no record pays for a try of its own.
     const n = values.length;
     let i = 0;
     try {

@@ -148,6 +148,9 @@ export class WindowStreamOperator<T, K, ACC, OUT>
     context.metrics.gauge("numWindows", function read() {
       return operator.numWindows;
     });
+    context.metrics.gauge("lastFiredWindowEndMs", function read() {
+      return operator.lastFiredWindowEnd;
+    });
   }
 
   /**
