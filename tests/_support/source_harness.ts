@@ -38,6 +38,8 @@ export interface SourceHarnessOptions {
   persist?: boolean;
   /** The clock's start; 0 by default. */
   start?: number;
+  /** Receives the subtask's gauges; none are kept by default. */
+  gauge?: (name: string, read: () => number) => void;
 }
 
 /** A source subtask, its clock, and what it sent. */
@@ -79,7 +81,7 @@ export function sourceHarness<T>(
       activityClock: new PausableClock(clock),
       subtaskIndex: 0,
       parallelism: 1,
-      metrics: { gauge() {} },
+      metrics: { gauge: options.gauge ?? (() => {}) },
     },
     (_edge, _channel, element) => {
       const shown = render(element);

@@ -65,9 +65,10 @@ Deno.test("WindowStreamOperator sends a record late for all its windows to the l
   assert.equal(h.gauges.get("numLateRecordsDropped")!(), 0);
 });
 
-Deno.test("WindowStreamOperator registers the numWindows and numLateRecordsDropped gauges", () => {
+Deno.test("WindowStreamOperator registers the numWindows, numLateRecordsDropped and lastFiredWindowEndMs gauges", () => {
   const h = harness(sumOperator(TumblingEventTimeWindows.of(10)));
   assert.deepEqual([...h.gauges.keys()].sort(), [
+    "lastFiredWindowEndMs",
     "numLateRecordsDropped",
     "numWindows",
   ]);
@@ -77,6 +78,18 @@ Deno.test("WindowStreamOperator registers the numWindows and numLateRecordsDropp
   assert.equal(h.gauges.get("numWindows")!(), 1);
   h.element(["a", 1], 4);
   assert.equal(h.gauges.get("numLateRecordsDropped")!(), 1);
+});
+
+Deno.test("WindowStreamOperator's lastFiredWindowEndMs is the largest end of a window fired so far", () => {
+  const h = harness(sumOperator(TumblingEventTimeWindows.of(10)));
+  const lastEnd = h.gauges.get("lastFiredWindowEndMs")!;
+  assert.equal(lastEnd(), -Infinity);
+  h.batch([["a", 1], ["b", 1], ["a", 1]], [1, 12, 25]);
+  h.watermark(9);
+  assert.equal(lastEnd(), 10);
+  h.watermark(19);
+  assert.deepEqual(h.take(), ["R(a:1)@9", "W9", "R(b:1)@19", "W19"]);
+  assert.equal(lastEnd(), 20);
 });
 
 Deno.test("WindowStreamOperator emits what a batch fires as one batch at the end of the call", () => {
