@@ -13,6 +13,7 @@ import { ManualClock } from "../../src/time/clock.ts";
 import { DeadLetterLog } from "../../src/actors/dead_letter_log.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 import type { DeadLetter } from "../../src/runtime/dead_letter.ts";
+import { clicksHandle } from "../_support/clicks_handle.ts";
 
 const T0 = 1_700_000_000_000;
 
@@ -297,6 +298,20 @@ Deno.test("GET /jobs/:job/timeline.svg draws one polyline with points per subtas
   for (const [, , points] of lines) {
     assert.match(points, /^\d+(\.\d)?,\d+(\.\d)?( \d+(\.\d)?,\d+(\.\d)?)+$/);
   }
+});
+
+Deno.test("GET /jobs/:job/timeline.svg of a running job draws its fired windows and records", async () => {
+  const { handle, advance } = clicksHandle();
+  for (let t = 0; t <= 25_000; t += 500) {
+    advance(t);
+    handle.sample();
+  }
+  const response = await app([handle]).request("/jobs/clicks/timeline.svg");
+  const svg = await response.text();
+  // The 10 s windows ending at T0 + 10 s and T0 + 20 s.
+  assert.equal(svg.match(/<rect class="window" /g)?.length, 2);
+  assert.equal(svg.match(/<line class="window-end" /g)?.length, 2);
+  assert.ok((svg.match(/<circle class="record" /g)?.length ?? 0) > 10);
 });
 
 Deno.test("GET /jobs/:job/timeline.svg answers 404 NOT_FOUND for an unknown job", async () => {
