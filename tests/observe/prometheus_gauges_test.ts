@@ -24,6 +24,15 @@ Deno.test("gaugeMetric snake-cases a gauge's name, drops a leading num and turns
     0.001,
   ]);
   assert.deepEqual(named("HTTPQueueSize"), ["weir_subtask_http_queue_size", 1]);
+  // The timeline's epoch-millisecond gauges become seconds since the epoch.
+  assert.deepEqual(named("lastFiredWindowEndMs"), [
+    "weir_subtask_last_fired_window_end_seconds",
+    0.001,
+  ]);
+  assert.deepEqual(named("lastRecordTimestampMs"), [
+    "weir_subtask_last_record_timestamp_seconds",
+    0.001,
+  ]);
 });
 
 Deno.test("gaugeMetric leaves out gauges written elsewhere or without a good name", () => {
