@@ -201,3 +201,155 @@ export function legendSvg(
   out.push(`</g>`);
   return out.join("\n");
 }
+
+/** A chart's size, plot area and legend: {@linkcode chartFrame}'s result. */
+export interface ChartFrame {
+  /** The image's height, in pixels. */
+  readonly height: number;
+  /** The plot area inside the margins, in pixels. */
+  readonly plot: {
+    readonly left: number;
+    readonly top: number;
+    readonly right: number;
+    readonly bottom: number;
+  };
+  /** The legend's SVG, beside the plot or, on a narrow image, under it. */
+  readonly legend: string;
+}
+
+/**
+ * Lays a chart out: on an image narrower than {@linkcode NARROW_WIDTH} the
+ * legend goes under the plot (a row per series, added to the height),
+ * which keeps the width; otherwise beside it, in the right margin.
+ *
+ * @param ids The series, in colour order.
+ * @param width The image's width, in pixels.
+ * @param height The height asked for, if any, and the default without rows.
+ * @param margin The margins around the plot, in pixels.
+ * @param checkHeight Checks the height (the caller names itself in errors).
+ * @returns The height, the plot area and the legend.
+ */
+export function chartFrame(
+  ids: readonly string[],
+  width: number,
+  height: { readonly asked?: number; readonly base: number },
+  margin: {
+    readonly top: number;
+    readonly right: number;
+    readonly bottom: number;
+    readonly left: number;
+  },
+  checkHeight: (value: number) => number,
+): ChartFrame {
+  const below = width < NARROW_WIDTH;
+  const rows = below ? ids.length * 16 : 0;
+  const h = checkHeight(height.asked ?? height.base + rows);
+  const plot = {
+    left: margin.left,
+    top: margin.top,
+    right: width - (below ? 16 : margin.right),
+    bottom: h - margin.bottom - rows,
+  };
+  const legend = below
+    ? legendSvg(ids, plot.left, plot.bottom + margin.bottom)
+    : legendSvg(ids, plot.right + 12, plot.top);
+  return { height: h, plot, legend };
+}
+
+/** One axis of {@linkcode axesSvg}: its range, and where a value is drawn. */
+export interface ChartAxis {
+  /** The values shown, `[low, high]`. */
+  readonly domain: [number, number];
+  /** A value's position, in pixels. */
+  readonly toPixels: (v: number) => number;
+}
+
+/**
+ * The axes of a chart whose x axis is processing time: the frame, ticks at
+ * round time steps (labelled HH:MM:SS), grid lines across for the y ticks,
+ * and both titles.
+ *
+ * @param out Where the SVG goes.
+ * @param plot The plot area, in pixels.
+ * @param x Processing time.
+ * @param y The y axis, how many ticks it aims at, how a tick is labelled
+ * and the axis' title.
+ */
+export function axesSvg(
+  out: string[],
+  plot: ChartFrame["plot"],
+  x: ChartAxis,
+  y: ChartAxis & {
+    readonly ticks: number;
+    readonly label: (t: number, step: number) => string;
+    readonly title: string;
+  },
+): void {
+  out.push(
+    `<g class="axes" stroke="#333" fill="#333">`,
+    `<line class="x-axis" x1="${plot.left}" x2="${plot.right}" y1="${plot.bottom}" y2="${plot.bottom}"/>`,
+    `<line class="y-axis" x1="${plot.left}" x2="${plot.left}" y1="${plot.top}" y2="${plot.bottom}"/>`,
+  );
+  const xStep = timeStep(x.domain);
+  for (const t of ticksOf(x.domain, xStep)) {
+    const at = px(x.toPixels(t));
+    out.push(
+      `<line class="x-tick" data-value="${t}" x1="${at}" x2="${at}" y1="${plot.bottom}" y2="${
+        plot.bottom + 4
+      }"/>`,
+      `<text x="${at}" y="${
+        plot.bottom + 16
+      }" text-anchor="middle" stroke="none">${clockLabel(t, xStep)}</text>`,
+    );
+  }
+  const yStep = timeStep(y.domain, y.ticks);
+  for (const t of ticksOf(y.domain, yStep)) {
+    const at = px(y.toPixels(t));
+    out.push(
+      `<line class="y-tick" data-value="${t}" x1="${
+        plot.left - 4
+      }" x2="${plot.left}" y1="${at}" y2="${at}"/>`,
+      `<line x1="${plot.left}" x2="${plot.right}" y1="${at}" y2="${at}" stroke="#eee"/>`,
+      `<text x="${plot.left - 6}" y="${
+        px(at + 4)
+      }" text-anchor="end" stroke="none">${y.label(t, yStep)}</text>`,
+    );
+  }
+  out.push(
+    `<text class="x-label" x="${(plot.left + plot.right) / 2}" y="${
+      plot.bottom + 34
+    }" text-anchor="middle" stroke="none">processing time (UTC, ${
+      dateLabel(x.domain[0])
+    })</text>`,
+    `<text class="y-label" transform="translate(14 ${
+      (plot.top + plot.bottom) / 2
+    }) rotate(-90)" text-anchor="middle" stroke="none">${
+      escapeXml(y.title)
+    }</text>`,
+    `</g>`,
+  );
+}
+
+/**
+ * Checks a chart's width or height.
+ *
+ * @param value The size asked for, in pixels.
+ * @param min The smallest allowed.
+ * @param param Its name, for the message.
+ * @param chart What is drawn, for the message (e.g. "the timeline").
+ * @returns The size.
+ * @throws {RangeError} If it is not an integer from `min` to 10000.
+ */
+export function checkChartSize(
+  value: number,
+  min: number,
+  param: string,
+  chart: string,
+): number {
+  if (!Number.isInteger(value) || value < min || value > 10_000) {
+    throw new RangeError(
+      `Cannot render ${chart} as '${param}' must be an integer from ${min} to 10000: current value is ${value}`,
+    );
+  }
+  return value;
+}

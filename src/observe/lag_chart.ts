@@ -8,18 +8,15 @@
  */
 
 import {
-  clockLabel,
+  axesSvg,
+  chartFrame,
+  checkChartSize,
   colorOf,
   dashOf,
-  dateLabel,
   durationLabel,
   escapeXml,
-  legendSvg,
   linear,
-  NARROW_WIDTH,
   px,
-  ticksOf,
-  timeStep,
 } from "./chart_axes.ts";
 import type { WatermarkSample } from "./job_handle.ts";
 
@@ -78,28 +75,25 @@ const MARGIN = { top: 16, right: 200, bottom: 44, left: 72 };
  * ```
  */
 export function renderLagChartSvg(input: LagChartInput): string {
-  const width = checkSize(input.width ?? 800, 200, "width");
+  const width = checkChartSize(
+    input.width ?? 800,
+    200,
+    "width",
+    "the lag chart",
+  );
   const samples = [...input.samples]
     .filter((s) => Number.isFinite(s.at))
     .sort((a, b) => a.at - b.at);
   const ids = [...new Set(samples.flatMap((s) => Object.keys(s.subtasks)))]
     .sort();
-  // On a narrow image the legend goes under the plot, which keeps the width.
-  const below = width < NARROW_WIDTH;
-  const rows = below ? ids.length * 16 : 0;
-  const height = checkSize(input.height ?? 300 + rows, 150, "height");
-  const plot = {
-    left: MARGIN.left,
-    top: MARGIN.top,
-    right: width - (below ? 16 : MARGIN.right),
-    bottom: height - MARGIN.bottom - rows,
-  };
-  const legend = (out: string[]) =>
-    out.push(
-      below
-        ? legendSvg(ids, plot.left, plot.bottom + MARGIN.bottom)
-        : legendSvg(ids, plot.right + 12, plot.top),
-    );
+  const { height, plot, legend: legendText } = chartFrame(
+    ids,
+    width,
+    { asked: input.height, base: 300 },
+    MARGIN,
+    (h) => checkChartSize(h, 150, "height", "the lag chart"),
+  );
+  const legend = (out: string[]) => out.push(legendText);
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="11">`,
     `<rect class="background" x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
@@ -162,7 +156,13 @@ export function renderLagChartSvg(input: LagChartInput): string {
     });
   });
   out.push(`</g>`);
-  axes(out, plot, xDomain, yDomain, x, y);
+  axesSvg(out, plot, { domain: xDomain, toPixels: x }, {
+    domain: yDomain,
+    toPixels: y,
+    ticks: 5,
+    label: durationLabel,
+    title: "watermark lag",
+  });
   out.push(`<g class="lags">`);
   ids.forEach((id, i) => {
     const points: string[] = [];
@@ -188,66 +188,4 @@ export function renderLagChartSvg(input: LagChartInput): string {
   legend(out);
   out.push("</svg>");
   return out.join("\n");
-}
-
-function checkSize(value: number, min: number, param: string): number {
-  if (!Number.isInteger(value) || value < min || value > 10_000) {
-    throw new RangeError(
-      `Cannot render the lag chart as '${param}' must be an integer from ${min} to 10000: current value is ${value}`,
-    );
-  }
-  return value;
-}
-
-type Plot = { left: number; top: number; right: number; bottom: number };
-
-function axes(
-  out: string[],
-  plot: Plot,
-  xDomain: [number, number],
-  yDomain: [number, number],
-  x: (v: number) => number,
-  y: (v: number) => number,
-): void {
-  out.push(
-    `<g class="axes" stroke="#333" fill="#333">`,
-    `<line class="x-axis" x1="${plot.left}" x2="${plot.right}" y1="${plot.bottom}" y2="${plot.bottom}"/>`,
-    `<line class="y-axis" x1="${plot.left}" x2="${plot.left}" y1="${plot.top}" y2="${plot.bottom}"/>`,
-  );
-  const xStep = timeStep(xDomain);
-  for (const t of ticksOf(xDomain, xStep)) {
-    const at = px(x(t));
-    out.push(
-      `<line class="x-tick" data-value="${t}" x1="${at}" x2="${at}" y1="${plot.bottom}" y2="${
-        plot.bottom + 4
-      }"/>`,
-      `<text x="${at}" y="${
-        plot.bottom + 16
-      }" text-anchor="middle" stroke="none">${clockLabel(t, xStep)}</text>`,
-    );
-  }
-  const yStep = timeStep(yDomain, 5);
-  for (const t of ticksOf(yDomain, yStep)) {
-    const at = px(y(t));
-    out.push(
-      `<line class="y-tick" data-value="${t}" x1="${
-        plot.left - 4
-      }" x2="${plot.left}" y1="${at}" y2="${at}"/>`,
-      `<line x1="${plot.left}" x2="${plot.right}" y1="${at}" y2="${at}" stroke="#eee"/>`,
-      `<text x="${plot.left - 6}" y="${
-        px(at + 4)
-      }" text-anchor="end" stroke="none">${durationLabel(t)}</text>`,
-    );
-  }
-  out.push(
-    `<text class="x-label" x="${(plot.left + plot.right) / 2}" y="${
-      plot.bottom + 34
-    }" text-anchor="middle" stroke="none">processing time (UTC, ${
-      dateLabel(xDomain[0])
-    })</text>`,
-    `<text class="y-label" transform="translate(14 ${
-      (plot.top + plot.bottom) / 2
-    }) rotate(-90)" text-anchor="middle" stroke="none">watermark lag</text>`,
-    `</g>`,
-  );
 }

@@ -7,17 +7,16 @@
  */
 
 import {
+  axesSvg,
+  chartFrame,
+  checkChartSize,
   clockLabel,
   colorOf,
   dashOf,
   dateLabel,
   escapeXml,
-  legendSvg,
   linear,
-  NARROW_WIDTH,
   px,
-  ticksOf,
-  timeStep,
 } from "./chart_axes.ts";
 import type { WatermarkSample } from "./job_handle.ts";
 
@@ -102,27 +101,24 @@ const WINDOW_END = "#777777";
  * ```
  */
 export function renderTimelineSvg(input: TimelineInput): string {
-  const width = checkSize(input.width ?? 800, 200, "width");
+  const width = checkChartSize(
+    input.width ?? 800,
+    200,
+    "width",
+    "the timeline",
+  );
 
   const samples = [...input.samples].sort((a, b) => a.at - b.at);
   const ids = [...new Set(samples.flatMap((s) => Object.keys(s.subtasks)))]
     .sort();
-  // On a narrow image the legend goes under the plot, which keeps the width.
-  const below = width < NARROW_WIDTH;
-  const rows = below ? ids.length * 16 : 0;
-  const height = checkSize(input.height ?? 400 + rows, 150, "height");
-  const plot = {
-    left: MARGIN.left,
-    top: MARGIN.top,
-    right: width - (below ? 16 : MARGIN.right),
-    bottom: height - MARGIN.bottom - rows,
-  };
-  const legend = (out: string[]) =>
-    out.push(
-      below
-        ? legendSvg(ids, plot.left, plot.bottom + MARGIN.bottom)
-        : legendSvg(ids, plot.right + 12, plot.top),
-    );
+  const { height, plot, legend: legendText } = chartFrame(
+    ids,
+    width,
+    { asked: input.height, base: 400 },
+    MARGIN,
+    (h) => checkChartSize(h, 150, "height", "the timeline"),
+  );
+  const legend = (out: string[]) => out.push(legendText);
   const records = (input.records ?? []).filter((r) =>
     Number.isFinite(r.at) && Number.isFinite(r.timestamp)
   );
@@ -176,7 +172,13 @@ export function renderTimelineSvg(input: TimelineInput): string {
   const x = linear(xDomain, plot.left, plot.right);
   const y = linear(yDomain, plot.bottom, plot.top);
 
-  axes(out, plot, xDomain, yDomain, x, y);
+  axesSvg(out, plot, { domain: xDomain, toPixels: x }, {
+    domain: yDomain,
+    toPixels: y,
+    ticks: 6,
+    label: clockLabel,
+    title: `event time (UTC, ${dateLabel(yDomain[0])})`,
+  });
 
   out.push(`<g class="windows">`);
   for (const w of windows) {
@@ -240,15 +242,6 @@ export function renderTimelineSvg(input: TimelineInput): string {
   return out.join("\n");
 }
 
-function checkSize(value: number, min: number, param: string): number {
-  if (!Number.isInteger(value) || value < min || value > 10_000) {
-    throw new RangeError(
-      `Cannot render the timeline as '${param}' must be an integer from ${min} to 10000: current value is ${value}`,
-    );
-  }
-  return value;
-}
-
 function domain(values: number[]): [number, number] {
   let lo = Infinity;
   let hi = -Infinity;
@@ -261,57 +254,6 @@ function domain(values: number[]): [number, number] {
   if (lo === hi) return [lo - 500, hi + 500];
   const pad = (hi - lo) * 0.03;
   return [lo - pad, hi + pad];
-}
-
-function axes(
-  out: string[],
-  plot: { left: number; top: number; right: number; bottom: number },
-  xDomain: [number, number],
-  yDomain: [number, number],
-  x: (v: number) => number,
-  y: (v: number) => number,
-): void {
-  out.push(
-    `<g class="axes" stroke="#333" fill="#333">`,
-    `<line class="x-axis" x1="${plot.left}" x2="${plot.right}" y1="${plot.bottom}" y2="${plot.bottom}"/>`,
-    `<line class="y-axis" x1="${plot.left}" x2="${plot.left}" y1="${plot.top}" y2="${plot.bottom}"/>`,
-  );
-  const xStep = timeStep(xDomain);
-  for (const t of ticksOf(xDomain, xStep)) {
-    const at = px(x(t));
-    out.push(
-      `<line x1="${at}" x2="${at}" y1="${plot.bottom}" y2="${
-        plot.bottom + 4
-      }"/>`,
-      `<text x="${at}" y="${
-        plot.bottom + 16
-      }" text-anchor="middle" stroke="none">${clockLabel(t, xStep)}</text>`,
-    );
-  }
-  const yStep = timeStep(yDomain);
-  for (const t of ticksOf(yDomain, yStep)) {
-    const at = px(y(t));
-    out.push(
-      `<line x1="${plot.left - 4}" x2="${plot.left}" y1="${at}" y2="${at}"/>`,
-      `<line x1="${plot.left}" x2="${plot.right}" y1="${at}" y2="${at}" stroke="#eee"/>`,
-      `<text x="${plot.left - 6}" y="${
-        px(at + 4)
-      }" text-anchor="end" stroke="none">${clockLabel(t, yStep)}</text>`,
-    );
-  }
-  out.push(
-    `<text class="x-label" x="${(plot.left + plot.right) / 2}" y="${
-      plot.bottom + 36
-    }" text-anchor="middle" stroke="none">processing time (UTC, ${
-      dateLabel(xDomain[0])
-    })</text>`,
-    `<text class="y-label" transform="translate(14 ${
-      (plot.top + plot.bottom) / 2
-    }) rotate(-90)" text-anchor="middle" stroke="none">event time (UTC, ${
-      dateLabel(yDomain[0])
-    })</text>`,
-    `</g>`,
-  );
 }
 
 function dash(i: number): string {
