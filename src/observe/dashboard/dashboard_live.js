@@ -64,7 +64,6 @@
       });
     }
   }
-  // GET /jobs/:job/culprit answers { text, cause, evidence, fix }.
   // Twin of checkpoint_summary.ts: the counts, last failure and start.
   function drawCheckpointSummary(body) {
     const p = document.getElementById("checkpoint-summary");
@@ -81,6 +80,7 @@
       (last === undefined ? "" : " (last: " + last.id + ")") + "; " + start;
   }
 
+  // GET /jobs/:job/culprit answers { text, cause, evidence, fix }.
   function drawCulprit(body) {
     const box = document.getElementById("culprit-box");
     if (!box || !body || typeof body.text !== "string") return;
