@@ -1,7 +1,9 @@
 // Nexmark on weir: every query as a weir job against the same query as a
 // hand-written loop (its kernel), on the same pregenerated events, in one
 // run; then the job again with the generator in the loop, and with a
-// checkpoint every second to a local Deno KV file.
+// checkpoint every second to a local Deno KV file. Every run checks that the
+// engine's results equal the kernel's (q12, on processing time, excepted) and
+// fails naming the query and the first difference.
 //
 //   deno task bench [--events N] [--query qN]... [--parallelism P]
 //                   [--rate EVENTS_PER_S] [--runs R] [--no-checkpoints] [--json]
@@ -12,9 +14,10 @@
 // runtime to the last result. "Generator excluded" reads pregenerated events;
 // "included" generates them inside the source, as Flink's numbers do. Peak
 // memory is the most JavaScript heap in use seen while the engine ran
-// (garbage not yet collected and the pregenerated events included). The default event-time rate is Flink
-// V2's 100 000 events/s: 1 M events span 10 s of event time, so windows fire
-// during the run (at Flink V1's 10 M/s they would all fire at the end).
+// (garbage not yet collected and the pregenerated events included). The
+// default event-time rate is 1000 events/s: 1 M events span 1000 s of event
+// time, so each windowed query fires at least 100 windows (at Flink V2's
+// 100 000/s, q7 would fire one and its ratio would measure forwarding).
 
 import { parseArgs } from "node:util";
 import {
@@ -27,7 +30,6 @@ import {
 } from "../src/mod.ts";
 import type { LocalRuntime } from "../src/actors/mod.ts";
 import { type NexmarkConfig, nexmarkConfig } from "./nexmark/config.ts";
-import type { Event } from "./nexmark/model.ts";
 import { NexmarkSource } from "./nexmark/source.ts";
 import {
   pregenerate,
@@ -35,12 +37,24 @@ import {
   PregeneratedSource,
 } from "./nexmark/pregenerated.ts";
 import { type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "./nexmark/query.ts";
-import { QUERIES, WINDOWED } from "./nexmark/queries/mod.ts";
+import { QUERIES } from "./nexmark/queries/mod.ts";
+import { checkResults } from "./nexmark/check.ts";
+import {
+  type CheckpointReport,
+  MIN_CHECKPOINTS,
+  printQuery,
+  printSummary,
+  Progress,
+  type QueryReport,
+  targets,
+} from "./nexmark/output.ts";
+
+type Query = NexmarkQuery<unknown, unknown>;
 
 /** What the command line asked for. */
 export interface Settings {
   readonly events: number;
-  readonly queries: readonly NexmarkQuery<unknown>[];
+  readonly queries: readonly Query[];
   readonly parallelism: number;
   readonly rate: number;
   readonly runs: number;
@@ -49,9 +63,10 @@ export interface Settings {
 }
 
 const CHECKPOINT_INTERVAL_MS = 1_000;
-// The checkpointed runs last at least this long, so that several
-// checkpoints are taken whatever the query's speed.
-const CHECKPOINTED_RUN_MS = 5_000;
+// The checkpointed runs last this long at the speed of the generator-included
+// arm, so that at least MIN_CHECKPOINTS are taken even when checkpoints slow
+// the job down by a third.
+const CHECKPOINTED_RUN_MS = (MIN_CHECKPOINTS + 3) * CHECKPOINT_INTERVAL_MS;
 const CHECKPOINTED_RUNS = 2;
 
 /** Reads the command line; errors name the flag and its value. */
@@ -62,7 +77,7 @@ export function settings(args: string[]): Settings {
       events: { type: "string", default: "1000000" },
       query: { type: "string", multiple: true },
       parallelism: { type: "string", default: "1" },
-      rate: { type: "string", default: "100000" },
+      rate: { type: "string", default: "1000" },
       runs: { type: "string", default: "3" },
       "no-checkpoints": { type: "boolean", default: false },
       json: { type: "boolean", default: false },
@@ -107,54 +122,27 @@ export function settings(args: string[]): Settings {
 }
 
 // ---------------------------------------------------------------------------
-// Progress on stderr: a bar on a terminal, a line per step otherwise.
-
-class Progress {
-  readonly #total: number;
-  #done = 0;
-  readonly #terminal = Deno.stderr.isTerminal();
-  readonly #encoder = new TextEncoder();
-
-  constructor(total: number) {
-    this.#total = total;
-  }
-
-  step(label: string): void {
-    const share = this.#done / this.#total;
-    const width = 30;
-    const filled = Math.round(share * width);
-    const bar = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${
-      String(Math.round(share * 100)).padStart(3)
-    }% ${label}`;
-    this.#write(this.#terminal ? `\r\x1b[2K${bar}` : `${bar}\n`);
-    this.#done++;
-  }
-
-  end(): void {
-    this.#write(
-      this.#terminal ? "\r\x1b[2K" : `[${"#".repeat(30)}] 100% done\n`,
-    );
-  }
-
-  #write(text: string): void {
-    Deno.stderr.writeSync(this.#encoder.encode(text));
-  }
-}
-
-// ---------------------------------------------------------------------------
 // Runs.
 
-/** Counts results and samples the JavaScript heap in use. */
+/** Counts results (and keeps them, when asked) and samples the heap in use. */
 class CountingSink implements Sink<unknown> {
   readonly name = "count";
   results = 0;
   peakHeap = 0;
+  readonly kept: unknown[] | null;
   #calls = 0;
+
+  constructor(keep: boolean) {
+    this.kept = keep ? [] : null;
+  }
 
   createWriter() {
     return {
       write: (values: readonly unknown[]) => {
         this.results += values.length;
+        if (this.kept !== null) {
+          for (let i = 0; i < values.length; i++) this.kept.push(values[i]);
+        }
         if ((++this.#calls & 63) === 0) this.sample();
       },
     };
@@ -169,6 +157,7 @@ class CountingSink implements Sink<unknown> {
 interface EngineRun {
   readonly eventsPerSecond: number;
   readonly results: number;
+  readonly kept: unknown[] | null;
   readonly peakHeapMb: number;
   readonly runtime: LocalRuntime;
 }
@@ -176,11 +165,12 @@ interface EngineRun {
 let jobs = 0;
 
 async function runEngine(
-  query: NexmarkQuery<unknown>,
-  source: Source<Event>,
+  query: Query,
+  source: Source<unknown>,
   events: number,
   parallelism: number,
   checkpoints: Deno.Kv | null,
+  keep = false,
 ): Promise<EngineRun> {
   const jobName = `nexmark-${query.name}-${++jobs}`;
   const env = new StreamEnvironment({
@@ -192,11 +182,11 @@ async function runEngine(
       ? null
       : new KvStorage(checkpoints, ["weir", jobName, "checkpoints"]),
   });
-  const sink = new CountingSink();
+  const sink = new CountingSink(keep);
   query.build(
     env.fromSource(
       source,
-      WatermarkStrategy.forBoundedOutOfOrderness<Event>(OUT_OF_ORDERNESS_MS),
+      WatermarkStrategy.forBoundedOutOfOrderness<unknown>(OUT_OF_ORDERNESS_MS),
       "nexmark",
     ),
   ).sinkTo(sink);
@@ -208,6 +198,7 @@ async function runEngine(
   return {
     eventsPerSecond: events / (ms / 1_000),
     results: sink.results,
+    kept: sink.kept,
     peakHeapMb: sink.peakHeap / 1e6,
     runtime,
   };
@@ -221,53 +212,60 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
 }
 
-/** Everything measured for one query. */
-interface QueryReport {
-  readonly query: string;
-  readonly description: string;
-  readonly results: number;
-  readonly kernelEventsPerSecond: number;
-  readonly engineEventsPerSecond: number;
-  readonly engineWithGeneratorEventsPerSecond: number;
-  readonly engineToKernel: number;
-  readonly peakHeapMb: number;
-  readonly checkpoints: CheckpointReport | null;
-}
-
-/** The checkpointed arm against the plain one, same events, alternated. */
-interface CheckpointReport {
-  readonly events: number;
-  readonly withoutEventsPerSecond: number;
-  readonly withEventsPerSecond: number;
-  readonly ratio: number;
-  readonly count: number;
-  readonly p50Ms: number | null;
-  readonly p99Ms: number | null;
+/** Fails the run when a run's count of results differs from the first's. */
+function sameCount(query: Query, arm: string, got: number, want: number) {
+  if (!query.processingTime && got !== want) {
+    throw new Error(
+      `Benchmark check failed as ${query.name}'s ${arm} emitted ${got} results where its first run emitted ${want}`,
+    );
+  }
 }
 
 async function measure(
-  query: NexmarkQuery<unknown>,
+  query: Query,
   config: NexmarkConfig,
-  events: PregeneratedEvents,
+  nexmarkEvents: () => PregeneratedEvents,
   options: Settings,
   kv: Deno.Kv | null,
   progress: Progress,
 ): Promise<QueryReport> {
   const { parallelism, runs } = options;
+  const events: PregeneratedEvents<unknown> = query.input
+    ? query.input.pregenerate(options.events, parallelism)
+    : nexmarkEvents();
+  const generating = (count: number): Source<unknown> =>
+    query.input
+      ? query.input.source(count, parallelism)
+      : new NexmarkSource({ ...config, numEvents: count }, {
+        partitions: parallelism,
+      });
   const clock = new SystemClock();
   const kernelRates: number[] = [];
-  // One more run than measured: the first compiles the loop.
+  // One more run than measured: the first compiles the loop, and keeps the
+  // results for the check.
+  let kernelResults: unknown[] = [];
   for (let i = 0; i <= runs; i++) {
     progress.step(`${query.name} kernel, run ${i + 1}/${runs + 1}`);
     let results = 0;
     const start = performance.now();
-    query.kernel(events.merged, clock, () => results++);
+    if (i === 0) {
+      query.kernel(events.merged, clock, (r) => kernelResults.push(r));
+      results = kernelResults.length;
+    } else {
+      query.kernel(events.merged, clock, () => results++);
+    }
     const ms = performance.now() - start;
-    if (results < 0) throw new Error("unreachable: keeps the count alive");
-    if (i > 0) kernelRates.push(events.count / (ms / 1_000));
+    if (i > 0) {
+      sameCount(query, "kernel", results, kernelResults.length);
+      kernelRates.push(events.count / (ms / 1_000));
+    }
   }
-  // One more run than measured, as for the kernel: the first compiles.
+  const kernelCount = kernelResults.length;
+  const windows = query.windows?.(kernelResults) ?? null;
+  // One more run than measured, as for the kernel: the first compiles, and
+  // its results are checked against the kernel's.
   const engineRuns: EngineRun[] = [];
+  let engineCount = 0;
   for (let i = 0; i <= runs; i++) {
     progress.step(`${query.name} engine, run ${i + 1}/${runs + 1}`);
     const run = await runEngine(
@@ -276,38 +274,54 @@ async function measure(
       events.count,
       parallelism,
       null,
+      i === 0,
     );
-    if (i > 0) engineRuns.push(run);
+    if (i === 0) {
+      engineCount = run.results;
+      if (!query.processingTime) {
+        checkResults(query, run.kept!, kernelResults);
+      }
+    } else {
+      sameCount(query, "engine", run.results, engineCount);
+      engineRuns.push(run);
+    }
   }
-  progress.step(`${query.name} engine with the generator`);
-  const included = await runEngine(
-    query,
-    new NexmarkSource(config, { partitions: parallelism }),
-    events.count,
-    parallelism,
-    null,
-  );
+  kernelResults = [];
+  const includedRuns: EngineRun[] = [];
+  for (let i = 0; i < runs; i++) {
+    progress.step(`${query.name} engine with the generator, run ${i + 1}`);
+    const run = await runEngine(
+      query,
+      generating(events.count),
+      events.count,
+      parallelism,
+      null,
+    );
+    sameCount(query, "engine with the generator", run.results, engineCount);
+    includedRuns.push(run);
+  }
+  const included = best(includedRuns, (r) => r.eventsPerSecond);
   const engine = best(engineRuns, (r) => r.eventsPerSecond);
   const kernel = Math.max(...kernelRates);
   let checkpoints: CheckpointReport | null = null;
   if (kv !== null) {
-    // Long enough for several checkpoints at the speed just measured.
+    // Long enough for MIN_CHECKPOINTS at the speed just measured.
     const count = Math.max(
       events.count,
       Math.round(included.eventsPerSecond * CHECKPOINTED_RUN_MS / 1_000),
     );
-    const longer = { ...config, numEvents: count };
-    const source = () => new NexmarkSource(longer, { partitions: parallelism });
     // Alternated, best of each: drift in the machine's load hits both arms.
     const withoutRuns: EngineRun[] = [];
     const withRuns: EngineRun[] = [];
     for (let i = 0; i < CHECKPOINTED_RUNS; i++) {
       progress.step(`${query.name} ${count} events without checkpoints`);
       withoutRuns.push(
-        await runEngine(query, source(), count, parallelism, null),
+        await runEngine(query, generating(count), count, parallelism, null),
       );
       progress.step(`${query.name} ${count} events, checkpoint every second`);
-      withRuns.push(await runEngine(query, source(), count, parallelism, kv));
+      withRuns.push(
+        await runEngine(query, generating(count), count, parallelism, kv),
+      );
     }
     const without = best(withoutRuns, (r) => r.eventsPerSecond);
     const withCheckpoints = best(withRuns, (r) => r.eventsPerSecond);
@@ -331,7 +345,11 @@ async function measure(
   return {
     query: query.name,
     description: query.description,
-    results: engine.results,
+    results: engineCount,
+    kernelResults: kernelCount,
+    windows,
+    checked: !query.processingTime,
+    processingTime: query.processingTime ?? false,
     kernelEventsPerSecond: kernel,
     engineEventsPerSecond: engine.eventsPerSecond,
     engineWithGeneratorEventsPerSecond: included.eventsPerSecond,
@@ -339,83 +357,6 @@ async function measure(
     peakHeapMb: Math.max(...engineRuns.map((r) => r.peakHeapMb)),
     checkpoints,
   };
-}
-
-// ---------------------------------------------------------------------------
-// Output.
-
-const rate = (n: number): string =>
-  n >= 1e6 ? `${(n / 1e6).toFixed(2)} M/s` : `${(n / 1e3).toFixed(0)} K/s`;
-const percent = (x: number): string => `${(x * 100).toFixed(0)}%`;
-
-function printQuery(report: QueryReport): void {
-  console.log(`\n${report.query}: ${report.description}`);
-  const rows: Record<string, Record<string, string>> = {
-    "kernel (hand-written loop)": {
-      "events/s": rate(report.kernelEventsPerSecond),
-    },
-    "engine, generator excluded": {
-      "events/s": rate(report.engineEventsPerSecond),
-      "of kernel": percent(report.engineToKernel),
-      "results": String(report.results),
-      "peak heap MB": report.peakHeapMb.toFixed(0),
-    },
-    "engine, generator included": {
-      "events/s": rate(report.engineWithGeneratorEventsPerSecond),
-    },
-  };
-  const cp = report.checkpoints;
-  if (cp !== null) {
-    rows[`engine + generator, ${cp.events} events, no checkpoints`] = {
-      "events/s": rate(cp.withoutEventsPerSecond),
-    };
-    rows[`same, checkpoint every second (${cp.count})`] = {
-      "events/s": rate(cp.withEventsPerSecond),
-      "of kernel": `${percent(cp.ratio)} of no checkpoints`,
-      "results": `p50 ${cp.p50Ms?.toFixed(1) ?? "-"} ms`,
-      "peak heap MB": `p99 ${cp.p99Ms?.toFixed(1) ?? "-"} ms`,
-    };
-  }
-  console.table(rows);
-}
-
-/** The issue's targets, each with whether this run met it. */
-function targets(reports: readonly QueryReport[]): string[] {
-  const lines: string[] = [];
-  const check = (ok: boolean, text: string) =>
-    lines.push(`${ok ? "met   " : "MISSED"}  ${text}`);
-  for (const report of reports) {
-    const name = report.query;
-    if (name === "q5" || name === "q7") {
-      check(
-        report.engineEventsPerSecond >= 1e6,
-        `${name} >= 1 M events/s: ${rate(report.engineEventsPerSecond)}`,
-      );
-    }
-    if (name === "q0" || name === "q1" || name === "q2") {
-      check(
-        report.engineEventsPerSecond >= 5e6,
-        `${name} >= 5 M events/s, generator excluded: ${
-          rate(report.engineEventsPerSecond)
-        }`,
-      );
-    }
-    if (WINDOWED.has(name)) {
-      check(
-        report.engineToKernel >= 1 / 3,
-        `${name} engine >= 1/3 of kernel: ${percent(report.engineToKernel)}`,
-      );
-    }
-    if (report.checkpoints !== null) {
-      check(
-        report.checkpoints.ratio >= 0.8,
-        `${name} with checkpoints every second >= 80% of without: ${
-          percent(report.checkpoints.ratio)
-        }`,
-      );
-    }
-  }
-  return lines;
 }
 
 async function main(): Promise<void> {
@@ -432,11 +373,18 @@ async function main(): Promise<void> {
     firstEventRate: options.rate,
     numEventGenerators: options.parallelism,
   });
-  const perQuery = 2 * options.runs + 3 +
+  const perQuery = 3 * options.runs + 2 +
     (options.checkpoints ? 2 * CHECKPOINTED_RUNS : 0);
   const progress = new Progress(1 + perQuery * options.queries.length);
-  progress.step(`generating ${options.events} events`);
-  const events = pregenerate(config, options.parallelism);
+  // Made on first use, once: peer-tumble alone needs no Nexmark events.
+  let nexmark: PregeneratedEvents | null = null;
+  const nexmarkEvents = () => {
+    if (nexmark === null) {
+      progress.step(`generating ${options.events} events`);
+      nexmark = pregenerate(config, options.parallelism);
+    }
+    return nexmark;
+  };
   let kvPath: string | null = null;
   let kv: Deno.Kv | null = null;
   if (options.checkpoints) {
@@ -449,7 +397,7 @@ async function main(): Promise<void> {
       const report = await measure(
         query,
         config,
-        events,
+        nexmarkEvents,
         options,
         kv,
         progress,
@@ -457,6 +405,11 @@ async function main(): Promise<void> {
       reports.push(report);
       if (!options.json) printQuery(report);
     }
+  } catch (error) {
+    progress.end();
+    // A failed check: the message names the query and the difference.
+    console.error((error as Error).message);
+    Deno.exit(1);
   } finally {
     progress.end();
     kv?.close();
@@ -469,6 +422,7 @@ async function main(): Promise<void> {
   const setup = {
     events: options.events,
     rate: options.rate,
+    eventTimeSeconds: options.events / options.rate,
     parallelism: options.parallelism,
     runs: options.runs,
     deno: Deno.version.deno,
@@ -479,22 +433,10 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ setup, queries: reports }, null, 2));
     return;
   }
-  console.log(
-    `\nSummary: ${options.events} events at ${options.rate} events/s of event time, parallelism ${options.parallelism}, best of ${options.runs} runs; Deno ${setup.deno}, ${setup.cores} cores`,
+  printSummary(
+    `Summary: ${options.events} events at ${options.rate} events/s of event time (${setup.eventTimeSeconds} s; peer-tumble: its own input, 100 records/s), parallelism ${options.parallelism}, best of ${options.runs} runs for every arm, engine results checked equal to the kernel's; Deno ${setup.deno}, ${setup.cores} cores`,
+    reports,
   );
-  console.table(Object.fromEntries(reports.map((r) => [r.query, {
-    "kernel": rate(r.kernelEventsPerSecond),
-    "engine": rate(r.engineEventsPerSecond),
-    "engine/kernel": percent(r.engineToKernel),
-    "with generator": rate(r.engineWithGeneratorEventsPerSecond),
-    "peak heap MB": r.peakHeapMb.toFixed(0),
-    "checkpoints 1/s": r.checkpoints === null
-      ? "-"
-      : percent(r.checkpoints.ratio),
-    "cp p50/p99 ms": r.checkpoints?.p50Ms == null
-      ? "-"
-      : `${r.checkpoints.p50Ms.toFixed(1)}/${r.checkpoints.p99Ms!.toFixed(1)}`,
-  }])));
   console.log("\nTargets:");
   for (const line of targets(reports)) console.log(`  ${line}`);
 }
