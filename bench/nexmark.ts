@@ -212,11 +212,11 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
 }
 
-/** Fails the run when a run's count of results differs from the first's. */
+/** Fails the run when a run's count of results differs from the checked run's. */
 function sameCount(query: Query, arm: string, got: number, want: number) {
   if (!query.processingTime && got !== want) {
     throw new Error(
-      `Benchmark check failed as ${query.name}'s ${arm} emitted ${got} results where its first run emitted ${want}`,
+      `Benchmark check failed as ${query.name}'s ${arm} emitted ${got} results where its checked run emitted ${want}`,
     );
   }
 }
@@ -241,31 +241,19 @@ async function measure(
       });
   const clock = new SystemClock();
   const kernelRates: number[] = [];
-  // One more run than measured: the first compiles the loop, and keeps the
-  // results for the check.
-  let kernelResults: unknown[] = [];
+  const kernelCounts: number[] = [];
+  // One more run than measured: the first compiles the loop.
   for (let i = 0; i <= runs; i++) {
     progress.step(`${query.name} kernel, run ${i + 1}/${runs + 1}`);
     let results = 0;
     const start = performance.now();
-    if (i === 0) {
-      query.kernel(events.merged, clock, (r) => kernelResults.push(r));
-      results = kernelResults.length;
-    } else {
-      query.kernel(events.merged, clock, () => results++);
-    }
+    query.kernel(events.merged, clock, () => results++);
     const ms = performance.now() - start;
-    if (i > 0) {
-      sameCount(query, "kernel", results, kernelResults.length);
-      kernelRates.push(events.count / (ms / 1_000));
-    }
+    kernelCounts.push(results);
+    if (i > 0) kernelRates.push(events.count / (ms / 1_000));
   }
-  const kernelCount = kernelResults.length;
-  const windows = query.windows?.(kernelResults) ?? null;
-  // One more run than measured, as for the kernel: the first compiles, and
-  // its results are checked against the kernel's.
+  // One more run than measured, as for the kernel: the first compiles.
   const engineRuns: EngineRun[] = [];
-  let engineCount = 0;
   for (let i = 0; i <= runs; i++) {
     progress.step(`${query.name} engine, run ${i + 1}/${runs + 1}`);
     const run = await runEngine(
@@ -274,19 +262,32 @@ async function measure(
       events.count,
       parallelism,
       null,
-      i === 0,
     );
-    if (i === 0) {
-      engineCount = run.results;
-      if (!query.processingTime) {
-        checkResults(query, run.kept!, kernelResults);
-      }
-    } else {
-      sameCount(query, "engine", run.results, engineCount);
-      engineRuns.push(run);
-    }
+    if (i > 0) engineRuns.push(run);
   }
-  kernelResults = [];
+  // The check runs after the measured ones, so that the results it keeps
+  // (and its garbage) do not weigh on their heap.
+  progress.step(`${query.name} engine = kernel check`);
+  const kernelResults: unknown[] = [];
+  query.kernel(events.merged, clock, (r) => kernelResults.push(r));
+  const checked = await runEngine(
+    query,
+    new PregeneratedSource(events),
+    events.count,
+    parallelism,
+    null,
+    true,
+  );
+  if (!query.processingTime) {
+    checkResults(query, checked.kept!, kernelResults);
+  }
+  const kernelCount = kernelResults.length;
+  const engineCount = checked.results;
+  for (const n of kernelCounts) sameCount(query, "kernel", n, kernelCount);
+  for (const run of engineRuns) {
+    sameCount(query, "engine", run.results, engineCount);
+  }
+  const windows = query.windows?.(kernelResults) ?? null;
   const includedRuns: EngineRun[] = [];
   for (let i = 0; i < runs; i++) {
     progress.step(`${query.name} engine with the generator, run ${i + 1}`);
@@ -373,7 +374,7 @@ async function main(): Promise<void> {
     firstEventRate: options.rate,
     numEventGenerators: options.parallelism,
   });
-  const perQuery = 3 * options.runs + 2 +
+  const perQuery = 3 * options.runs + 3 +
     (options.checkpoints ? 2 * CHECKPOINTED_RUNS : 0);
   const progress = new Progress(1 + perQuery * options.queries.length);
   // Made on first use, once: peer-tumble alone needs no Nexmark events.
