@@ -20,15 +20,7 @@
 // 100 000/s, q7 would fire one and its ratio would measure forwarding).
 
 import { parseArgs } from "node:util";
-import {
-  KvStorage,
-  type Sink,
-  type Source,
-  StreamEnvironment,
-  SystemClock,
-  WatermarkStrategy,
-} from "../src/mod.ts";
-import type { LocalRuntime } from "../src/actors/mod.ts";
+import { type Source, SystemClock } from "../src/mod.ts";
 import { type NexmarkConfig, nexmarkConfig } from "./nexmark/config.ts";
 import { NexmarkSource } from "./nexmark/source.ts";
 import {
@@ -36,11 +28,17 @@ import {
   type PregeneratedEvents,
   PregeneratedSource,
 } from "./nexmark/pregenerated.ts";
-import { type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "./nexmark/query.ts";
+import type { NexmarkQuery } from "./nexmark/query.ts";
 import { QUERIES } from "./nexmark/queries/mod.ts";
 import { checkResults } from "./nexmark/check.ts";
 import {
-  type CheckpointReport,
+  best,
+  CHECKPOINTED_RUNS,
+  type EngineRun,
+  measureCheckpoints,
+  runEngine,
+} from "./nexmark/runs.ts";
+import {
   MIN_CHECKPOINTS,
   printQuery,
   printSummary,
@@ -62,12 +60,10 @@ export interface Settings {
   readonly json: boolean;
 }
 
-const CHECKPOINT_INTERVAL_MS = 1_000;
 // The checkpointed runs last this long at the speed of the generator-included
 // arm, so that at least MIN_CHECKPOINTS are taken even when checkpoints slow
 // the job down by a third.
-const CHECKPOINTED_RUN_MS = (MIN_CHECKPOINTS + 3) * CHECKPOINT_INTERVAL_MS;
-const CHECKPOINTED_RUNS = 2;
+const CHECKPOINTED_RUN_MS = (MIN_CHECKPOINTS + 3) * 1_000;
 
 /** Reads the command line; errors name the flag and its value. */
 export function settings(args: string[]): Settings {
@@ -119,97 +115,6 @@ export function settings(args: string[]): Settings {
     checkpoints: !values["no-checkpoints"],
     json: values.json!,
   };
-}
-
-// ---------------------------------------------------------------------------
-// Runs.
-
-/** Counts results (and keeps them, when asked) and samples the heap in use. */
-class CountingSink implements Sink<unknown> {
-  readonly name = "count";
-  results = 0;
-  peakHeap = 0;
-  readonly kept: unknown[] | null;
-  #calls = 0;
-
-  constructor(keep: boolean) {
-    this.kept = keep ? [] : null;
-  }
-
-  createWriter() {
-    return {
-      write: (values: readonly unknown[]) => {
-        this.results += values.length;
-        if (this.kept !== null) {
-          for (let i = 0; i < values.length; i++) this.kept.push(values[i]);
-        }
-        if ((++this.#calls & 63) === 0) this.sample();
-      },
-    };
-  }
-
-  sample(): void {
-    this.peakHeap = Math.max(this.peakHeap, Deno.memoryUsage().heapUsed);
-  }
-}
-
-/** One run of a query's job. */
-interface EngineRun {
-  readonly eventsPerSecond: number;
-  readonly results: number;
-  readonly kept: unknown[] | null;
-  readonly peakHeapMb: number;
-  readonly runtime: LocalRuntime;
-}
-
-let jobs = 0;
-
-async function runEngine(
-  query: Query,
-  source: Source<unknown>,
-  events: number,
-  parallelism: number,
-  checkpoints: Deno.Kv | null,
-  keep = false,
-): Promise<EngineRun> {
-  const jobName = `nexmark-${query.name}-${++jobs}`;
-  const env = new StreamEnvironment({
-    jobName,
-    parallelism,
-    clock: new SystemClock(),
-    checkpointIntervalMs: checkpoints === null ? 0 : CHECKPOINT_INTERVAL_MS,
-    checkpointStorage: checkpoints === null
-      ? null
-      : new KvStorage(checkpoints, ["weir", jobName, "checkpoints"]),
-  });
-  const sink = new CountingSink(keep);
-  query.build(
-    env.fromSource(
-      source,
-      WatermarkStrategy.forBoundedOutOfOrderness<unknown>(OUT_OF_ORDERNESS_MS),
-      "nexmark",
-    ),
-  ).sinkTo(sink);
-  sink.sample();
-  const start = performance.now();
-  const runtime = await env.execute({ restore: "none" });
-  const ms = performance.now() - start;
-  sink.sample();
-  return {
-    eventsPerSecond: events / (ms / 1_000),
-    results: sink.results,
-    kept: sink.kept,
-    peakHeapMb: sink.peakHeap / 1e6,
-    runtime,
-  };
-}
-
-function best<T>(runs: readonly T[], rate: (run: T) => number): T {
-  return runs.reduce((a, b) => rate(b) > rate(a) ? b : a);
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
 }
 
 /** Fails the run when a run's count of results differs from the checked run's. */
@@ -304,45 +209,18 @@ async function measure(
   const included = best(includedRuns, (r) => r.eventsPerSecond);
   const engine = best(engineRuns, (r) => r.eventsPerSecond);
   const kernel = Math.max(...kernelRates);
-  let checkpoints: CheckpointReport | null = null;
-  if (kv !== null) {
+  const checkpoints = kv === null ? null : await measureCheckpoints(
+    query,
+    generating,
     // Long enough for MIN_CHECKPOINTS at the speed just measured.
-    const count = Math.max(
+    Math.max(
       events.count,
       Math.round(included.eventsPerSecond * CHECKPOINTED_RUN_MS / 1_000),
-    );
-    // Alternated, best of each: drift in the machine's load hits both arms.
-    const withoutRuns: EngineRun[] = [];
-    const withRuns: EngineRun[] = [];
-    for (let i = 0; i < CHECKPOINTED_RUNS; i++) {
-      progress.step(`${query.name} ${count} events without checkpoints`);
-      withoutRuns.push(
-        await runEngine(query, generating(count), count, parallelism, null),
-      );
-      progress.step(`${query.name} ${count} events, checkpoint every second`);
-      withRuns.push(
-        await runEngine(query, generating(count), count, parallelism, kv),
-      );
-    }
-    const without = best(withoutRuns, (r) => r.eventsPerSecond);
-    const withCheckpoints = best(withRuns, (r) => r.eventsPerSecond);
-    const latest = withCheckpoints.runtime.latestCheckpoint?.id ?? 0;
-    const durations: number[] = [];
-    for (let id = 1; id <= latest; id++) {
-      const ms = withCheckpoints.runtime.checkpointDurationMs(id);
-      if (ms !== undefined) durations.push(ms);
-    }
-    durations.sort((a, b) => a - b);
-    checkpoints = {
-      events: count,
-      withoutEventsPerSecond: without.eventsPerSecond,
-      withEventsPerSecond: withCheckpoints.eventsPerSecond,
-      ratio: withCheckpoints.eventsPerSecond / without.eventsPerSecond,
-      count: durations.length,
-      p50Ms: durations.length > 0 ? percentile(durations, 0.5) : null,
-      p99Ms: durations.length > 0 ? percentile(durations, 0.99) : null,
-    };
-  }
+    ),
+    parallelism,
+    kv,
+    progress,
+  );
   return {
     query: query.name,
     description: query.description,

@@ -14,7 +14,9 @@ export const MIN_CHECKPOINTS = 5;
 
 /** Everything measured for one query. */
 export interface QueryReport {
+  /** The query's name. */
   readonly query: string;
+  /** What it computes. */
   readonly description: string;
   /** Results of the engine's runs (all equal). */
   readonly results: number;
@@ -26,22 +28,35 @@ export interface QueryReport {
   readonly checked: boolean;
   /** Results depend on processing time: no check, no target. */
   readonly processingTime: boolean;
+  /** Best kernel run. */
   readonly kernelEventsPerSecond: number;
+  /** Best engine run, generator excluded. */
   readonly engineEventsPerSecond: number;
+  /** Best engine run, generator included. */
   readonly engineWithGeneratorEventsPerSecond: number;
+  /** Engine over kernel. */
   readonly engineToKernel: number;
+  /** Most JavaScript heap in use seen during the measured engine runs. */
   readonly peakHeapMb: number;
+  /** The checkpointed arm, unless `--no-checkpoints`. */
   readonly checkpoints: CheckpointReport | null;
 }
 
 /** The checkpointed arm against the plain one, same events, alternated. */
 export interface CheckpointReport {
+  /** Events per run. */
   readonly events: number;
+  /** Best run without checkpoints. */
   readonly withoutEventsPerSecond: number;
+  /** Best run with a checkpoint every second. */
   readonly withEventsPerSecond: number;
+  /** With over without. */
   readonly ratio: number;
+  /** Checkpoints completed in the best checkpointed run. */
   readonly count: number;
+  /** Median checkpoint duration; `null` without checkpoints. */
   readonly p50Ms: number | null;
+  /** 99th percentile checkpoint duration; `null` without checkpoints. */
   readonly p99Ms: number | null;
 }
 
@@ -52,7 +67,11 @@ export class Progress {
   readonly #terminal = Deno.stderr.isTerminal();
   readonly #encoder = new TextEncoder();
 
-  /** @param total Steps in all. */
+  /**
+   * A bar of `total` steps.
+   *
+   * @param total Steps in all.
+   */
   constructor(total: number) {
     this.#total = total;
   }
