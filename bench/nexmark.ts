@@ -271,6 +271,7 @@ async function main(): Promise<void> {
     kv = await Deno.openKv(kvPath);
   }
   const reports: QueryReport[] = [];
+  let failure: string | null = null;
   try {
     for (const query of options.queries) {
       const report = await measure(
@@ -285,10 +286,8 @@ async function main(): Promise<void> {
       if (!options.json) printQuery(report);
     }
   } catch (error) {
-    progress.end();
     // A failed check: the message names the query and the difference.
-    console.error((error as Error).message);
-    Deno.exit(1);
+    failure = (error as Error).message;
   } finally {
     progress.end();
     kv?.close();
@@ -297,6 +296,10 @@ async function main(): Promise<void> {
         await Deno.remove(kvPath + suffix).catch(() => {});
       }
     }
+  }
+  if (failure !== null) {
+    console.error(failure);
+    Deno.exit(1);
   }
   const setup = {
     events: options.events,
