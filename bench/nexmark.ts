@@ -1,7 +1,9 @@
 // Nexmark on weir: every query as a weir job against the same query as a
 // hand-written loop (its kernel), on the same pregenerated events, in one
 // run; then the job again with the generator in the loop, and with a
-// checkpoint every second to a local Deno KV file.
+// checkpoint every second to a local Deno KV file. Every run checks that the
+// engine's results equal the kernel's (q12, on processing time, excepted) and
+// fails naming the query and the first difference.
 //
 //   deno task bench [--events N] [--query qN]... [--parallelism P]
 //                   [--rate EVENTS_PER_S] [--runs R] [--no-checkpoints] [--json]
@@ -12,35 +14,45 @@
 // runtime to the last result. "Generator excluded" reads pregenerated events;
 // "included" generates them inside the source, as Flink's numbers do. Peak
 // memory is the most JavaScript heap in use seen while the engine ran
-// (garbage not yet collected and the pregenerated events included). The default event-time rate is Flink
-// V2's 100 000 events/s: 1 M events span 10 s of event time, so windows fire
-// during the run (at Flink V1's 10 M/s they would all fire at the end).
+// (garbage not yet collected and the pregenerated events included). The
+// default event-time rate is 1000 events/s: 1 M events span 1000 s of event
+// time, so each windowed query fires at least 100 windows (at Flink V2's
+// 100 000/s, q7 would fire one and its ratio would measure forwarding).
 
 import { parseArgs } from "node:util";
-import {
-  KvStorage,
-  type Sink,
-  type Source,
-  StreamEnvironment,
-  SystemClock,
-  WatermarkStrategy,
-} from "../src/mod.ts";
-import type { LocalRuntime } from "../src/actors/mod.ts";
+import { type Source, SystemClock } from "../src/mod.ts";
 import { type NexmarkConfig, nexmarkConfig } from "./nexmark/config.ts";
-import type { Event } from "./nexmark/model.ts";
 import { NexmarkSource } from "./nexmark/source.ts";
 import {
   pregenerate,
   type PregeneratedEvents,
   PregeneratedSource,
 } from "./nexmark/pregenerated.ts";
-import { type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "./nexmark/query.ts";
-import { QUERIES, WINDOWED } from "./nexmark/queries/mod.ts";
+import type { NexmarkQuery } from "./nexmark/query.ts";
+import { QUERIES } from "./nexmark/queries/mod.ts";
+import { checkResults } from "./nexmark/check.ts";
+import {
+  best,
+  CHECKPOINTED_RUNS,
+  type EngineRun,
+  measureCheckpoints,
+  runEngine,
+} from "./nexmark/runs.ts";
+import {
+  MIN_CHECKPOINTS,
+  printQuery,
+  printSummary,
+  Progress,
+  type QueryReport,
+  targets,
+} from "./nexmark/output.ts";
+
+type Query = NexmarkQuery<unknown, unknown>;
 
 /** What the command line asked for. */
 export interface Settings {
   readonly events: number;
-  readonly queries: readonly NexmarkQuery<unknown>[];
+  readonly queries: readonly Query[];
   readonly parallelism: number;
   readonly rate: number;
   readonly runs: number;
@@ -48,11 +60,10 @@ export interface Settings {
   readonly json: boolean;
 }
 
-const CHECKPOINT_INTERVAL_MS = 1_000;
-// The checkpointed runs last at least this long, so that several
-// checkpoints are taken whatever the query's speed.
-const CHECKPOINTED_RUN_MS = 5_000;
-const CHECKPOINTED_RUNS = 2;
+// The checkpointed runs last this long at the speed of the generator-included
+// arm, so that at least MIN_CHECKPOINTS are taken even when checkpoints slow
+// the job down by a third.
+const CHECKPOINTED_RUN_MS = (MIN_CHECKPOINTS + 3) * 1_000;
 
 /** Reads the command line; errors name the flag and its value. */
 export function settings(args: string[]): Settings {
@@ -62,7 +73,7 @@ export function settings(args: string[]): Settings {
       events: { type: "string", default: "1000000" },
       query: { type: "string", multiple: true },
       parallelism: { type: "string", default: "1" },
-      rate: { type: "string", default: "100000" },
+      rate: { type: "string", default: "1000" },
       runs: { type: "string", default: "3" },
       "no-checkpoints": { type: "boolean", default: false },
       json: { type: "boolean", default: false },
@@ -106,156 +117,36 @@ export function settings(args: string[]): Settings {
   };
 }
 
-// ---------------------------------------------------------------------------
-// Progress on stderr: a bar on a terminal, a line per step otherwise.
-
-class Progress {
-  readonly #total: number;
-  #done = 0;
-  readonly #terminal = Deno.stderr.isTerminal();
-  readonly #encoder = new TextEncoder();
-
-  constructor(total: number) {
-    this.#total = total;
-  }
-
-  step(label: string): void {
-    const share = this.#done / this.#total;
-    const width = 30;
-    const filled = Math.round(share * width);
-    const bar = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${
-      String(Math.round(share * 100)).padStart(3)
-    }% ${label}`;
-    this.#write(this.#terminal ? `\r\x1b[2K${bar}` : `${bar}\n`);
-    this.#done++;
-  }
-
-  end(): void {
-    this.#write(
-      this.#terminal ? "\r\x1b[2K" : `[${"#".repeat(30)}] 100% done\n`,
+/** Fails the run when a run's count of results differs from the checked run's. */
+function sameCount(query: Query, arm: string, got: number, want: number) {
+  if (!query.processingTime && got !== want) {
+    throw new Error(
+      `Benchmark check failed as ${query.name}'s ${arm} emitted ${got} results where its checked run emitted ${want}`,
     );
   }
-
-  #write(text: string): void {
-    Deno.stderr.writeSync(this.#encoder.encode(text));
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Runs.
-
-/** Counts results and samples the JavaScript heap in use. */
-class CountingSink implements Sink<unknown> {
-  readonly name = "count";
-  results = 0;
-  peakHeap = 0;
-  #calls = 0;
-
-  createWriter() {
-    return {
-      write: (values: readonly unknown[]) => {
-        this.results += values.length;
-        if ((++this.#calls & 63) === 0) this.sample();
-      },
-    };
-  }
-
-  sample(): void {
-    this.peakHeap = Math.max(this.peakHeap, Deno.memoryUsage().heapUsed);
-  }
-}
-
-/** One run of a query's job. */
-interface EngineRun {
-  readonly eventsPerSecond: number;
-  readonly results: number;
-  readonly peakHeapMb: number;
-  readonly runtime: LocalRuntime;
-}
-
-let jobs = 0;
-
-async function runEngine(
-  query: NexmarkQuery<unknown>,
-  source: Source<Event>,
-  events: number,
-  parallelism: number,
-  checkpoints: Deno.Kv | null,
-): Promise<EngineRun> {
-  const jobName = `nexmark-${query.name}-${++jobs}`;
-  const env = new StreamEnvironment({
-    jobName,
-    parallelism,
-    clock: new SystemClock(),
-    checkpointIntervalMs: checkpoints === null ? 0 : CHECKPOINT_INTERVAL_MS,
-    checkpointStorage: checkpoints === null
-      ? null
-      : new KvStorage(checkpoints, ["weir", jobName, "checkpoints"]),
-  });
-  const sink = new CountingSink();
-  query.build(
-    env.fromSource(
-      source,
-      WatermarkStrategy.forBoundedOutOfOrderness<Event>(OUT_OF_ORDERNESS_MS),
-      "nexmark",
-    ),
-  ).sinkTo(sink);
-  sink.sample();
-  const start = performance.now();
-  const runtime = await env.execute({ restore: "none" });
-  const ms = performance.now() - start;
-  sink.sample();
-  return {
-    eventsPerSecond: events / (ms / 1_000),
-    results: sink.results,
-    peakHeapMb: sink.peakHeap / 1e6,
-    runtime,
-  };
-}
-
-function best<T>(runs: readonly T[], rate: (run: T) => number): T {
-  return runs.reduce((a, b) => rate(b) > rate(a) ? b : a);
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)];
-}
-
-/** Everything measured for one query. */
-interface QueryReport {
-  readonly query: string;
-  readonly description: string;
-  readonly results: number;
-  readonly kernelEventsPerSecond: number;
-  readonly engineEventsPerSecond: number;
-  readonly engineWithGeneratorEventsPerSecond: number;
-  readonly engineToKernel: number;
-  readonly peakHeapMb: number;
-  readonly checkpoints: CheckpointReport | null;
-}
-
-/** The checkpointed arm against the plain one, same events, alternated. */
-interface CheckpointReport {
-  readonly events: number;
-  readonly withoutEventsPerSecond: number;
-  readonly withEventsPerSecond: number;
-  readonly ratio: number;
-  readonly count: number;
-  readonly p50Ms: number | null;
-  readonly p99Ms: number | null;
 }
 
 async function measure(
-  query: NexmarkQuery<unknown>,
+  query: Query,
   config: NexmarkConfig,
-  events: PregeneratedEvents,
+  nexmarkEvents: () => PregeneratedEvents,
   options: Settings,
   kv: Deno.Kv | null,
   progress: Progress,
 ): Promise<QueryReport> {
   const { parallelism, runs } = options;
+  const events: PregeneratedEvents<unknown> = query.input
+    ? query.input.pregenerate(options.events, parallelism)
+    : nexmarkEvents();
+  const generating = (count: number): Source<unknown> =>
+    query.input
+      ? query.input.source(count, parallelism)
+      : new NexmarkSource({ ...config, numEvents: count }, {
+        partitions: parallelism,
+      });
   const clock = new SystemClock();
   const kernelRates: number[] = [];
+  const kernelCounts: number[] = [];
   // One more run than measured: the first compiles the loop.
   for (let i = 0; i <= runs; i++) {
     progress.step(`${query.name} kernel, run ${i + 1}/${runs + 1}`);
@@ -263,7 +154,7 @@ async function measure(
     const start = performance.now();
     query.kernel(events.merged, clock, () => results++);
     const ms = performance.now() - start;
-    if (results < 0) throw new Error("unreachable: keeps the count alive");
+    kernelCounts.push(results);
     if (i > 0) kernelRates.push(events.count / (ms / 1_000));
   }
   // One more run than measured, as for the kernel: the first compiles.
@@ -279,59 +170,65 @@ async function measure(
     );
     if (i > 0) engineRuns.push(run);
   }
-  progress.step(`${query.name} engine with the generator`);
-  const included = await runEngine(
+  // The check runs after the measured ones, so that the results it keeps
+  // (and its garbage) do not weigh on their heap.
+  progress.step(`${query.name} engine = kernel check`);
+  const kernelResults: unknown[] = [];
+  query.kernel(events.merged, clock, (r) => kernelResults.push(r));
+  const checked = await runEngine(
     query,
-    new NexmarkSource(config, { partitions: parallelism }),
+    new PregeneratedSource(events),
     events.count,
     parallelism,
     null,
+    true,
   );
+  if (!query.processingTime) {
+    checkResults(query, checked.kept!, kernelResults);
+  }
+  const kernelCount = kernelResults.length;
+  const engineCount = checked.results;
+  for (const n of kernelCounts) sameCount(query, "kernel", n, kernelCount);
+  for (const run of engineRuns) {
+    sameCount(query, "engine", run.results, engineCount);
+  }
+  const windows = query.windows?.(kernelResults) ?? null;
+  const includedRuns: EngineRun[] = [];
+  for (let i = 0; i < runs; i++) {
+    progress.step(`${query.name} engine with the generator, run ${i + 1}`);
+    const run = await runEngine(
+      query,
+      generating(events.count),
+      events.count,
+      parallelism,
+      null,
+    );
+    sameCount(query, "engine with the generator", run.results, engineCount);
+    includedRuns.push(run);
+  }
+  const included = best(includedRuns, (r) => r.eventsPerSecond);
   const engine = best(engineRuns, (r) => r.eventsPerSecond);
   const kernel = Math.max(...kernelRates);
-  let checkpoints: CheckpointReport | null = null;
-  if (kv !== null) {
-    // Long enough for several checkpoints at the speed just measured.
-    const count = Math.max(
+  const checkpoints = kv === null ? null : await measureCheckpoints(
+    query,
+    generating,
+    // Long enough for MIN_CHECKPOINTS at the speed just measured.
+    Math.max(
       events.count,
       Math.round(included.eventsPerSecond * CHECKPOINTED_RUN_MS / 1_000),
-    );
-    const longer = { ...config, numEvents: count };
-    const source = () => new NexmarkSource(longer, { partitions: parallelism });
-    // Alternated, best of each: drift in the machine's load hits both arms.
-    const withoutRuns: EngineRun[] = [];
-    const withRuns: EngineRun[] = [];
-    for (let i = 0; i < CHECKPOINTED_RUNS; i++) {
-      progress.step(`${query.name} ${count} events without checkpoints`);
-      withoutRuns.push(
-        await runEngine(query, source(), count, parallelism, null),
-      );
-      progress.step(`${query.name} ${count} events, checkpoint every second`);
-      withRuns.push(await runEngine(query, source(), count, parallelism, kv));
-    }
-    const without = best(withoutRuns, (r) => r.eventsPerSecond);
-    const withCheckpoints = best(withRuns, (r) => r.eventsPerSecond);
-    const latest = withCheckpoints.runtime.latestCheckpoint?.id ?? 0;
-    const durations: number[] = [];
-    for (let id = 1; id <= latest; id++) {
-      const ms = withCheckpoints.runtime.checkpointDurationMs(id);
-      if (ms !== undefined) durations.push(ms);
-    }
-    durations.sort((a, b) => a - b);
-    checkpoints = {
-      events: count,
-      withoutEventsPerSecond: without.eventsPerSecond,
-      withEventsPerSecond: withCheckpoints.eventsPerSecond,
-      ratio: withCheckpoints.eventsPerSecond / without.eventsPerSecond,
-      count: durations.length,
-      p50Ms: durations.length > 0 ? percentile(durations, 0.5) : null,
-      p99Ms: durations.length > 0 ? percentile(durations, 0.99) : null,
-    };
-  }
+    ),
+    parallelism,
+    kv,
+    progress,
+  );
   return {
     query: query.name,
     description: query.description,
-    results: engine.results,
+    results: engineCount,
+    kernelResults: kernelCount,
+    windows,
+    checked: !query.processingTime,
+    processingTime: query.processingTime ?? false,
     kernelEventsPerSecond: kernel,
     engineEventsPerSecond: engine.eventsPerSecond,
     engineWithGeneratorEventsPerSecond: included.eventsPerSecond,
@@ -339,83 +236,6 @@ async function measure(
     peakHeapMb: Math.max(...engineRuns.map((r) => r.peakHeapMb)),
     checkpoints,
   };
-}
-
-// ---------------------------------------------------------------------------
-// Output.
-
-const rate = (n: number): string =>
-  n >= 1e6 ? `${(n / 1e6).toFixed(2)} M/s` : `${(n / 1e3).toFixed(0)} K/s`;
-const percent = (x: number): string => `${(x * 100).toFixed(0)}%`;
-
-function printQuery(report: QueryReport): void {
-  console.log(`\n${report.query}: ${report.description}`);
-  const rows: Record<string, Record<string, string>> = {
-    "kernel (hand-written loop)": {
-      "events/s": rate(report.kernelEventsPerSecond),
-    },
-    "engine, generator excluded": {
-      "events/s": rate(report.engineEventsPerSecond),
-      "of kernel": percent(report.engineToKernel),
-      "results": String(report.results),
-      "peak heap MB": report.peakHeapMb.toFixed(0),
-    },
-    "engine, generator included": {
-      "events/s": rate(report.engineWithGeneratorEventsPerSecond),
-    },
-  };
-  const cp = report.checkpoints;
-  if (cp !== null) {
-    rows[`engine + generator, ${cp.events} events, no checkpoints`] = {
-      "events/s": rate(cp.withoutEventsPerSecond),
-    };
-    rows[`same, checkpoint every second (${cp.count})`] = {
-      "events/s": rate(cp.withEventsPerSecond),
-      "of kernel": `${percent(cp.ratio)} of no checkpoints`,
-      "results": `p50 ${cp.p50Ms?.toFixed(1) ?? "-"} ms`,
-      "peak heap MB": `p99 ${cp.p99Ms?.toFixed(1) ?? "-"} ms`,
-    };
-  }
-  console.table(rows);
-}
-
-/** The issue's targets, each with whether this run met it. */
-function targets(reports: readonly QueryReport[]): string[] {
-  const lines: string[] = [];
-  const check = (ok: boolean, text: string) =>
-    lines.push(`${ok ? "met   " : "MISSED"}  ${text}`);
-  for (const report of reports) {
-    const name = report.query;
-    if (name === "q5" || name === "q7") {
-      check(
-        report.engineEventsPerSecond >= 1e6,
-        `${name} >= 1 M events/s: ${rate(report.engineEventsPerSecond)}`,
-      );
-    }
-    if (name === "q0" || name === "q1" || name === "q2") {
-      check(
-        report.engineEventsPerSecond >= 5e6,
-        `${name} >= 5 M events/s, generator excluded: ${
-          rate(report.engineEventsPerSecond)
-        }`,
-      );
-    }
-    if (WINDOWED.has(name)) {
-      check(
-        report.engineToKernel >= 1 / 3,
-        `${name} engine >= 1/3 of kernel: ${percent(report.engineToKernel)}`,
-      );
-    }
-    if (report.checkpoints !== null) {
-      check(
-        report.checkpoints.ratio >= 0.8,
-        `${name} with checkpoints every second >= 80% of without: ${
-          percent(report.checkpoints.ratio)
-        }`,
-      );
-    }
-  }
-  return lines;
 }
 
 async function main(): Promise<void> {
@@ -432,11 +252,18 @@ async function main(): Promise<void> {
     firstEventRate: options.rate,
     numEventGenerators: options.parallelism,
   });
-  const perQuery = 2 * options.runs + 3 +
+  const perQuery = 3 * options.runs + 3 +
     (options.checkpoints ? 2 * CHECKPOINTED_RUNS : 0);
   const progress = new Progress(1 + perQuery * options.queries.length);
-  progress.step(`generating ${options.events} events`);
-  const events = pregenerate(config, options.parallelism);
+  // Made on first use, once: peer-tumble alone needs no Nexmark events.
+  let nexmark: PregeneratedEvents | null = null;
+  const nexmarkEvents = () => {
+    if (nexmark === null) {
+      progress.step(`generating ${options.events} events`);
+      nexmark = pregenerate(config, options.parallelism);
+    }
+    return nexmark;
+  };
   let kvPath: string | null = null;
   let kv: Deno.Kv | null = null;
   if (options.checkpoints) {
@@ -444,12 +271,13 @@ async function main(): Promise<void> {
     kv = await Deno.openKv(kvPath);
   }
   const reports: QueryReport[] = [];
+  let failure: string | null = null;
   try {
     for (const query of options.queries) {
       const report = await measure(
         query,
         config,
-        events,
+        nexmarkEvents,
         options,
         kv,
         progress,
@@ -457,6 +285,9 @@ async function main(): Promise<void> {
       reports.push(report);
       if (!options.json) printQuery(report);
     }
+  } catch (error) {
+    // A failed check: the message names the query and the difference.
+    failure = (error as Error).message;
   } finally {
     progress.end();
     kv?.close();
@@ -466,9 +297,14 @@ async function main(): Promise<void> {
       }
     }
   }
+  if (failure !== null) {
+    console.error(failure);
+    Deno.exit(1);
+  }
   const setup = {
     events: options.events,
     rate: options.rate,
+    eventTimeSeconds: options.events / options.rate,
     parallelism: options.parallelism,
     runs: options.runs,
     deno: Deno.version.deno,
@@ -479,22 +315,14 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ setup, queries: reports }, null, 2));
     return;
   }
-  console.log(
-    `\nSummary: ${options.events} events at ${options.rate} events/s of event time, parallelism ${options.parallelism}, best of ${options.runs} runs; Deno ${setup.deno}, ${setup.cores} cores`,
+  printSummary(
+    `Summary: ${options.events} events at ${options.rate} events/s of event time (${setup.eventTimeSeconds} s${
+      reports.some((r) => r.query === "peer-tumble")
+        ? "; peer-tumble: its own input, 100 records/s"
+        : ""
+    }), parallelism ${options.parallelism}, best of ${options.runs} runs for every arm, engine results checked equal to the kernel's; Deno ${setup.deno}, ${setup.cores} cores`,
+    reports,
   );
-  console.table(Object.fromEntries(reports.map((r) => [r.query, {
-    "kernel": rate(r.kernelEventsPerSecond),
-    "engine": rate(r.engineEventsPerSecond),
-    "engine/kernel": percent(r.engineToKernel),
-    "with generator": rate(r.engineWithGeneratorEventsPerSecond),
-    "peak heap MB": r.peakHeapMb.toFixed(0),
-    "checkpoints 1/s": r.checkpoints === null
-      ? "-"
-      : percent(r.checkpoints.ratio),
-    "cp p50/p99 ms": r.checkpoints?.p50Ms == null
-      ? "-"
-      : `${r.checkpoints.p50Ms.toFixed(1)}/${r.checkpoints.p99Ms!.toFixed(1)}`,
-  }])));
   console.log("\nTargets:");
   for (const line of targets(reports)) console.log(`  ${line}`);
 }

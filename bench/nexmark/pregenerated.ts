@@ -11,13 +11,13 @@ import { NexmarkGenerator } from "./generator.ts";
 import type { Event } from "./model.ts";
 
 /** The events of each partition, and all of them merged in timestamp order. */
-export interface PregeneratedEvents {
+export interface PregeneratedEvents<T = Event> {
   /** Per partition: the events of its sub-generator, in order. */
-  readonly partitions: readonly (readonly Event[])[];
+  readonly partitions: readonly (readonly T[])[];
   /** Per partition: each event's `dateTime`. */
   readonly timestamps: readonly (readonly number[])[];
   /** Every event, merged by timestamp (stable): what a kernel reads. */
-  readonly merged: readonly Event[];
+  readonly merged: readonly T[];
   /** How many events in all. */
   readonly count: number;
 }
@@ -52,13 +52,20 @@ export function pregenerate(
   };
 }
 
-function mergeByTimestamp(
-  events: readonly (readonly Event[])[],
+/**
+ * Merges partitions by timestamp (stable: ties go to the lower partition).
+ *
+ * @param events Per partition, the records in timestamp order.
+ * @param timestamps Per partition, each record's timestamp.
+ * @returns Every record, merged.
+ */
+export function mergeByTimestamp<T>(
+  events: readonly (readonly T[])[],
   timestamps: readonly (readonly number[])[],
-): Event[] {
+): T[] {
   if (events.length === 1) return [...events[0]];
   const at = new Array<number>(events.length).fill(0);
-  const out: Event[] = [];
+  const out: T[] = [];
   for (;;) {
     let best = -1;
     for (let p = 0; p < events.length; p++) {
@@ -78,17 +85,17 @@ function mergeByTimestamp(
  * `p % parallelism`; each poll hands out a slice (fresh arrays, as batches
  * may be kept downstream) with each event's `dateTime` as its timestamp.
  */
-export class PregeneratedSource implements Source<Event> {
+export class PregeneratedSource<T = Event> implements Source<T> {
   /** `"nexmark"`, as the generating source. */
   readonly name = "nexmark";
-  readonly #events: PregeneratedEvents;
+  readonly #events: PregeneratedEvents<T>;
 
   /**
    * Wraps the events.
    *
    * @param events From {@linkcode pregenerate}.
    */
-  constructor(events: PregeneratedEvents) {
+  constructor(events: PregeneratedEvents<T>) {
     this.#events = events;
   }
 
@@ -99,7 +106,7 @@ export class PregeneratedSource implements Source<Event> {
    * @param parallelism The number of source subtasks.
    * @returns Its reader.
    */
-  createReader(subtaskIndex: number, parallelism: number): SourceReader<Event> {
+  createReader(subtaskIndex: number, parallelism: number): SourceReader<T> {
     if (
       !Number.isSafeInteger(parallelism) || parallelism < 1 ||
       !Number.isSafeInteger(subtaskIndex) || subtaskIndex < 0 ||
@@ -123,7 +130,7 @@ export class PregeneratedSource implements Source<Event> {
       get finished() {
         return !remaining();
       },
-      poll(_now: number, maxRecords: number): SourceBatch<Event> | null {
+      poll(_now: number, maxRecords: number): SourceBatch<T> | null {
         for (let tries = 0; tries < mine.length; tries++) {
           const i = cursor;
           cursor = (cursor + 1) % mine.length;

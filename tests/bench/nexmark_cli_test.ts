@@ -4,9 +4,9 @@ import { settings } from "../../bench/nexmark.ts";
 Deno.test("deno task bench reads its flags, with defaults", () => {
   const defaults = settings([]);
   assert.equal(defaults.events, 1_000_000);
-  assert.equal(defaults.rate, 100_000);
+  assert.equal(defaults.rate, 1_000);
   assert.equal(defaults.parallelism, 1);
-  assert.equal(defaults.queries.length, 10);
+  assert.equal(defaults.queries.length, 11);
   assert.equal(defaults.checkpoints, true);
   const chosen = settings([
     "--events",

@@ -1,5 +1,5 @@
 /**
- * The Nexmark queries the benchmark runs, in order.
+ * The Nexmark queries the benchmark runs, in order, then `peer-tumble`.
  *
  * @module
  */
@@ -15,9 +15,10 @@ import { q7 } from "./q7.ts";
 import { q8 } from "./q8.ts";
 import { q11 } from "./q11.ts";
 import { q12 } from "./q12.ts";
+import { peerTumble } from "./peer_tumble.ts";
 
 /** Every query, by name. */
-export const QUERIES: readonly NexmarkQuery<unknown>[] = [
+export const QUERIES: readonly NexmarkQuery<unknown, unknown>[] = [
   q0,
   q1,
   q2,
@@ -28,7 +29,8 @@ export const QUERIES: readonly NexmarkQuery<unknown>[] = [
   q8,
   q11,
   q12,
-] as NexmarkQuery<unknown>[];
+  peerTumble,
+] as NexmarkQuery<unknown, unknown>[];
 
 /** The windowed queries: the engine must reach a third of the kernel on these. */
 export const WINDOWED: ReadonlySet<string> = new Set([
@@ -37,4 +39,5 @@ export const WINDOWED: ReadonlySet<string> = new Set([
   "q8",
   "q11",
   "q12",
+  "peer-tumble",
 ]);

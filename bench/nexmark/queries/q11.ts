@@ -61,6 +61,8 @@ export const q11: NexmarkQuery<UserSession> = {
       .aggregate(countBids, withSession);
   },
   kernel: q11Kernel,
+  // Each result is one session: a window of its own.
+  windows: (results) => results.length,
 };
 
 /** A bidder's open session in the kernel; reused for their next one. */

@@ -20,7 +20,7 @@ import type {
 } from "../../../src/mod.ts";
 import { TumblingProcessingTimeWindows } from "../../../src/windows/mod.ts";
 import { BID, type Event } from "../model.ts";
-import { floorMod, type NexmarkQuery } from "../query.ts";
+import { distinctWindows, floorMod, type NexmarkQuery } from "../query.ts";
 
 /** The bids of one bidder in one processing-time window. */
 export interface BidderCount {
@@ -62,6 +62,8 @@ export const q12: NexmarkQuery<BidderCount> = {
       .aggregate(countBids, withWindow);
   },
   kernel: q12Kernel,
+  windows: (results) => distinctWindows(results, (r) => r.start),
+  processingTime: true,
 };
 
 /** The kernel reads the clock once per this many events (a power of two). */

@@ -19,7 +19,12 @@ import {
   TumblingEventTimeWindows,
 } from "../../../src/mod.ts";
 import { BID, dateTimeOf, type Event } from "../model.ts";
-import { floorMod, type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "../query.ts";
+import {
+  distinctWindows,
+  floorMod,
+  type NexmarkQuery,
+  OUT_OF_ORDERNESS_MS,
+} from "../query.ts";
 
 /** One hot auction of one window. */
 export interface HotItem {
@@ -76,6 +81,7 @@ export const q5: NexmarkQuery<HotItem> = {
       .process(hottest);
   },
   kernel: q5Kernel,
+  windows: (results) => distinctWindows(results, (r) => r.windowStart),
 };
 
 /**

@@ -20,7 +20,12 @@ import {
   TumblingEventTimeWindows,
 } from "../../../src/mod.ts";
 import { BID, type Bid, dateTimeOf, type Event } from "../model.ts";
-import { floorMod, type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "../query.ts";
+import {
+  distinctWindows,
+  floorMod,
+  type NexmarkQuery,
+  OUT_OF_ORDERNESS_MS,
+} from "../query.ts";
 
 /** A bid with the highest price of its 10 s window. */
 export type HighestBid = Bid;
@@ -77,6 +82,8 @@ export const q7: NexmarkQuery<HighestBid> = {
       .aggregate(highest, emitEach);
   },
   kernel: q7Kernel,
+  windows: (results) =>
+    distinctWindows(results, (r) => r.dateTime - floorMod(r.dateTime, SIZE_MS)),
 };
 
 /**

@@ -18,7 +18,12 @@ import {
   TumblingEventTimeWindows,
 } from "../../../src/mod.ts";
 import { BID, dateTimeOf, type Event, PERSON } from "../model.ts";
-import { floorMod, type NexmarkQuery, OUT_OF_ORDERNESS_MS } from "../query.ts";
+import {
+  distinctWindows,
+  floorMod,
+  type NexmarkQuery,
+  OUT_OF_ORDERNESS_MS,
+} from "../query.ts";
 
 /** A person who joined and sold within one window. */
 export interface NewUser {
@@ -77,6 +82,7 @@ export const q8: NexmarkQuery<NewUser> = {
       .aggregate(joinSides, emitJoined);
   },
   kernel: q8Kernel,
+  windows: (results) => distinctWindows(results, (r) => r.windowStart),
 };
 
 /** One live window of the kernel. */
