@@ -15,13 +15,49 @@ import { CheckpointStore } from "../../src/actors/checkpoint_store.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 import type { CompletedCheckpoint } from "../../src/actors/checkpoint.ts";
 import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
+import type { JobGraph } from "../../src/runtime/job_graph.ts";
 import { timedSink } from "./timed_sink.ts";
 
 export const T0 = 1_700_000_000_000;
-type Click = { ts: number; partition: number };
+/** A click: its event time and the partition it was read from. */
+export type Click = { ts: number; partition: number };
 
-/** Two partitions with a record per second for a minute, a 10 s window per partition. */
-/** What {@linkcode clicksHandle} builds. */
+/**
+ * The clicks job: a scripted source of `partitions` partitions, keyed by
+ * partition, counted in 10 s tumbling windows (2 s out of order), into a
+ * sink that records when results arrive.
+ *
+ * @returns Its graph.
+ */
+export function clicksGraph(
+  steps: readonly ScriptStep<Click>[],
+  partitions: number,
+  clock: ManualClock,
+): JobGraph {
+  const env = new StreamEnvironment({
+    jobName: "clicks",
+    parallelism: 2,
+    clock,
+  });
+  env.fromSource(
+    new ScriptedSource([...steps], { partitions }),
+    WatermarkStrategy.forBoundedOutOfOrderness<Click>(2_000)
+      .withTimestampAssigner((c) => c.ts),
+    "clicks",
+  )
+    .keyBy((c) => c.partition)
+    .window(TumblingEventTimeWindows.of(10_000))
+    .aggregate({
+      createAccumulator: () => 0,
+      add: (_c, n) => n + 1,
+      getResult: (n) => n,
+      merge: (a, b) => a + b,
+    })
+    .sinkTo(timedSink(clock, []));
+  return env.getJobGraph();
+}
+
+/** What {@linkcode clicksHandle} builds: two partitions with a record per second for a minute. */
 export interface ClicksHandle {
   readonly clock: ManualClock;
   readonly runtime: LocalRuntime;
@@ -44,27 +80,7 @@ export function clicksHandle(
     }
   }
   const clock = new ManualClock(0);
-  const env = new StreamEnvironment({
-    jobName: "clicks",
-    parallelism: 2,
-    clock,
-  });
-  env.fromSource(
-    new ScriptedSource(steps, { partitions: 2 }),
-    WatermarkStrategy.forBoundedOutOfOrderness<Click>(2_000)
-      .withTimestampAssigner((c) => c.ts),
-    "clicks",
-  )
-    .keyBy((c) => c.partition)
-    .window(TumblingEventTimeWindows.of(10_000))
-    .aggregate({
-      createAccumulator: () => 0,
-      add: (_c, n) => n + 1,
-      getResult: (n) => n,
-      merge: (a, b) => a + b,
-    })
-    .sinkTo(timedSink(clock, []));
-  const graph = env.getJobGraph();
+  const graph = clicksGraph(steps, 2, clock);
   const store = new CheckpointStore(new MemoryStorage());
   const runtime = new LocalRuntime(graph, {
     clock,

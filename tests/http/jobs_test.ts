@@ -5,24 +5,11 @@
 import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { jobRoutes } from "../../src/http/jobs.ts";
-import { onError } from "../../src/http/errors.ts";
 import { clicksHandle, T0 } from "../_support/clicks_handle.ts";
+import { clicksJobsApp } from "../_support/clicks_jobs_app.ts";
 
 const TOKEN = "s3cret";
-function build(options: { token?: string; historySize?: number } = {}) {
-  const { clock, runtime, handle, advance } = clicksHandle(options);
-  const app = new Hono().route(
-    "/jobs",
-    jobRoutes({
-      jobs: new Map([["clicks", handle]]),
-      streams: new Map(),
-      token: options.token,
-      clock,
-    }),
-  );
-  app.onError(onError);
-  return { clock, runtime, handle, app, advance };
-}
+const build = clicksJobsApp;
 
 async function get(app: Hono, path: string) {
   const res = await app.request(path);

@@ -5,26 +5,22 @@
 // `apt-get install -y prometheus`; .ci/run installs it).
 
 import assert from "node:assert/strict";
+import {
+  type Click,
+  clicksGraph,
+  clicksHandle,
+} from "../_support/clicks_handle.ts";
 import { Hono } from "hono";
 import { ManualClock } from "../../src/time/clock.ts";
-import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
-import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
-import {
-  ScriptedSource,
-  type ScriptStep,
-} from "../../src/connectors/sources/scripted.ts";
-import { StreamEnvironment } from "../../src/api/stream_environment.ts";
+import type { ScriptStep } from "../../src/connectors/sources/scripted.ts";
 import { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { LocalJobHandle } from "../../src/observe/local_job_handle.ts";
 import { DeadLetterLog } from "../../src/actors/dead_letter_log.ts";
 import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
 import { metricsRoutes } from "../../src/http/metrics.ts";
 import { onError } from "../../src/http/errors.ts";
-import { timedSink } from "../_support/timed_sink.ts";
-import { clicksHandle } from "../_support/clicks_handle.ts";
 
 const T0 = 1_700_000_000_000;
-type Click = { ts: number; partition: number };
 
 /**
  * One job of two partitions (the second silent) under the URL name `name`,
@@ -38,27 +34,7 @@ function build(name = "clicks", deadLetters?: DeadLetterLog) {
   // Partition 1 stays open without records until then.
   steps.push({ at: 60_000, partition: 1, end: true });
   const clock = new ManualClock(0);
-  const env = new StreamEnvironment({
-    jobName: "clicks",
-    parallelism: 2,
-    clock,
-  });
-  env.fromSource(
-    new ScriptedSource(steps, { partitions: 2 }),
-    WatermarkStrategy.forBoundedOutOfOrderness<Click>(2_000)
-      .withTimestampAssigner((c) => c.ts),
-    "clicks",
-  )
-    .keyBy((c) => c.partition)
-    .window(TumblingEventTimeWindows.of(10_000))
-    .aggregate({
-      createAccumulator: () => 0,
-      add: (_c, n) => n + 1,
-      getResult: (n) => n,
-      merge: (a, b) => a + b,
-    })
-    .sinkTo(timedSink(clock, []));
-  const graph = env.getJobGraph();
+  const graph = clicksGraph(steps, 2, clock);
   const runtime = new LocalRuntime(graph, { clock });
   const handle = new LocalJobHandle({
     runtime,

@@ -2,14 +2,9 @@
 // back, from the diagnosis, or that it advances.
 
 import assert from "node:assert/strict";
+import { type Click, clicksGraph } from "../../_support/clicks_handle.ts";
 import { ManualClock } from "../../../src/time/clock.ts";
-import { WatermarkStrategy } from "../../../src/time/watermark_strategy.ts";
-import { TumblingEventTimeWindows } from "../../../src/windows/tumbling.ts";
-import {
-  ScriptedSource,
-  type ScriptStep,
-} from "../../../src/connectors/sources/scripted.ts";
-import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
+import type { ScriptStep } from "../../../src/connectors/sources/scripted.ts";
 import { LocalRuntime } from "../../../src/actors/local/local_runtime.ts";
 import { LocalJobHandle } from "../../../src/observe/local_job_handle.ts";
 import { dashboardPage } from "../../../src/observe/dashboard/page.ts";
@@ -19,10 +14,8 @@ import {
   stalledFor,
 } from "../../../src/observe/dashboard/culprit.ts";
 import { jobHealth } from "../../../src/observe/health.ts";
-import { timedSink } from "../../_support/timed_sink.ts";
 
 const T0 = 1_700_000_000_000;
-type Click = { ts: number; partition: number };
 
 /** Four partitions on two source subtasks; only `active` ones send records. */
 function job(active: number[]) {
@@ -41,27 +34,7 @@ function job(active: number[]) {
     steps.push({ at: T0 + 900_000, partition, end: true });
   }
   const clock = new ManualClock(T0);
-  const env = new StreamEnvironment({
-    jobName: "clicks",
-    parallelism: 2,
-    clock,
-  });
-  env.fromSource(
-    new ScriptedSource(steps, { partitions: 4 }),
-    WatermarkStrategy.forBoundedOutOfOrderness<Click>(2_000)
-      .withTimestampAssigner((c) => c.ts),
-    "clicks",
-  )
-    .keyBy((c) => c.partition)
-    .window(TumblingEventTimeWindows.of(10_000))
-    .aggregate({
-      createAccumulator: () => 0,
-      add: (_c, n) => n + 1,
-      getResult: (n) => n,
-      merge: (a, b) => a + b,
-    })
-    .sinkTo(timedSink(clock, []));
-  const graph = env.getJobGraph();
+  const graph = clicksGraph(steps, 4, clock);
   const runtime = new LocalRuntime(graph, { clock });
   const handle = new LocalJobHandle({ runtime, graph, clock });
   for (let t = T0; t <= T0 + 35_000; t += 100) {
