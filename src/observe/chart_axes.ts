@@ -353,3 +353,19 @@ export function checkChartSize(
   }
   return value;
 }
+
+/**
+ * The plot's frame with "No watermark yet" in it: a chart with nothing to
+ * draw.
+ *
+ * @param plot The plot area, in pixels.
+ * @returns The SVG.
+ */
+export function emptyPlotSvg(plot: ChartFrame["plot"]): string {
+  return `<rect class="plot" x="${plot.left}" y="${plot.top}" width="${
+    plot.right - plot.left
+  }" height="${plot.bottom - plot.top}" fill="none" stroke="#999"/>
+<text class="empty" x="${(plot.left + plot.right) / 2}" y="${
+    (plot.top + plot.bottom) / 2
+  }" text-anchor="middle" fill="#666">No watermark yet</text>`;
+}

@@ -14,6 +14,7 @@ import {
   colorOf,
   dashOf,
   durationLabel,
+  emptyPlotSvg,
   escapeXml,
   linear,
   px,
@@ -110,14 +111,7 @@ export function renderLagChartSvg(input: LagChartInput): string {
     }
   }
   if (samples.length === 0 || hi === -Infinity) {
-    out.push(
-      `<rect class="plot" x="${plot.left}" y="${plot.top}" width="${
-        plot.right - plot.left
-      }" height="${plot.bottom - plot.top}" fill="none" stroke="#999"/>`,
-      `<text class="empty" x="${(plot.left + plot.right) / 2}" y="${
-        (plot.top + plot.bottom) / 2
-      }" text-anchor="middle" fill="#666">No watermark yet</text>`,
-    );
+    out.push(emptyPlotSvg(plot));
     legend(out);
     out.push("</svg>");
     return out.join("\n");

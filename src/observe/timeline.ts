@@ -14,6 +14,7 @@ import {
   colorOf,
   dashOf,
   dateLabel,
+  emptyPlotSvg,
   escapeXml,
   linear,
   px,
@@ -154,14 +155,7 @@ export function renderTimelineSvg(input: TimelineInput): string {
     `<rect class="background" x="0" y="0" width="${width}" height="${height}" fill="#ffffff"/>`,
   ];
   if (xs.length === 0 || ys.length === 0) {
-    out.push(
-      `<rect class="plot" x="${plot.left}" y="${plot.top}" width="${
-        plot.right - plot.left
-      }" height="${plot.bottom - plot.top}" fill="none" stroke="#999"/>`,
-      `<text class="empty" x="${(plot.left + plot.right) / 2}" y="${
-        (plot.top + plot.bottom) / 2
-      }" text-anchor="middle" fill="#666">No watermark yet</text>`,
-    );
+    out.push(emptyPlotSvg(plot));
     legend(out);
     out.push("</svg>");
     return out.join("\n");
