@@ -57,14 +57,16 @@ const ROWS: Row[] = [
   },
   {
     name: "slide-100ms",
-    description: "sliding 10 s / 100 ms count (100 panes a record), 100 K events",
+    description:
+      "sliding 10 s / 100 ms count (100 panes a record), 100 K events",
     sizeMs: 10_000,
     slideMs: 100,
     events: 100_000,
   },
   {
     name: "tumble-1000s",
-    description: "1000 s tumbling count, 1000 keys (panes rarely created), 1 M events",
+    description:
+      "1000 s tumbling count, 1000 keys (panes rarely created), 1 M events",
     sizeMs: 1_000_000,
     slideMs: 1_000_000,
     events: 1_000_000,
@@ -213,7 +215,9 @@ function best(
 
 const table: Record<string, Record<string, string>> = {};
 const mps = (rate: number) =>
-  rate >= 1e6 ? `${(rate / 1e6).toFixed(2)} M/s` : `${(rate / 1e3).toFixed(0)} K/s`;
+  rate >= 1e6
+    ? `${(rate / 1e6).toFixed(2)} M/s`
+    : `${(rate / 1e3).toFixed(0)} K/s`;
 const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 for (const row of ROWS) {
   if (only !== undefined && row.name !== only) continue;

@@ -21,7 +21,14 @@ import {
   restorePanes,
   timerPairs,
 } from "./_pane_snapshot.ts";
-import { CLEAN, FIRE, GONE, PaneWindow, REGISTERED } from "./_pane_window.ts";
+import {
+  CHANGED,
+  CLEAN,
+  FIRE,
+  GONE,
+  PaneWindow,
+  REGISTERED,
+} from "./_pane_window.ts";
 import { EventTimeTrigger } from "./event_time_trigger.ts";
 import type { OutputTag } from "./output_tag.ts";
 import { SlidingEventTimeWindows } from "./sliding.ts";
@@ -86,11 +93,6 @@ export class PaneEngine<T, K, ACC, OUT> {
   #lastResolved: (PaneWindow<K, ACC> | null)[] = [];
   #prevAssigned: TimeWindow[] | null = null;
   #prevResolved: (PaneWindow<K, ACC> | null)[] = [];
-  // The add under way, for #takeBack: null when none.
-  #addWindow: PaneWindow<K, ACC> | null = null;
-  #addPane = 0;
-  #addNew = false;
-  #addBits = 0;
   // The timestamp of the results being emitted, and how many so far.
   #fireTimestamp = 0;
   #emitted = 0;
@@ -141,8 +143,8 @@ export class PaneEngine<T, K, ACC, OUT> {
     }
   }
 
-  // As WindowOperator's: the record at `failed` is taken back and
-  // rejected, and the batch goes on after it.
+  // As WindowOperator's: the record at `failed` is rejected (it left
+  // nothing behind, see #add), and the batch goes on after it.
   #resume(
     values: readonly T[],
     timestamps: ArrayLike<number>,
@@ -152,7 +154,6 @@ export class PaneEngine<T, K, ACC, OUT> {
     const reject = this.#output.rejectRecord;
     let i = failed;
     for (;;) {
-      this.#takeBack();
       if (reject === undefined) throw error;
       reject(values[i], timestamps[i], error, i);
       try {
@@ -167,12 +168,7 @@ export class PaneEngine<T, K, ACC, OUT> {
   }
 
   processElement(value: T, timestamp: number): void {
-    try {
-      this.#processRecord(value, timestamp);
-    } catch (error) {
-      this.#takeBack();
-      throw error;
-    }
+    this.#processRecord(value, timestamp);
   }
 
   #processRecord(value: T, timestamp: number): void {
@@ -239,51 +235,51 @@ export class PaneEngine<T, K, ACC, OUT> {
     return created;
   }
 
-  // EventTimeTrigger.onElement, the function's add, then the fire the
-  // trigger asked for and the cleanup timer, as the general engine does.
+  // EventTimeTrigger.onElement (a fire now, or the fire timer), the
+  // function's add, then the fire asked for and the cleanup timer, as the
+  // general engine does. The timer is set once add returned: if add throws,
+  // the general engine takes back the timer (and a new pane) again, so the
+  // record leaves nothing behind either way.
   #add(w: PaneWindow<K, ACC>, key: K, value: T): void {
-    let p = w.index.get(key);
-    const existed = p !== undefined;
-    if (p === undefined) {
-      p = w.add(key, this.#nextId++);
-      this.#numPanes++;
-    }
-    const bits = w.bits[p];
-    const fireNow = w.maxTimestamp <= this.#watermark;
-    if (!fireNow && (bits & FIRE) === 0) {
-      w.bits[p] = bits | FIRE;
-      w.due = true;
-    }
-    this.#addWindow = w;
-    this.#addPane = p;
-    this.#addNew = !existed;
-    this.#addBits = bits;
     const fn = this.#fn;
-    w.contents[p] = fn.add(w.contents[p] ?? fn.create(), value);
-    this.#addWindow = null;
-    w.changed[p] = true;
-    if (fireNow) {
-      this.#fireTimestamp = w.maxTimestamp;
-      this.#emit(w, p, this.#context(w));
+    const fireNow = w.maxTimestamp <= this.#watermark;
+    const p = w.index.get(key);
+    if (p === undefined) {
+      // The id is taken before add, as the general engine takes it.
+      const id = this.#nextId++;
+      const contents = fn.add(fn.create(), value);
+      this.#numPanes++;
+      if (!fireNow) {
+        w.add(key, contents, id, FIRE | CHANGED | w.registered);
+        w.due = true;
+        return;
+      }
+      this.#fireNow(w, w.add(key, contents, id, CHANGED));
+      return;
     }
-    const after = w.bits[p];
-    if ((after & REGISTERED) === 0) {
-      w.bits[p] = after | REGISTERED | (w.cleanup === Infinity ? 0 : CLEAN);
+    const contents = w.contents;
+    contents[p] = fn.add(contents[p] ?? fn.create(), value);
+    const bits = w.bits;
+    const b = bits[p];
+    if (!fireNow) {
+      if (b !== (b | FIRE | CHANGED)) {
+        bits[p] = b | FIRE | CHANGED;
+        w.due = true;
+      }
+      return;
     }
+    bits[p] = b | CHANGED;
+    this.#fireNow(w, p);
   }
 
-  // Undoes the add a record's user code threw in, if it threw there: a new
-  // pane goes, an existing one gets its timers back.
-  #takeBack(): void {
-    const w = this.#addWindow;
-    if (w === null) return;
-    this.#addWindow = null;
-    if (this.#addNew) {
-      w.pop();
-      this.#numPanes--;
-    } else {
-      w.bits[this.#addPane] = this.#addBits;
-    }
+  // A record for a window the watermark passed (within the allowed
+  // lateness): EventTimeTrigger fires it at once; then the cleanup timer
+  // is registered if it never was (not when the fire threw).
+  #fireNow(w: PaneWindow<K, ACC>, p: number): void {
+    this.#fireTimestamp = w.maxTimestamp;
+    this.#emit(w, p, this.#context(w));
+    const b = w.bits[p];
+    if ((b & REGISTERED) === 0) w.bits[p] = b | w.registered;
   }
 
   #context(w: PaneWindow<K, ACC>): PaneFireContext {

@@ -2,7 +2,13 @@
 // (WindowOperatorSnapshot): slots in incremental groups, timers as
 // (id, timestamp) pairs, and the way back.
 
-import { CLEAN, FIRE, PaneWindow, REGISTERED } from "./_pane_window.ts";
+import {
+  CHANGED,
+  CLEAN,
+  FIRE,
+  PaneWindow,
+  REGISTERED,
+} from "./_pane_window.ts";
 import { TimeWindow } from "./time_window.ts";
 import { TimerService, type TimerServiceSnapshot } from "./timer_service.ts";
 import type { WindowSlotSnapshot } from "./window_operator_snapshot.ts";
@@ -41,15 +47,18 @@ export class PaneGroups<K, ACC> {
     const members = new Map<number, [PaneWindow<K, ACC>[], number[]]>();
     for (const w of windows) {
       const parts = w.parts;
-      for (let p = 0; p < parts.length; p++) {
-        let part = parts[p];
-        if (part < 0) {
-          part = parts[p] = this.#partitionOf(w.keys[p]);
+      const bits = w.bits;
+      for (let p = 0; p < bits.length; p++) {
+        let part: number;
+        if (p >= parts.length) {
+          part = this.#partitionOf(w.keys[p]);
+          parts.push(part);
           changed.add(part);
-        } else if (w.changed[p]) {
-          changed.add(part);
+        } else {
+          part = parts[p];
+          if ((bits[p] & CHANGED) !== 0) changed.add(part);
         }
-        w.changed[p] = false;
+        bits[p] &= ~CHANGED;
         const list = members.get(part);
         if (list === undefined) members.set(part, [[w], [p]]);
         else {
@@ -166,9 +175,7 @@ export function restorePanes<K, ACC>(
       );
       byBounds.set(bounds, w);
     }
-    const p = w.add(slot.key, slot.id);
-    w.contents[p] = slot.contents;
-    let bits = REGISTERED;
+    let bits = REGISTERED | CHANGED;
     if (pending.hasEventTimeTimer(slot.id, w.maxTimestamp)) {
       bits |= allowedLatenessMs === 0 ? FIRE | CLEAN : FIRE;
     }
@@ -178,7 +185,7 @@ export function restorePanes<K, ACC>(
     ) {
       bits |= CLEAN;
     }
-    w.bits[p] = bits;
+    w.add(slot.key, slot.contents, slot.id, bits);
     w.due = true;
   }
   return {

@@ -16,6 +16,8 @@ export const CLEAN = 2;
 export const REGISTERED = 4;
 /** Cleaned up in the current sweep: the pane goes once the sweep ends. */
 export const GONE = 8;
+/** Changed since the last snapshot. */
+export const CHANGED = 16;
 
 /** One live window and its panes, in pane-creation (id) order. */
 export class PaneWindow<K, ACC> {
@@ -33,12 +35,16 @@ export class PaneWindow<K, ACC> {
   contents: (ACC | undefined)[] = [];
   /** Per pane: the id timers and snapshots know it by. */
   ids: number[] = [];
-  /** Per pane: FIRE, CLEAN, REGISTERED, GONE. */
+  /** Per pane: FIRE, CLEAN, REGISTERED, GONE, CHANGED. */
   bits: number[] = [];
-  /** Per pane: its snapshot group, -1 before its first snapshot. */
+  /**
+   * The snapshot groups of the first `parts.length` panes; those after
+   * (created since the last snapshot) have none yet. Filled at snapshot
+   * time, so creating a pane costs nothing here.
+   */
   parts: number[] = [];
-  /** Per pane: whether it changed since the last snapshot. */
-  changed: boolean[] = [];
+  /** A pane's bits once its cleanup timer is registered: REGISTERED, and CLEAN if finite. */
+  readonly registered: number;
   /** Whether a pane may have its fire timer pending: set with FIRE. */
   due = false;
   /** Whether the window left the engine. */
@@ -48,6 +54,7 @@ export class PaneWindow<K, ACC> {
     this.window = window;
     this.maxTimestamp = window.maxTimestamp();
     this.cleanup = cleanupTime(window, allowedLatenessMs, true);
+    this.registered = REGISTERED | (this.cleanup === Infinity ? 0 : CLEAN);
   }
 
   /** The number of panes. */
@@ -55,27 +62,15 @@ export class PaneWindow<K, ACC> {
     return this.ids.length;
   }
 
-  /** Appends an empty pane for `key` with `id`; returns its position. */
-  add(key: K, id: number): number {
+  /** Appends a pane; returns its position. */
+  add(key: K, contents: ACC | undefined, id: number, bits: number): number {
     const at = this.ids.length;
     this.keys.push(key);
-    this.contents.push(undefined);
+    this.contents.push(contents);
     this.ids.push(id);
-    this.bits.push(0);
-    this.parts.push(-1);
-    this.changed.push(true);
+    this.bits.push(bits);
     this.index.set(key, at);
     return at;
-  }
-
-  /** Drops the last pane (a new pane whose add threw). */
-  pop(): void {
-    this.index.delete(this.keys.pop()!);
-    this.contents.pop();
-    this.ids.pop();
-    this.bits.pop();
-    this.parts.pop();
-    this.changed.pop();
   }
 
   /**
@@ -86,11 +81,12 @@ export class PaneWindow<K, ACC> {
    */
   sweepGone(removed: (part: number) => void): void {
     const bits = this.bits;
+    const parts = this.parts;
     const n = bits.length;
     let kept = 0;
     for (let p = 0; p < n; p++) {
       if ((bits[p] & GONE) === 0) kept++;
-      else if (this.parts[p] >= 0) removed(this.parts[p]);
+      else if (p < parts.length) removed(parts[p]);
     }
     if (kept === n) return;
     if (kept === 0) {
@@ -100,27 +96,25 @@ export class PaneWindow<K, ACC> {
       this.ids = [];
       this.bits = [];
       this.parts = [];
-      this.changed = [];
       return;
     }
     let to = 0;
+    let partsTo = 0;
     this.index.clear();
     for (let p = 0; p < n; p++) {
       if ((bits[p] & GONE) !== 0) continue;
       this.keys[to] = this.keys[p];
       this.contents[to] = this.contents[p];
       this.ids[to] = this.ids[p];
-      this.bits[to] = bits[p];
-      this.parts[to] = this.parts[p];
-      this.changed[to] = this.changed[p];
+      bits[to] = bits[p];
+      if (p < parts.length) parts[partsTo++] = parts[p];
       this.index.set(this.keys[to], to);
       to++;
     }
     this.keys.length = to;
     this.contents.length = to;
     this.ids.length = to;
-    this.bits.length = to;
-    this.parts.length = to;
-    this.changed.length = to;
+    bits.length = to;
+    parts.length = partsTo;
   }
 }
