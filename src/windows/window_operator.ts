@@ -7,7 +7,8 @@
 
 import type { Clock } from "../time/mod.ts";
 import { requireNonNegativeInteger } from "../time/validate.ts";
-import { fitsPaneEngine, PaneEngine } from "./_pane_engine.ts";
+import { resumeBatch } from "./_batch_resume.ts";
+import { paneEngineOf } from "./_pane_engine.ts";
 import { SlotContext } from "./_slot_context.ts";
 import { WindowFiring } from "./_window_firing.ts";
 import { WindowMerger } from "./_window_merging.ts";
@@ -88,7 +89,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   readonly #firing: WindowFiring<T, K, ACC, OUT>;
   // Tumbling and sliding event-time windows with the default trigger run
   // on the pane engine, the rest on the slots below: see _pane_engine.ts.
-  readonly #panes: PaneEngine<T, K, ACC, OUT> | null;
+  readonly #panes: ReturnType<typeof paneEngineOf<T, K, ACC, OUT>>;
   #numLateRecordsDropped = 0;
 
   /**
@@ -147,45 +148,33 @@ export class WindowOperator<T, K, ACC, OUT> {
     };
     this.#merger = new WindowMerger(parts);
     this.#firing = new WindowFiring(parts);
-    this.#panes = fitsPaneEngine(options.assigner, options.trigger)
-      ? new PaneEngine({
-        ...options,
-        assignerContext: this.#assignerContext,
-        allowedLatenessMs: this.#lateness,
-        lateDataTag: this.#lateTag,
-      }, output)
-      : null;
+    this.#panes = paneEngineOf(options, this.#assignerContext, output);
   }
 
   /** The current watermark; `-Infinity` before the first. */
   get currentWatermark(): number {
-    if (this.#panes !== null) return this.#panes.currentWatermark;
-    return this.#timers.currentWatermark;
+    return this.#panes?.currentWatermark ?? this.#timers.currentWatermark;
   }
 
   /** Records dropped as late because no late-data tag was set. */
   get numLateRecordsDropped(): number {
-    if (this.#panes !== null) return this.#panes.numLateRecordsDropped;
-    return this.#numLateRecordsDropped;
+    return this.#panes?.numLateRecordsDropped ?? this.#numLateRecordsDropped;
   }
 
   /** The number of live (key, window) pairs. */
   get numWindows(): number {
-    if (this.#panes !== null) return this.#panes.numWindows;
-    return this.#slots.size;
+    return this.#panes?.numWindows ?? this.#slots.size;
   }
 
   /** The largest end of a window fired so far; `-Infinity` before the first. */
   get lastFiredWindowEnd(): number {
-    if (this.#panes !== null) return this.#panes.lastFiredWindowEnd;
-    return this.#firing.lastFiredWindowEnd;
+    return this.#panes?.lastFiredWindowEnd ?? this.#firing.lastFiredWindowEnd;
   }
 
   /** The number of pending event-time and processing-time timers. */
   get numTimers(): number {
-    if (this.#panes !== null) return this.#panes.numTimers;
-    return this.#timers.numEventTimeTimers() +
-      this.#timers.numProcessingTimeTimers();
+    return this.#panes?.numTimers ?? this.#timers.numEventTimeTimers() +
+        this.#timers.numProcessingTimeTimers();
   }
 
   /**
@@ -196,47 +185,23 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @param timestamps Their timestamps in milliseconds, same length.
    */
   processBatch(values: readonly T[], timestamps: ArrayLike<number>): void {
-    if (this.#panes !== null) {
-      return this.#panes.processBatch(values, timestamps);
-    }
+    if (this.#panes) return this.#panes.processBatch(values, timestamps);
     // One clock read per batch (a batch is processed at one instant): one
     // per record cost more than the rest of the record's work.
     if (!this.#eventTime) this.#batchTime = this.#clock.now();
     // A record whose user code throws goes to rejectRecord and the batch goes
-    // on after it, in #resume: no record pays for a try of its own.
+    // on after it, in resumeBatch: no record pays for a try of its own.
     const n = values.length;
     let i = 0;
     try {
       for (; i < n; i++) this.#processRecord(values[i], timestamps[i]);
     } catch (error) {
-      this.#resume(values, timestamps, i, error);
+      resumeBatch(values, timestamps, i, error, {
+        process: (value, timestamp) => this.#processRecord(value, timestamp),
+        takeBack: () => this.#takeBack(),
+      }, this.#output);
     } finally {
       this.#batchTime = null;
-    }
-  }
-
-  // processBatch from the record at `failed`, whose user code threw `error`:
-  // it is taken back and rejected, and the batch goes on after it.
-  #resume(
-    values: readonly T[],
-    timestamps: ArrayLike<number>,
-    failed: number,
-    error: unknown,
-  ): void {
-    const reject = this.#output.rejectRecord;
-    let i = failed;
-    for (;;) {
-      this.#takeBack();
-      if (reject === undefined) throw error;
-      reject(values[i], timestamps[i], error, i);
-      try {
-        for (i++; i < values.length; i++) {
-          this.#processRecord(values[i], timestamps[i]);
-        }
-        return;
-      } catch (thrown) {
-        error = thrown;
-      }
     }
   }
 
@@ -249,9 +214,7 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @throws {RangeError} If merging would make a window end before the watermark.
    */
   processElement(value: T, timestamp: number): void {
-    if (this.#panes !== null) {
-      return this.#panes.processElement(value, timestamp);
-    }
+    if (this.#panes) return this.#panes.processElement(value, timestamp);
     try {
       this.#processRecord(value, timestamp);
     } catch (error) {
@@ -318,7 +281,7 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @param watermark The new watermark in milliseconds.
    */
   processWatermark(watermark: number): void {
-    if (this.#panes !== null) return this.#panes.processWatermark(watermark);
+    if (this.#panes) return this.#panes.processWatermark(watermark);
     if (!(watermark > this.#timers.currentWatermark)) return;
     this.#timers.advanceWatermark(watermark, this.#firing.onEventTime);
     this.#output.emitWatermark(watermark);
@@ -358,13 +321,13 @@ export class WindowOperator<T, K, ACC, OUT> {
    * records, and do not modify the arrays.
    */
   slotGroups(): WindowSlotSnapshot<K, ACC>[][] {
-    if (this.#panes !== null) return this.#panes.slotGroups();
+    if (this.#panes) return this.#panes.slotGroups();
     return this.#slots.groups();
   }
 
   /** The snapshot's fields other than `slots`: see {@linkcode slotGroups}. */
   snapshotWithoutSlots(): Omit<WindowOperatorSnapshot<K, ACC>, "slots"> {
-    if (this.#panes !== null) return this.#panes.snapshotWithoutSlots();
+    if (this.#panes) return this.#panes.snapshotWithoutSlots();
     return {
       nextId: this.#slots.nextId,
       timers: this.#timers.snapshot(),
@@ -379,7 +342,7 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @param snapshot A snapshot of an operator with the same configuration.
    */
   restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
-    if (this.#panes !== null) return this.#panes.restore(snapshot);
+    if (this.#panes) return this.#panes.restore(snapshot);
     this.#slots.restore(snapshot.slots, snapshot.nextId);
     this.#timers.restore(snapshot.timers);
     this.#numLateRecordsDropped = snapshot.numLateRecordsDropped;

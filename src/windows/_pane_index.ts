@@ -1,0 +1,96 @@
+// The live windows of the pane engine: found by bounds, kept in end order
+// for the watermark's sweep, and the windows of a record's assigned array
+// remembered while the watermark stands.
+
+import { PaneWindow } from "./_pane_window.ts";
+import type { TimeWindow } from "./time_window.ts";
+
+// The index key of a window: its start, which tells fixed-size windows
+// apart except where starts are clipped to the safe range (see
+// _window_slots.ts); those are keyed by their end, as a string.
+function boundsKey(window: TimeWindow): number | string {
+  const start = window.start;
+  return start === Number.MIN_SAFE_INTEGER ? `end ${window.end}` : start;
+}
+
+/** The live windows of a pane engine. */
+export class PaneIndex<K, ACC> {
+  readonly #lateness: number;
+  #windows = new Map<number | string, PaneWindow<K, ACC>>();
+  /** The live windows by end (ties in creation order). */
+  order: PaneWindow<K, ACC>[] = [];
+  // The windows of the last two assigned arrays (null: late). Assigners
+  // hand out the same array for the records of one slide, and the windows
+  // of an array only change when the watermark moves (see forget).
+  #lastAssigned: TimeWindow[] | null = null;
+  #lastResolved: (PaneWindow<K, ACC> | null)[] = [];
+  #prevAssigned: TimeWindow[] | null = null;
+  #prevResolved: (PaneWindow<K, ACC> | null)[] = [];
+
+  constructor(allowedLatenessMs: number) {
+    this.#lateness = allowedLatenessMs;
+  }
+
+  /**
+   * The live windows of `assigned`, created where missing; null for a late
+   * one (past its cleanup time at `watermark`). The result is shared: do
+   * not modify it.
+   */
+  resolve(
+    assigned: TimeWindow[],
+    watermark: number,
+  ): (PaneWindow<K, ACC> | null)[] {
+    if (assigned === this.#lastAssigned) return this.#lastResolved;
+    let resolved: (PaneWindow<K, ACC> | null)[];
+    if (assigned === this.#prevAssigned) {
+      resolved = this.#prevResolved;
+    } else {
+      resolved = [];
+      for (const window of assigned) {
+        resolved.push(this.#windowOf(window, watermark));
+      }
+    }
+    this.#prevAssigned = this.#lastAssigned;
+    this.#prevResolved = this.#lastResolved;
+    this.#lastAssigned = assigned;
+    this.#lastResolved = resolved;
+    return resolved;
+  }
+
+  /** Forgets the remembered arrays: the watermark moved. */
+  forget(): void {
+    this.#lastAssigned = null;
+    this.#prevAssigned = null;
+  }
+
+  #windowOf(window: TimeWindow, watermark: number): PaneWindow<K, ACC> | null {
+    const key = boundsKey(window);
+    const found = this.#windows.get(key);
+    if (found !== undefined) return found.cleanup <= watermark ? null : found;
+    const created = new PaneWindow<K, ACC>(window, this.#lateness);
+    if (created.cleanup <= watermark) return null;
+    this.#windows.set(key, created);
+    const order = this.order;
+    let at = order.length;
+    while (at > 0 && order[at - 1].window.end > window.end) at--;
+    if (at === order.length) order.push(created);
+    else order.splice(at, 0, created);
+    return created;
+  }
+
+  /** Drops the windows marked `dropped`. */
+  sweepDropped(): void {
+    for (const w of this.order) {
+      if (w.dropped) this.#windows.delete(boundsKey(w.window));
+    }
+    this.order = this.order.filter((w) => !w.dropped);
+  }
+
+  /** Replaces every window (each with distinct bounds). */
+  reset(windows: PaneWindow<K, ACC>[]): void {
+    this.#windows = new Map();
+    for (const w of windows) this.#windows.set(boundsKey(w.window), w);
+    this.order = windows.sort((a, b) => a.window.end - b.window.end);
+    this.forget();
+  }
+}

@@ -1,0 +1,191 @@
+// Firing in the pane engine: the window function's emit for a pane, and
+// the sweep a watermark makes over the due windows (fire, then cleanup).
+
+import type { Clock } from "../time/mod.ts";
+import type { PaneIndex } from "./_pane_index.ts";
+import { PaneFireContext } from "./_pane_fire_context.ts";
+import { CLEAN, FIRE, GONE, type PaneWindow } from "./_pane_window.ts";
+import type { WindowFunction } from "./window_function.ts";
+import type { WindowOutput } from "./window_output.ts";
+
+/** What a {@linkcode PaneSweep} works with: its engine's parts. */
+export interface PaneSweepParts<T, K, ACC, OUT> {
+  windows: PaneIndex<K, ACC>;
+  windowFunction: WindowFunction<T, ACC, OUT, K>;
+  output: WindowOutput<OUT>;
+  clock: Clock;
+  allowedLatenessMs: number;
+  /** Called with the snapshot group of each pane dropped that had one. */
+  removed: (part: number) => void;
+}
+
+/** Fires and cleans up the panes of a pane engine. */
+export class PaneSweep<T, K, ACC, OUT> {
+  readonly #windows: PaneIndex<K, ACC>;
+  readonly #fn: WindowFunction<T, ACC, OUT, K>;
+  readonly #output: WindowOutput<OUT>;
+  readonly #clock: Clock;
+  readonly #lateness: number;
+  readonly #removed: (part: number) => void;
+  // The timestamp of the results being emitted, and how many so far.
+  #timestamp = 0;
+  #emitted = 0;
+  readonly #collect: (value: OUT) => void;
+  /** The largest end of a window fired so far; `-Infinity` before the first. */
+  lastFiredWindowEnd = -Infinity;
+  /** Panes dropped so far. */
+  numDropped = 0;
+
+  constructor(parts: PaneSweepParts<T, K, ACC, OUT>) {
+    this.#windows = parts.windows;
+    this.#fn = parts.windowFunction;
+    const output = this.#output = parts.output;
+    this.#clock = parts.clock;
+    this.#lateness = parts.allowedLatenessMs;
+    this.#removed = parts.removed;
+    this.#collect = (value: OUT): void => {
+      output.collect(value, this.#timestamp);
+      this.#emitted++;
+    };
+  }
+
+  /** Fires pane `p` of `w` now (a record within the allowed lateness). */
+  fireNow(w: PaneWindow<K, ACC>, p: number, watermark: number): void {
+    this.#timestamp = w.maxTimestamp;
+    this.#emit(w, p, this.#context(w, watermark));
+  }
+
+  #context(w: PaneWindow<K, ACC>, watermark: number): PaneFireContext {
+    return new PaneFireContext(
+      w.window,
+      watermark,
+      this.#clock,
+      this.#output as WindowOutput<unknown>,
+    );
+  }
+
+  // Emits pane `p` of `w` (#timestamp set to its maxTimestamp).
+  #emit(w: PaneWindow<K, ACC>, p: number, context: PaneFireContext): void {
+    const contents = w.contents[p];
+    if (contents === undefined) return;
+    const end = w.window.end;
+    if (end > this.lastFiredWindowEnd) this.lastFiredWindowEnd = end;
+    this.#emitted = 0;
+    try {
+      this.#fn.emit(w.keys[p], context, contents, this.#collect);
+    } catch (error) {
+      // One try per pane fired, not per record.
+      const reject = this.#output.rejectFire;
+      if (reject === undefined) throw error;
+      reject(w.keys[p], w.window, error, this.#emitted);
+    }
+  }
+
+  /** Fires and cleans up every window due at `watermark`, in end order. */
+  sweep(watermark: number): void {
+    const order = this.#windows.order;
+    // The windows fired so far: if a window function throws (and there is
+    // no rejectFire), those are cleaned up and the others stay due.
+    let done = 0;
+    try {
+      for (let i = 0; i < order.length; i = done) {
+        const w = order[i];
+        if (w.maxTimestamp > watermark) break;
+        let last = i;
+        if (w.due) {
+          last = i + 1 < order.length &&
+              order[i + 1].maxTimestamp === w.maxTimestamp
+            ? this.#fireTies(order, i, watermark)
+            : i;
+          if (last === i) this.#fire(w, watermark);
+        }
+        done = last + 1;
+      }
+    } finally {
+      this.#dropGone(order, watermark, done);
+    }
+  }
+
+  // Fires the panes of `w` whose fire timer is pending, in id order; with
+  // lateness 0 that timer is also the cleanup, and the pane goes.
+  #fire(w: PaneWindow<K, ACC>, watermark: number): void {
+    const pending = this.#lateness === 0 ? FIRE | CLEAN : FIRE;
+    const cleaned = this.#lateness === 0 ? GONE : 0;
+    const bits = w.bits;
+    const context = this.#context(w, watermark);
+    this.#timestamp = w.maxTimestamp;
+    const n = bits.length;
+    for (let p = 0; p < n; p++) {
+      const b = bits[p];
+      if ((b & pending) === 0) continue;
+      bits[p] = b & ~pending;
+      this.#emit(w, p, context);
+      bits[p] |= cleaned;
+    }
+    w.due = false;
+  }
+
+  // Windows that share their maxTimestamp (only those clipped to the end
+  // of the safe range): their panes fire in id order across windows.
+  // Returns the index of the last of them.
+  #fireTies(
+    order: PaneWindow<K, ACC>[],
+    first: number,
+    watermark: number,
+  ): number {
+    const time = order[first].maxTimestamp;
+    let last = first;
+    while (last + 1 < order.length && order[last + 1].maxTimestamp === time) {
+      last++;
+    }
+    const pending = this.#lateness === 0 ? FIRE | CLEAN : FIRE;
+    const cleaned = this.#lateness === 0 ? GONE : 0;
+    const due: [number, PaneWindow<K, ACC>, number][] = [];
+    for (let i = first; i <= last; i++) {
+      const w = order[i];
+      for (let p = 0; p < w.bits.length; p++) {
+        if ((w.bits[p] & pending) !== 0) due.push([w.ids[p], w, p]);
+      }
+    }
+    due.sort((a, b) => a[0] - b[0]);
+    this.#timestamp = time;
+    for (const [, w, p] of due) {
+      w.bits[p] &= ~pending;
+      this.#emit(w, p, this.#context(w, watermark));
+      w.bits[p] |= cleaned;
+    }
+    for (let i = first; i <= last; i++) order[i].due = false;
+    return last;
+  }
+
+  // Drops the panes cleaned up at `watermark` in the first `done` windows
+  // (and those a throw left GONE in the next), and the windows left empty.
+  #dropGone(
+    order: PaneWindow<K, ACC>[],
+    watermark: number,
+    done: number,
+  ): void {
+    let emptied = 0;
+    for (let i = 0; i <= done && i < order.length; i++) {
+      const w = order[i];
+      if (w.maxTimestamp > watermark) break;
+      const cleaning = i < done && w.cleanup <= watermark;
+      // With lateness, only a cleanup marks panes GONE.
+      if (!cleaning && this.#lateness > 0) continue;
+      if (cleaning) {
+        const bits = w.bits;
+        for (let p = 0; p < bits.length; p++) {
+          if ((bits[p] & CLEAN) !== 0) bits[p] = GONE;
+        }
+      }
+      const before = w.size;
+      w.sweepGone(this.#removed);
+      this.numDropped += before - w.size;
+      if (cleaning && w.size === 0) {
+        w.dropped = true;
+        emptied++;
+      }
+    }
+    if (emptied > 0) this.#windows.sweepDropped();
+  }
+}
