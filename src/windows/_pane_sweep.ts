@@ -3,9 +3,12 @@
 
 import type { Clock } from "../time/mod.ts";
 import type { PaneIndex } from "./_pane_index.ts";
-import { PaneFireContext } from "./_pane_fire_context.ts";
+import { paneFireContext } from "./_pane_fire_context.ts";
 import { CLEAN, FIRE, GONE, type PaneWindow } from "./_pane_window.ts";
-import type { WindowFunction } from "./window_function.ts";
+import type {
+  ProcessWindowContext,
+  WindowFunction,
+} from "./window_function.ts";
 import type { WindowOutput } from "./window_output.ts";
 
 /** What a {@linkcode PaneSweep} works with: its engine's parts. */
@@ -55,8 +58,8 @@ export class PaneSweep<T, K, ACC, OUT> {
     this.#emit(w, p, this.#context(w, watermark));
   }
 
-  #context(w: PaneWindow<K, ACC>, watermark: number): PaneFireContext {
-    return new PaneFireContext(
+  #context(w: PaneWindow<K, ACC>, watermark: number): ProcessWindowContext {
+    return paneFireContext(
       w.window,
       watermark,
       this.#clock,
@@ -65,7 +68,7 @@ export class PaneSweep<T, K, ACC, OUT> {
   }
 
   // Emits pane `p` of `w` (#timestamp set to its maxTimestamp).
-  #emit(w: PaneWindow<K, ACC>, p: number, context: PaneFireContext): void {
+  #emit(w: PaneWindow<K, ACC>, p: number, context: ProcessWindowContext): void {
     const contents = w.contents[p];
     if (contents === undefined) return;
     const end = w.window.end;

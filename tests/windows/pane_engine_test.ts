@@ -42,9 +42,11 @@ interface Config {
 class GeneralEventTimeTrigger<T> extends EventTimeTrigger<T> {}
 
 const late = new OutputTag<Rec>("late");
+const side = new OutputTag<string>("side");
 
 // Keeps the elements in order (so pane order and element order show), and
-// throws on request: in add for a record so marked, in emit for a 13.
+// throws on request: in add for a record so marked, in emit for a 13; an
+// 11 makes a side output.
 const elements: WindowFunction<Rec, number[], string, number> = {
   create: () => [],
   add(contents, value) {
@@ -53,8 +55,12 @@ const elements: WindowFunction<Rec, number[], string, number> = {
   },
   merge: (a, b) => a.concat(b),
   emit(key, context, contents, out) {
-    const { start, end } = context.window;
-    out(`${key}|${start}|${end}|${context.currentWatermark}|${contents}`);
+    // The context is plain data: it may be spread or taken apart.
+    const { window: { start, end }, currentWatermark, output } = context;
+    const { currentProcessingTime } = { ...context };
+    out(`${key}|${start}|${end}|${currentWatermark}|${contents}`);
+    out(`${key} at ${currentProcessingTime}`);
+    if (contents.includes(11)) output(side, `${key} side`);
     if (contents.includes(13)) throw new Error("emit threw");
     out(`${key} done`);
   },
@@ -75,7 +81,7 @@ function build(config: Config, general: boolean, log: string[]) {
     trigger: general ? new GeneralEventTimeTrigger() : undefined,
     allowedLatenessMs: config.lateness,
     lateDataTag: config.lateTag ? late : null,
-    clock: new ManualClock(0),
+    clock: new ManualClock(5),
     partitionOf: (key) => key % 2,
   }, {
     collect: (value, ts) => log.push(`out ${value} @${ts}`),
