@@ -31,6 +31,8 @@ interface Row {
   sizeMs: number;
   slideMs: number;
   events: number;
+  /** Distinct keys (record i has key i·7919 % keys). */
+  keys: number;
 }
 
 const ROWS: Row[] = [
@@ -40,6 +42,7 @@ const ROWS: Row[] = [
     sizeMs: 10_000,
     slideMs: 10_000,
     events: 1_000_000,
+    keys: KEYS,
   },
   {
     name: "tumble-5m",
@@ -47,6 +50,7 @@ const ROWS: Row[] = [
     sizeMs: 10_000,
     slideMs: 10_000,
     events: 5_000_000,
+    keys: KEYS,
   },
   {
     name: "slide-2s",
@@ -54,6 +58,7 @@ const ROWS: Row[] = [
     sizeMs: 10_000,
     slideMs: 2_000,
     events: 1_000_000,
+    keys: KEYS,
   },
   {
     name: "slide-100ms",
@@ -62,6 +67,7 @@ const ROWS: Row[] = [
     sizeMs: 10_000,
     slideMs: 100,
     events: 100_000,
+    keys: KEYS,
   },
   {
     name: "tumble-1000s",
@@ -70,10 +76,20 @@ const ROWS: Row[] = [
     sizeMs: 1_000_000,
     slideMs: 1_000_000,
     events: 1_000_000,
+    keys: KEYS,
+  },
+  {
+    name: "tumble-1key",
+    description: "10 s tumbling count, one key (as Nexmark q7), 1 M events",
+    sizeMs: 10_000,
+    slideMs: 10_000,
+    events: 1_000_000,
+    keys: 1,
   },
 ];
 
-const key = (i: number): number => (i * 7919) % KEYS;
+let keys = KEYS;
+const key = (i: number): number => (i * 7919) % keys;
 const time = (i: number): number => T0 + 10 * i;
 
 interface Outcome {
@@ -222,6 +238,7 @@ const mb = (bytes: number) => `${Math.round(bytes / 1e6)} MB`;
 for (const row of ROWS) {
   if (only !== undefined && row.name !== only) continue;
   const events = eventsFlag === undefined ? row.events : Number(eventsFlag);
+  keys = row.keys;
   const loop = arm === "engine" ? null : best(runLoop, row, events);
   const engine = arm === "loop" ? null : best(runEngine, row, events);
   if (
