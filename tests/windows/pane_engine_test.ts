@@ -21,7 +21,11 @@ import {
 
 type Rec = { key: number; v: number; addThrows: boolean };
 type Op =
-  | { kind: "records"; records: { key: number; at: number; v: number }[] }
+  | {
+    kind: "records";
+    records: { key: number; at: number; v: number }[];
+    oneByOne: boolean;
+  }
   | { kind: "watermark"; at: number }
   | { kind: "end" }
   | { kind: "restore"; cross: boolean }
@@ -134,7 +138,14 @@ function apply(operator: Operator, op: Op, config: Config, log: string[]) {
         addThrows: r.v === 7,
       }));
       const timestamps = op.records.map((r) => safe(config.base + r.at));
-      operator.processBatch(values, timestamps);
+      if (!op.oneByOne) return operator.processBatch(values, timestamps);
+      values.forEach((value, i) => {
+        try {
+          operator.processElement(value, timestamps[i]);
+        } catch (error) {
+          log.push(`threw ${error}`);
+        }
+      });
     } else if (op.kind === "watermark") {
       operator.processWatermark(safe(config.base + op.at));
     } else if (op.kind === "end") {
@@ -175,6 +186,7 @@ const ops: fc.Arbitrary<Op[]> = fc.array(
           }),
           { minLength: 1, maxLength: 6 },
         ),
+        oneByOne: fc.boolean(),
       }),
     },
     {
