@@ -19,6 +19,11 @@ export class PaneIndex<K, ACC> {
   #windows = new Map<number | string, PaneWindow<K, ACC>>();
   /** The live windows by end (ties in creation order). */
   order: PaneWindow<K, ACC>[] = [];
+  /**
+   * How many windows at the front of `order` the sweep fired already (at
+   * most): a window inserted since only moves them back.
+   */
+  swept = 0;
   // The windows of the last two assigned arrays (null: late). Assigners
   // hand out the same array for the records of one slide, and the windows
   // of an array only change when the watermark moves (see forget).
@@ -91,6 +96,8 @@ export class PaneIndex<K, ACC> {
     this.#windows = new Map();
     for (const w of windows) this.#windows.set(boundsKey(w.window), w);
     this.order = windows.sort((a, b) => a.window.end - b.window.end);
+    // Restored windows may be due whatever their end (see restorePanes).
+    this.swept = 0;
     this.forget();
   }
 }

@@ -88,10 +88,13 @@ export class PaneSweep<T, K, ACC, OUT> {
   sweep(watermark: number): void {
     const order = this.#windows.order;
     // The windows fired so far: if a window function throws (and there is
-    // no rejectFire), those are cleaned up and the others stay due.
-    let done = 0;
+    // no rejectFire), those are cleaned up and the others stay due. The
+    // windows swept before are not looked at again: only a record fires
+    // them (at once), so a long allowed lateness costs no sweep per
+    // watermark.
+    let done = Math.min(this.#windows.swept, order.length);
     try {
-      for (let i = 0; i < order.length; i = done) {
+      for (let i = done; i < order.length; i = done) {
         const w = order[i];
         if (w.maxTimestamp > watermark) break;
         let last = i;
@@ -163,6 +166,7 @@ export class PaneSweep<T, K, ACC, OUT> {
 
   // Drops the panes cleaned up at `watermark` in the first `done` windows
   // (and those a throw left GONE in the next), and the windows left empty.
+  // Cleanup times grow with the end, so the cleaned windows come first.
   #dropGone(
     order: PaneWindow<K, ACC>[],
     watermark: number,
@@ -171,15 +175,16 @@ export class PaneSweep<T, K, ACC, OUT> {
     let emptied = 0;
     for (let i = 0; i <= done && i < order.length; i++) {
       const w = order[i];
-      if (w.maxTimestamp > watermark) break;
-      const cleaning = i < done && w.cleanup <= watermark;
-      // With lateness, only a cleanup marks panes GONE.
-      if (!cleaning && this.#lateness > 0) continue;
+      if (w.cleanup > watermark) break;
+      const cleaning = i < done;
       if (cleaning) {
         const bits = w.bits;
         for (let p = 0; p < bits.length; p++) {
           if ((bits[p] & CLEAN) !== 0) bits[p] = GONE;
         }
+      } else if (this.#lateness > 0) {
+        // With lateness, only a cleanup marks panes GONE.
+        continue;
       }
       const before = w.size;
       w.sweepGone(this.#removed);
@@ -190,5 +195,6 @@ export class PaneSweep<T, K, ACC, OUT> {
       }
     }
     if (emptied > 0) this.#windows.sweepDropped();
+    this.#windows.swept = done - emptied;
   }
 }
