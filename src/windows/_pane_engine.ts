@@ -12,9 +12,8 @@
 // (pane creation order). Snapshots are in the general engine's format.
 
 import type { Clock } from "../time/mod.ts";
-import { resumeBatch } from "./_batch_resume.ts";
 import { requireWatermark } from "../time/validate.ts";
-import { WATERMARK } from "./_timer_checks.ts";
+import { resumeBatch } from "./_batch_resume.ts";
 import { PaneIndex } from "./_pane_index.ts";
 import {
   countTimers,
@@ -24,6 +23,7 @@ import {
 } from "./_pane_snapshot.ts";
 import { PaneSweep } from "./_pane_sweep.ts";
 import { CHANGED, FIRE, type PaneWindow, REGISTERED } from "./_pane_window.ts";
+import { WATERMARK } from "./_timer_checks.ts";
 import { EventTimeTrigger } from "./event_time_trigger.ts";
 import type { OutputTag } from "./output_tag.ts";
 import { SlidingEventTimeWindows } from "./sliding.ts";
