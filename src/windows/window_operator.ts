@@ -131,6 +131,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     // One set of parts for the two halves that act on the slots besides
     // the record path: merging (sessions) and firing (timers).
     const parts = {
+      assigner: options.assigner,
       slots: this.#slots,
       timers: this.#timers,
       trigger: this.#trigger,
@@ -242,6 +243,9 @@ export class WindowOperator<T, K, ACC, OUT> {
   // try per record and window cost the record path about 10%.
   #processRecord(value: T, timestamp: number): void {
     const key = this.#keyOf(value);
+    // Sessions: a record in or after its key's newest session is added
+    // there at once (see LazySessions).
+    if (this.#merging && this.#merger.addRecord(key, value, timestamp)) return;
     const windows = this.#assigner.assignWindows(
       value,
       timestamp,
@@ -296,7 +300,10 @@ export class WindowOperator<T, K, ACC, OUT> {
    */
   processWatermark(watermark: number): void {
     if (!(watermark > this.#timers.currentWatermark)) return;
-    this.#timers.advanceWatermark(watermark, this.#firing.onEventTime);
+    this.#timers.advanceWatermark(
+      watermark,
+      this.#merger.onEventTime(this.#firing.onEventTime),
+    );
     this.#output.emitWatermark(watermark);
   }
 
@@ -334,11 +341,13 @@ export class WindowOperator<T, K, ACC, OUT> {
    * records, and do not modify the arrays.
    */
   slotGroups(): WindowSlotSnapshot<K, ACC>[][] {
+    this.#merger.settle();
     return this.#slots.groups();
   }
 
   /** The snapshot's fields other than `slots`: see {@linkcode slotGroups}. */
   snapshotWithoutSlots(): Omit<WindowOperatorSnapshot<K, ACC>, "slots"> {
+    this.#merger.settle();
     return {
       nextId: this.#slots.nextId,
       timers: this.#timers.snapshot(),
@@ -394,6 +403,7 @@ export class WindowOperator<T, K, ACC, OUT> {
    * record path needs no try of its own.
    */
   #takeBack(): void {
+    this.#merger.takeBack();
     const created = this.#context.takeBack();
     if (created !== null) this.#slots.remove(created);
   }
