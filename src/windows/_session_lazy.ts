@@ -127,9 +127,19 @@ export class LazySessions<T, K, ACC> {
   // ahead of the watermark), and so is its cleanup timer.
   #canGrow(slot: Slot<K, ACC>, watermark: number): boolean {
     const last = slot.end - 1;
-    return last > watermark && slot.triggerState === undefined &&
-      slot.cleanupRegistered &&
-      (slot.end !== slot.window.end || slot.knownEventTimer === last);
+    if (!(last > watermark && slot.triggerState === undefined)) return false;
+    if (slot.end !== slot.window.end) return true;
+    return slot.knownEventTimer === last && slot.cleanupRegistered &&
+      (this.#lateness === 0 || this.#hasCleanupTimer(slot));
+  }
+
+  // Whether a session about to become lazy has its cleanup timer (once per
+  // lazy spell): a restored one may have none, if its snapshot was taken
+  // after an add that threw as it grew (see takeBack).
+  #hasCleanupTimer(slot: Slot<K, ACC>): boolean {
+    const cleanup = slot.end - 1 + this.#lateness;
+    return cleanup > Number.MAX_SAFE_INTEGER ||
+      this.#timers.hasEventTimeTimer(slot.id, cleanup);
   }
 
   // Moves the end of `slot` to `end`, lazily; `false` if its cleanup time
@@ -175,7 +185,7 @@ export class LazySessions<T, K, ACC> {
     return this.#onEventTime ??= (id, time) => {
       const slot = this.#slots.get(id);
       if (slot !== undefined && slot.end !== slot.window.end) {
-        this.settleSlot(slot);
+        this.settleSlot(slot, time);
       } else {
         fire(id, time);
       }
@@ -204,19 +214,26 @@ export class LazySessions<T, K, ACC> {
    * Moves a lazy session's window and timers to its end: the fire timer
    * (pending, as the session's end was ahead of the watermark at its last
    * record) and the cleanup timer, as the merging path would have left them.
+   *
+   * @param fired The stale timer that just fired, if one did: it is gone.
    */
-  settleSlot(slot: Slot<K, ACC>): void {
-    const end = slot.end;
-    slot.window = new TimeWindow(slot.window.start, end);
+  settleSlot(slot: Slot<K, ACC>, fired = NaN): void {
     const timers = this.#timers;
     const id = slot.id;
-    timers.deleteAllTimers(id);
+    // The stale timers: at the old window's last timestamp, and its
+    // cleanup time with allowed lateness.
+    const stale = slot.window.end - 1;
+    if (stale !== fired) timers.deleteEventTimeTimer(id, stale);
+    const lateness = this.#lateness;
+    if (lateness > 0 && stale + lateness !== fired) {
+      timers.deleteEventTimeTimer(id, stale + lateness);
+    }
+    const end = slot.end;
+    slot.window = new TimeWindow(slot.window.start, end);
     const last = end - 1;
     timers.registerEventTimeTimer(id, last);
     slot.knownEventTimer = last;
-    if (this.#lateness > 0) {
-      timers.registerEventTimeTimer(id, last + this.#lateness);
-    }
+    if (lateness > 0) timers.registerEventTimeTimer(id, last + lateness);
     this.#lazyCount--;
   }
 
