@@ -58,8 +58,11 @@ export type { WindowOutput } from "./window_output.ts";
  *   current watermark by merging").
  *
  * Cost: per record, one key lookup and one window lookup per assigned window
- * plus the trigger's timer registration (deduplicated in O(1)). Memory is one
- * slot per live (key, window), released at cleanup. Not thread safe.
+ * plus the trigger's timer registration (deduplicated in O(1)); for
+ * sessions of a fixed gap with the default trigger, a record in or after
+ * its key's newest session costs one key lookup and the function's add.
+ * Memory is one slot per live (key, window), released at cleanup. Not
+ * thread safe.
  *
  * @typeParam T The record type.
  * @typeParam K The key type.
