@@ -25,8 +25,6 @@ export interface LazySessionsParts<T, K, ACC> {
   allowedLatenessMs: number;
 }
 
-type OnTimer = (id: number, time: number) => void;
-
 /**
  * The lazy record path of one operator's sessions.
  *
@@ -54,11 +52,6 @@ export class LazySessions<T, K, ACC> {
   readonly #lateness: number;
   readonly #gap: number;
   #lazyCount = 0;
-  // The id of the session a record is extending while its add runs (with
-  // allowed lateness only; see takeBack); -1 otherwise. A number, so the
-  // store per record needs no write barrier.
-  #extending = -1;
-  #onEventTime: OnTimer | null = null;
 
   private constructor(parts: LazySessionsParts<T, K, ACC>, gap: number) {
     this.#slots = parts.slots;
@@ -66,6 +59,9 @@ export class LazySessions<T, K, ACC> {
     this.#fn = parts.windowFunction;
     this.#lateness = parts.allowedLatenessMs;
     this.#gap = gap;
+    // A lazy session is settled before firing reads it by id, and before
+    // the slots are snapshot.
+    parts.slots.settleWith(this);
   }
 
   /**
@@ -106,16 +102,17 @@ export class LazySessions<T, K, ACC> {
           return true;
         }
       } else if (
-        timestamp >= newest.window.start && this.#canGrow(newest, watermark) &&
-        (end <= newest.end || this.#grow(newest, end))
+        timestamp >= newest.window.start && this.#canGrow(newest, watermark)
       ) {
-        newest.contents = this.#fn.add(
-          newest.contents ?? this.#fn.create(),
-          value,
-        );
-        newest.changed = true;
-        this.#extending = -1;
-        return true;
+        if (end <= newest.end) {
+          this.#addTo(newest, value);
+          return true;
+        }
+        if (this.#grow(newest, end)) {
+          if (this.#lateness === 0) this.#addTo(newest, value);
+          else this.#addGrown(newest, value);
+          return true;
+        }
       }
     }
     if (newest !== undefined) this.settleKey(newest);
@@ -145,16 +142,33 @@ export class LazySessions<T, K, ACC> {
   // Moves the end of `slot` to `end`, lazily; `false` if its cleanup time
   // would then pass the safe range (the merging path drops that timer).
   #grow(slot: Slot<K, ACC>, end: number): boolean {
-    const lateness = this.#lateness;
-    if (lateness > 0) {
-      if (end - 1 + lateness > Number.MAX_SAFE_INTEGER) return false;
-      this.#extending = slot.id;
-    }
+    if (end - 1 + this.#lateness > Number.MAX_SAFE_INTEGER) return false;
     if (slot.end === slot.window.end) this.#lazyCount++;
     slot.end = end;
     // The merging path marks it changed even if the add then throws.
     slot.changed = true;
     return true;
+  }
+
+  #addTo(slot: Slot<K, ACC>, value: T): void {
+    slot.contents = this.#fn.add(slot.contents ?? this.#fn.create(), value);
+    slot.changed = true;
+  }
+
+  // With allowed lateness, an add that throws after its session grew
+  // leaves the session as the merging path does: grown, with its fire
+  // timer at the new end but no cleanup timer (a separate one then) until
+  // its next record registers it. Without lateness, the two timers are one
+  // and the lazy session stands for it already.
+  #addGrown(slot: Slot<K, ACC>, value: T): void {
+    try {
+      this.#addTo(slot, value);
+    } catch (error) {
+      this.settleSlot(slot);
+      this.#timers.deleteEventTimeTimer(slot.id, slot.end - 1 + this.#lateness);
+      slot.cleanupRegistered = false;
+      throw error;
+    }
   }
 
   // A new session, as the merging path makes it: the id is taken before
@@ -174,22 +188,6 @@ export class LazySessions<T, K, ACC> {
     if (cleanup !== last && cleanup <= Number.MAX_SAFE_INTEGER) {
       timers.registerEventTimeTimer(slot.id, cleanup);
     }
-  }
-
-  /**
-   * The timer callback for `advanceWatermark`: a lazy session's stale timer
-   * settles it (its timers at its end fire later in the same advance if
-   * due); any other timer goes to `fire`.
-   */
-  onEventTime(fire: OnTimer): OnTimer {
-    return this.#onEventTime ??= (id, time) => {
-      const slot = this.#slots.get(id);
-      if (slot !== undefined && slot.end !== slot.window.end) {
-        this.settleSlot(slot, time);
-      } else {
-        fire(id, time);
-      }
-    };
   }
 
   /** Settles every lazy session: before a snapshot. */
@@ -214,20 +212,19 @@ export class LazySessions<T, K, ACC> {
    * Moves a lazy session's window and timers to its end: the fire timer
    * (pending, as the session's end was ahead of the watermark at its last
    * record) and the cleanup timer, as the merging path would have left them.
-   *
-   * @param fired The stale timer that just fired, if one did: it is gone.
+   * When one of its stale timers came due (firing reads the slot by id),
+   * that one is gone already, and the trigger then ignores it: its time is
+   * neither the session's last timestamp nor its cleanup time any more.
    */
-  settleSlot(slot: Slot<K, ACC>, fired = NaN): void {
+  settleSlot(slot: Slot<K, ACC>): void {
     const timers = this.#timers;
     const id = slot.id;
     // The stale timers: at the old window's last timestamp, and its
     // cleanup time with allowed lateness.
     const stale = slot.window.end - 1;
-    if (stale !== fired) timers.deleteEventTimeTimer(id, stale);
+    timers.deleteEventTimeTimer(id, stale);
     const lateness = this.#lateness;
-    if (lateness > 0 && stale + lateness !== fired) {
-      timers.deleteEventTimeTimer(id, stale + lateness);
-    }
+    if (lateness > 0) timers.deleteEventTimeTimer(id, stale + lateness);
     const end = slot.end;
     slot.window = new TimeWindow(slot.window.start, end);
     const last = end - 1;
@@ -235,21 +232,5 @@ export class LazySessions<T, K, ACC> {
     slot.knownEventTimer = last;
     if (lateness > 0) timers.registerEventTimeTimer(id, last + lateness);
     this.#lazyCount--;
-  }
-
-  /**
-   * After a record's add threw: a session it extended stays extended, as
-   * in the merging path, which had then registered its fire timer at the
-   * new end but not yet its cleanup timer (with allowed lateness, a
-   * separate one; the session's next record registers it).
-   */
-  takeBack(): void {
-    const id = this.#extending;
-    if (id < 0) return;
-    this.#extending = -1;
-    const slot = this.#slots.get(id)!;
-    if (slot.end !== slot.window.end) this.settleSlot(slot);
-    this.#timers.deleteEventTimeTimer(id, slot.end - 1 + this.#lateness);
-    slot.cleanupRegistered = false;
   }
 }

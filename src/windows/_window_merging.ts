@@ -5,13 +5,11 @@
 import { LazySessions } from "./_session_lazy.ts";
 import type { SlotContext } from "./_slot_context.ts";
 import type { Slot, WindowSlots } from "./_window_slots.ts";
-import { cleanupTime } from "./lateness.ts";
+import { cleanupTime, isWindowLate } from "./lateness.ts";
 import { mergeWindows, type TimeWindow } from "./time_window.ts";
 import type { TimerService } from "./timer_service.ts";
 import type { Trigger } from "./trigger.ts";
 import type { WindowAssigner } from "./window_assigner.ts";
-
-type OnTimer = (id: number, time: number) => void;
 
 /** What a {@linkcode WindowMerger} works on: its operator's parts. */
 export interface WindowMergerParts<T, K, ACC> {
@@ -70,30 +68,31 @@ export class WindowMerger<T, K, ACC> {
     return this.#lazy !== null && this.#lazy.add(key, value, timestamp);
   }
 
-  /** The callback for the operator's due event-time timers. */
-  onEventTime(fire: OnTimer): OnTimer {
-    return this.#lazy === null ? fire : this.#lazy.onEventTime(fire);
-  }
-
   /** Brings lazy sessions up to date: before a snapshot. */
   settle(): void {
     this.#lazy?.settle();
-  }
-
-  /** Undoes what {@linkcode addRecord} leaves behind when the add throws. */
-  takeBack(): void {
-    this.#lazy?.takeBack();
   }
 
   /**
    * Adds `added` to the windows of `key`, merging what it touches (Flink's
    * `MergingWindowSet.addWindow` with the operator's merge function), and
    * returns the window the record belongs to. A slot for it exists only if
-   * it merged; the caller creates one otherwise.
+   * it merged; the caller creates one otherwise. If that window is late,
+   * its slot goes and the result is `undefined`: the record skips it.
    *
    * @throws {RangeError} If merging would make a window end before the watermark.
    */
-  add(key: K, added: TimeWindow): TimeWindow {
+  add(key: K, added: TimeWindow): TimeWindow | undefined {
+    const window = this.#add(key, added);
+    const watermark = this.#timers.currentWatermark;
+    if (!this.#eventTime || !isWindowLate(window, this.#lateness, watermark)) {
+      return window;
+    }
+    this.#slots.retire(key, window);
+    return undefined;
+  }
+
+  #add(key: K, added: TimeWindow): TimeWindow {
     const newest = this.#slots.newestOf(key);
     if (newest === undefined) return added;
     if (newest.older === null) {

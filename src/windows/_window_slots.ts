@@ -34,6 +34,15 @@ export interface Slot<K, ACC> extends GroupedItem {
   knownProcessingTimer: number;
 }
 
+/**
+ * What brings sessions grown lazily up to date (see _session_lazy.ts): one
+ * of them, or all.
+ */
+export interface LazySettler<K, ACC> {
+  settleSlot(slot: Slot<K, ACC>): void;
+  settle(): void;
+}
+
 /** How a {@linkcode WindowSlots} indexes and cleans up its slots. */
 export interface WindowSlotsOptions<K> {
   /** Whether the assigner merges (the index is then key -> start). */
@@ -91,6 +100,7 @@ export class WindowSlots<K, ACC> {
   #skipRecent = false;
   readonly #groups: SnapshotGroups<Slot<K, ACC>, WindowSlotSnapshot<K, ACC>>;
   #nextId = 0;
+  #lazy: LazySettler<K, ACC> | null = null;
 
   constructor(timers: TimerService, options: WindowSlotsOptions<K>) {
     this.#timers = timers;
@@ -119,9 +129,21 @@ export class WindowSlots<K, ACC> {
     return this.#byId.values();
   }
 
-  /** The slot a timer of `id` belongs to, if it is still live. */
+  /**
+   * The slot a timer of `id` belongs to, if it is still live. A session
+   * grown lazily is settled first: one of its timers came due.
+   */
   get(id: number): Slot<K, ACC> | undefined {
-    return this.#byId.get(id);
+    const slot = this.#byId.get(id);
+    if (slot !== undefined && slot.end !== slot.window.end) {
+      this.#lazy!.settleSlot(slot);
+    }
+    return slot;
+  }
+
+  /** Has lazily grown sessions settled when they are read (see get). */
+  settleWith(lazy: LazySettler<K, ACC>): void {
+    this.#lazy = lazy;
   }
 
   /** Prepares the lookups of a record with `count` windows. */
@@ -286,6 +308,7 @@ export class WindowSlots<K, ACC> {
 
   /** The live slots as plain data, in groups (see SnapshotGroups). */
   groups(): WindowSlotSnapshot<K, ACC>[][] {
+    this.#lazy?.settle();
     return this.#groups.groups(this.#byId.values());
   }
 

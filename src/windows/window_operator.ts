@@ -58,11 +58,8 @@ export type { WindowOutput } from "./window_output.ts";
  *   current watermark by merging").
  *
  * Cost: per record, one key lookup and one window lookup per assigned window
- * plus the trigger's timer registration (deduplicated in O(1)); for
- * sessions of a fixed gap with the default trigger, a record in or after
- * its key's newest session costs one key lookup and the function's add.
- * Memory is one slot per live (key, window), released at cleanup. Not
- * thread safe.
+ * plus the trigger's timer registration (deduplicated in O(1)). Memory is one
+ * slot per live (key, window), released at cleanup. Not thread safe.
  *
  * @typeParam T The record type.
  * @typeParam K The key type.
@@ -246,8 +243,6 @@ export class WindowOperator<T, K, ACC, OUT> {
   // try per record and window cost the record path about 10%.
   #processRecord(value: T, timestamp: number): void {
     const key = this.#keyOf(value);
-    // Sessions: a record in or after its key's newest session is added
-    // there at once (see LazySessions).
     if (this.#merging && this.#merger.addRecord(key, value, timestamp)) return;
     const windows = this.#assigner.assignWindows(
       value,
@@ -260,13 +255,10 @@ export class WindowOperator<T, K, ACC, OUT> {
     slots.beginRecord(windows.length);
     let skipped = true;
     for (const assigned of windows) {
-      let window = assigned;
+      let window: typeof assigned | undefined = assigned;
       if (this.#merging) {
         window = this.#merger.add(key, assigned);
-        if (eventTime && isWindowLate(window, this.#lateness, watermark)) {
-          slots.retire(key, window);
-          continue;
-        }
+        if (window === undefined) continue;
       } else if (
         eventTime && isWindowLate(assigned, this.#lateness, watermark)
       ) {
@@ -303,10 +295,7 @@ export class WindowOperator<T, K, ACC, OUT> {
    */
   processWatermark(watermark: number): void {
     if (!(watermark > this.#timers.currentWatermark)) return;
-    this.#timers.advanceWatermark(
-      watermark,
-      this.#merger.onEventTime(this.#firing.onEventTime),
-    );
+    this.#timers.advanceWatermark(watermark, this.#firing.onEventTime);
     this.#output.emitWatermark(watermark);
   }
 
@@ -344,7 +333,6 @@ export class WindowOperator<T, K, ACC, OUT> {
    * records, and do not modify the arrays.
    */
   slotGroups(): WindowSlotSnapshot<K, ACC>[][] {
-    this.#merger.settle();
     return this.#slots.groups();
   }
 
@@ -406,7 +394,6 @@ export class WindowOperator<T, K, ACC, OUT> {
    * record path needs no try of its own.
    */
   #takeBack(): void {
-    this.#merger.takeBack();
     const created = this.#context.takeBack();
     if (created !== null) this.#slots.remove(created);
   }
