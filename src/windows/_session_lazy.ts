@@ -35,10 +35,11 @@ export interface LazySessionsParts<T, K, ACC> {
  * timers stay where they were, each one standing for the timer of the same
  * role at the true end, which is never earlier. So the count of timers is
  * the same, and when a stale timer comes due the session is settled
- * ({@linkcode settleSlot}): its window and timers move to its end, and a
- * timer that is due by then fires later in the same watermark, in
- * (timestamp, id) order, as it would have. Snapshots settle every session
- * first, so they hold exactly what the merging path would.
+ * ({@linkcode settleSlot}, as firing reads the slot): its window and timers
+ * move to its end, the trigger ignores the stale timer, and a timer that is
+ * due by then fires later in the same watermark, in (timestamp, id) order,
+ * as it would have. Snapshots settle every session first, so they hold
+ * exactly what the merging path would.
  *
  * Only the newest session of a key grows here, and only while the merging
  * path would just move its timers: its end is ahead of the watermark, its
