@@ -2,12 +2,14 @@
 // its key that it touches, with their contents and trigger state, as
 // Flink's MergingWindowSet does with the operator's merge function.
 
+import { LazySessions } from "./_session_lazy.ts";
 import type { SlotContext } from "./_slot_context.ts";
 import type { Slot, WindowSlots } from "./_window_slots.ts";
-import { cleanupTime } from "./lateness.ts";
+import { cleanupTime, isWindowLate } from "./lateness.ts";
 import { mergeWindows, type TimeWindow } from "./time_window.ts";
 import type { TimerService } from "./timer_service.ts";
 import type { Trigger } from "./trigger.ts";
+import type { WindowAssigner } from "./window_assigner.ts";
 
 /** What a {@linkcode WindowMerger} works on: its operator's parts. */
 export interface WindowMergerParts<T, K, ACC> {
@@ -15,12 +17,18 @@ export interface WindowMergerParts<T, K, ACC> {
   slots: WindowSlots<K, ACC>;
   /** The operator's timers (for the current watermark). */
   timers: TimerService;
+  /** The assigner (sessions of a fixed gap take the lazy path). */
+  assigner: WindowAssigner<T>;
   /** The trigger; it must support merging. */
   trigger: Trigger<T>;
   /** The trigger context. */
   context: SlotContext<K, ACC>;
-  /** Merges two windows' contents. */
-  windowFunction: { merge(a: ACC, b: ACC): ACC };
+  /** Creates, adds to and merges windows' contents. */
+  windowFunction: {
+    create(): ACC;
+    add(contents: ACC, value: T): ACC;
+    merge(a: ACC, b: ACC): ACC;
+  };
   /** Whether the windows are in event time. */
   eventTime: boolean;
   /** Allowed lateness in milliseconds. */
@@ -36,6 +44,7 @@ export class WindowMerger<T, K, ACC> {
   readonly #fn: { merge(a: ACC, b: ACC): ACC };
   readonly #eventTime: boolean;
   readonly #lateness: number;
+  readonly #lazy: LazySessions<T, K, ACC> | null;
 
   constructor(parts: WindowMergerParts<T, K, ACC>) {
     this.#slots = parts.slots;
@@ -45,32 +54,65 @@ export class WindowMerger<T, K, ACC> {
     this.#fn = parts.windowFunction;
     this.#eventTime = parts.eventTime;
     this.#lateness = parts.allowedLatenessMs;
+    this.#lazy = parts.eventTime
+      ? LazySessions.for(parts.assigner, parts.trigger, parts)
+      : null;
+  }
+
+  /**
+   * Adds a record to its key's newest session on the lazy path, if it can
+   * take it (see LazySessions); `false` if the record must go through
+   * {@linkcode add}.
+   */
+  addRecord(key: K, value: T, timestamp: number): boolean {
+    return this.#lazy !== null && this.#lazy.add(key, value, timestamp);
+  }
+
+  /** Brings lazy sessions up to date: before a snapshot. */
+  settle(): void {
+    this.#lazy?.settle();
   }
 
   /**
    * Adds `added` to the windows of `key`, merging what it touches (Flink's
    * `MergingWindowSet.addWindow` with the operator's merge function), and
    * returns the window the record belongs to. A slot for it exists only if
-   * it merged; the caller creates one otherwise.
+   * it merged; the caller creates one otherwise. If that window is late,
+   * its slot goes and the result is `undefined`: the record skips it.
    *
    * @throws {RangeError} If merging would make a window end before the watermark.
    */
-  add(key: K, added: TimeWindow): TimeWindow {
-    const existing = this.#slots.windowsOf(key);
-    if (existing === undefined || existing.size === 0) return added;
-    if (existing.size === 1) {
+  add(key: K, added: TimeWindow): TimeWindow | undefined {
+    const window = this.#add(key, added);
+    const watermark = this.#timers.currentWatermark;
+    if (!this.#eventTime || !isWindowLate(window, this.#lateness, watermark)) {
+      return window;
+    }
+    this.#slots.retire(key, window);
+    return undefined;
+  }
+
+  #add(key: K, added: TimeWindow): TimeWindow {
+    const newest = this.#slots.newestOf(key);
+    if (newest === undefined) return added;
+    if (newest.older === null) {
       // One open session (the common case): it and the new window either
       // do not touch, or one covers the other, or they merge into their
       // cover; mergeWindows() would find the same without sorting.
-      const window = existing.values().next().value!.window;
+      const window = newest.window;
       if (!window.intersects(added)) return added;
       const cover = window.cover(added);
       if (cover.equals(window)) return window;
       this.#merge(key, cover, [window]);
       return cover;
     }
+    // The order does not matter: mergeWindows() sorts by start, stably,
+    // and the sessions' starts differ.
     const windows = [added];
-    for (const slot of existing.values()) windows.push(slot.window);
+    for (let slot: Slot<K, ACC> | null = newest; slot !== null;) {
+      windows.push(slot.window);
+      slot = slot.older;
+    }
     let result = added;
     const merges: Array<[TimeWindow[], TimeWindow]> = [];
     mergeWindows(windows, (merged, cover) => merges.push([merged, cover]));
@@ -96,13 +138,12 @@ export class WindowMerger<T, K, ACC> {
       );
     }
     const slots = this.#slots;
-    const windows = slots.windowsOf(key)!;
     if (mergedWindows.length === 1) {
-      this.#extend(windows.get(mergedWindows[0].start)!, cover);
+      this.#extend(slots.find(key, mergedWindows[0])!, cover);
       return;
     }
     const merged: Slot<K, ACC>[] = [];
-    for (const window of mergedWindows) merged.push(windows.get(window.start)!);
+    for (const window of mergedWindows) merged.push(slots.find(key, window)!);
     let contents: ACC | undefined;
     const states: number[] = [];
     for (const slot of merged) {

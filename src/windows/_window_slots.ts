@@ -14,6 +14,13 @@ export interface Slot<K, ACC> extends GroupedItem {
   readonly key: K;
   // Replaced when a session grows in place (see WindowSlots.grow).
   window: TimeWindow;
+  // The window's end. A session grown lazily (see _session_lazy.ts) is
+  // ahead of `window.end` until it is settled; otherwise they are equal.
+  end: number;
+  // The other sessions of the key, by descending start (merging only):
+  // the next older and newer one.
+  older: Slot<K, ACC> | null;
+  newer: Slot<K, ACC> | null;
   contents: ACC | undefined;
   triggerState: number | undefined;
   // The cleanup time is fixed per window, so its timer is registered once
@@ -25,6 +32,15 @@ export interface Slot<K, ACC> extends GroupedItem {
   knownEventTimer: number;
   // The same for the trigger's processing-time timer.
   knownProcessingTimer: number;
+}
+
+/**
+ * What brings sessions grown lazily up to date (see _session_lazy.ts): one
+ * of them, or all.
+ */
+export interface LazySettler<K, ACC> {
+  settleSlot(slot: Slot<K, ACC>): void;
+  settle(): void;
 }
 
 /** How a {@linkcode WindowSlots} indexes and cleans up its slots. */
@@ -65,12 +81,14 @@ export class WindowSlots<K, ACC> {
   readonly #eventTime: boolean;
   readonly #lateness: number;
   readonly #timers: TimerService;
-  // Two-level index of the live slots. The window start identifies a window
-  // of one key: fixed-size windows differ in start, and merged sessions never
-  // overlap. Merging assigners index key -> start (they need the windows of a
-  // key); the others start -> key, since few windows are live at a time and
-  // the inner maps are then keyed by small keys, which hash fast.
+  // Two-level index of the live slots of a non-merging assigner: start ->
+  // key, since few windows are live at a time and the inner maps are then
+  // keyed by small keys, which hash fast.
   #index = new Map<unknown, Map<unknown, Slot<K, ACC>>>();
+  // A merging assigner's slots: key -> its newest session, the head of the
+  // key's list (Slot.older). Merged sessions never overlap, so the start
+  // identifies a session, and a record nearly always falls in the newest.
+  #sessions = new Map<K, Slot<K, ACC>>();
   #byId = new Map<number, Slot<K, ACC>>();
   readonly #recentStarts = new Float64Array(RECENT).fill(NaN);
   readonly #recentInner = new Array<Map<unknown, Slot<K, ACC>> | undefined>(
@@ -82,6 +100,7 @@ export class WindowSlots<K, ACC> {
   #skipRecent = false;
   readonly #groups: SnapshotGroups<Slot<K, ACC>, WindowSlotSnapshot<K, ACC>>;
   #nextId = 0;
+  #lazy: LazySettler<K, ACC> | null = null;
 
   constructor(timers: TimerService, options: WindowSlotsOptions<K>) {
     this.#timers = timers;
@@ -105,9 +124,26 @@ export class WindowSlots<K, ACC> {
     return this.#nextId;
   }
 
-  /** The slot a timer of `id` belongs to, if it is still live. */
+  /** Every live slot. */
+  all(): IterableIterator<Slot<K, ACC>> {
+    return this.#byId.values();
+  }
+
+  /**
+   * The slot a timer of `id` belongs to, if it is still live. A session
+   * grown lazily is settled first: one of its timers came due.
+   */
   get(id: number): Slot<K, ACC> | undefined {
-    return this.#byId.get(id);
+    const slot = this.#byId.get(id);
+    if (slot !== undefined && slot.end !== slot.window.end) {
+      this.#lazy!.settleSlot(slot);
+    }
+    return slot;
+  }
+
+  /** Has lazily grown sessions settled when they are read (see get). */
+  settleWith(lazy: LazySettler<K, ACC>): void {
+    this.#lazy = lazy;
   }
 
   /** Prepares the lookups of a record with `count` windows. */
@@ -135,7 +171,12 @@ export class WindowSlots<K, ACC> {
   // the inner map found. A clipped start (a string key) is never
   // remembered.
   #findIndexed(key: K, window: TimeWindow): Slot<K, ACC> | undefined {
-    if (this.#merging) return this.#index.get(key)?.get(window.start);
+    if (this.#merging) {
+      const start = window.start;
+      let slot = this.#sessions.get(key) ?? null;
+      while (slot !== null && slot.window.start > start) slot = slot.older;
+      return slot !== null && slot.window.start === start ? slot : undefined;
+    }
     const start = startKey(window);
     if (this.#skipRecent || typeof start === "string") {
       return this.#index.get(start)?.get(key);
@@ -168,16 +209,16 @@ export class WindowSlots<K, ACC> {
 
   /** Indexes `slot`. */
   insert(slot: Slot<K, ACC>): void {
-    const merging = this.#merging;
-    const outer = merging ? slot.key : startKey(slot.window);
+    this.#byId.set(slot.id, slot);
+    if (this.#merging) return this.#link(slot);
+    const outer = startKey(slot.window);
     let inner = this.#index.get(outer);
     if (inner === undefined) {
       inner = new Map();
       this.#index.set(outer, inner);
-      if (!merging) this.#forgetRecent();
+      this.#forgetRecent();
     }
-    inner.set(merging ? slot.window.start : slot.key, slot);
-    this.#byId.set(slot.id, slot);
+    inner.set(slot.key, slot);
   }
 
   /** Drops `slot` and its timers. */
@@ -185,15 +226,43 @@ export class WindowSlots<K, ACC> {
     this.#timers.deleteAllTimers(slot.id);
     this.#byId.delete(slot.id);
     this.#groups.removed(slot);
-    const merging = this.#merging;
-    const outer = merging ? slot.key : startKey(slot.window);
+    if (this.#merging) return this.#unlink(slot);
+    const outer = startKey(slot.window);
     const inner = this.#index.get(outer);
     if (inner === undefined) return;
-    inner.delete(merging ? slot.window.start : slot.key);
+    inner.delete(slot.key);
     if (inner.size === 0) {
       this.#index.delete(outer);
-      if (!merging) this.#forgetRecent();
+      this.#forgetRecent();
     }
+  }
+
+  // Puts a session into its key's list, by descending start: nearly always
+  // at the head (the newest session).
+  #link(slot: Slot<K, ACC>): void {
+    const start = slot.window.start;
+    let older = this.#sessions.get(slot.key) ?? null;
+    let newer: Slot<K, ACC> | null = null;
+    while (older !== null && older.window.start > start) {
+      newer = older;
+      older = older.older;
+    }
+    slot.older = older;
+    slot.newer = newer;
+    if (older !== null) older.newer = slot;
+    if (newer !== null) newer.older = slot;
+    else this.#sessions.set(slot.key, slot);
+  }
+
+  #unlink(slot: Slot<K, ACC>): void {
+    const { older, newer } = slot;
+    if (older !== null) older.newer = newer;
+    if (newer !== null) newer.older = older;
+    else if (this.#sessions.get(slot.key) !== slot) return;
+    else if (older !== null) this.#sessions.set(slot.key, older);
+    else this.#sessions.delete(slot.key);
+    slot.older = null;
+    slot.newer = null;
   }
 
   /** Drops the slot of exactly `window` of `key`, if there is one. */
@@ -202,27 +271,29 @@ export class WindowSlots<K, ACC> {
     if (slot !== undefined && slot.window.equals(window)) this.remove(slot);
   }
 
-  /** The windows of `key` by start (merging assigners only). */
-  windowsOf(key: K): ReadonlyMap<unknown, Slot<K, ACC>> | undefined {
-    return this.#index.get(key);
+  /**
+   * The newest session of `key` (merging assigners only); `older` leads to
+   * the others, by descending start.
+   */
+  newestOf(key: K): Slot<K, ACC> | undefined {
+    return this.#sessions.get(key);
   }
 
   /**
    * Grows a merging slot's window to `cover` in place: it keeps its id and
    * contents, and loses its timers and trigger state, as a window merged
-   * away would.
+   * away would. It keeps its place in its key's list: a session grows only
+   * over the gap between it and its neighbours, or it would merge them.
    */
   grow(slot: Slot<K, ACC>, cover: TimeWindow): void {
     this.#timers.deleteAllTimers(slot.id);
-    const windows = this.#index.get(slot.key)!;
-    windows.delete(slot.window.start);
     slot.window = cover;
+    slot.end = cover.end;
     slot.triggerState = undefined;
     slot.cleanupRegistered = false;
     slot.knownEventTimer = NaN;
     slot.knownProcessingTimer = NaN;
     slot.changed = true;
-    windows.set(cover.start, slot);
   }
 
   /** Registers the timer that drops `slot` at its window's cleanup time. */
@@ -237,6 +308,7 @@ export class WindowSlots<K, ACC> {
 
   /** The live slots as plain data, in groups (see SnapshotGroups). */
   groups(): WindowSlotSnapshot<K, ACC>[][] {
+    this.#lazy?.settle();
     return this.#groups.groups(this.#byId.values());
   }
 
@@ -246,6 +318,7 @@ export class WindowSlots<K, ACC> {
     nextId: number,
   ): void {
     this.#index = new Map();
+    this.#sessions = new Map();
     this.#forgetRecent();
     this.#byId = new Map();
     this.#groups.clear();
@@ -282,6 +355,9 @@ function newSlot<K, ACC>(
     id,
     key,
     window,
+    end: window.end,
+    older: null,
+    newer: null,
     contents,
     triggerState: undefined,
     cleanupRegistered: false,

@@ -37,7 +37,10 @@ const DYNAMIC_GAP = {
  * does not check here and builds a window at `Long.MIN_VALUE`; weir rejects
  * it like the other event-time assigners. The default trigger is
  * {@linkcode EventTimeTrigger}, which supports merging. Cost: one window
- * allocated per record, plus one call of the gap extractor if dynamic.
+ * allocated per call, plus one call of the gap extractor if dynamic. With a
+ * fixed gap and the default trigger, the window operator does not call it
+ * for a record in or after its key's newest session: it only moves that
+ * session's end, and the session's timer catches up when it comes due.
  *
  * @typeParam T The record type; read only by a dynamic gap's extractor.
  *

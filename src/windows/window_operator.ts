@@ -139,6 +139,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     // One set of parts for the two halves that act on the slots besides
     // the record path: merging (sessions) and firing (timers).
     const parts = {
+      assigner: options.assigner,
       slots: this.#slots,
       timers: this.#timers,
       trigger: this.#trigger,
@@ -231,6 +232,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   // try per record and window cost the record path about 10%.
   #processRecord(value: T, timestamp: number): void {
     const key = this.#keyOf(value);
+    if (this.#merging && this.#merger.addRecord(key, value, timestamp)) return;
     const windows = this.#assigner.assignWindows(
       value,
       timestamp,
@@ -242,13 +244,10 @@ export class WindowOperator<T, K, ACC, OUT> {
     slots.beginRecord(windows.length);
     let skipped = true;
     for (const assigned of windows) {
-      let window = assigned;
+      let window: typeof assigned | undefined = assigned;
       if (this.#merging) {
         window = this.#merger.add(key, assigned);
-        if (eventTime && isWindowLate(window, this.#lateness, watermark)) {
-          slots.retire(key, window);
-          continue;
-        }
+        if (window === undefined) continue;
       } else if (
         eventTime && isWindowLate(assigned, this.#lateness, watermark)
       ) {
@@ -331,6 +330,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   /** The snapshot's fields other than `slots`: see {@linkcode slotGroups}. */
   snapshotWithoutSlots(): Omit<WindowOperatorSnapshot<K, ACC>, "slots"> {
     if (this.#panes) return this.#panes.snapshotWithoutSlots();
+    this.#merger.settle();
     return {
       nextId: this.#slots.nextId,
       timers: this.#timers.snapshot(),
