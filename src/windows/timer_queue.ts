@@ -14,6 +14,14 @@ import {
 } from "./_timer_bucket.ts";
 
 /**
+ * The index value of an id without pending timers (never equal to a
+ * timestamp, so `has` needs no extra test).
+ */
+const EMPTY = NaN;
+/** Marked entries the index keeps before sweeping them, at the least. */
+const SWEEP_FLOOR = 1024;
+
+/**
  * The timers of one domain. Timers that share a timestamp (the window
  * operator registers one per key for every window end) share a bucket, and
  * a binary min-heap orders the distinct timestamps. A new timer at a known
@@ -21,12 +29,26 @@ import {
  * maps each id to the timestamp of its one timer, or to an array once it has
  * several; it decides which bucket entries are live.
  *
+ * An id whose last timer goes keeps its index entry, as {@linkcode EMPTY},
+ * until `deleteAll` (the window operator calls it as the window goes): a
+ * window that moves its timer (a session growing, a trigger that deletes and
+ * re-registers) would otherwise delete and re-insert its key every time, and
+ * V8's Map leaves each deleted entry in the key's hash chain until the
+ * table is rebuilt, so every later miss of that key walks all its dead
+ * copies (microseconds per record in a large index). Ids that never get
+ * `deleteAll` (a TimerService used directly) cannot pile up: once the marked
+ * entries outnumber the others (and a floor), one sweep drops them all,
+ * O(1) amortised per marking, so the index stays within about twice its
+ * ids with timers.
+ *
  * It checks nothing: `TimerService` validates ids and timestamps.
  */
 export class TimerQueue {
   #heap: Bucket[] = [];
   #buckets = new Map<number, Bucket>();
   #index = new Map<number, number | number[]>();
+  // Index entries that are EMPTY.
+  #marked = 0;
   #size = 0;
   // Buckets with live timers. A bucket whose last timer is deleted stays in
   // the heap and the map, dead, until it reaches the top of the heap or the
@@ -36,6 +58,14 @@ export class TimerQueue {
   /** The number of pending timers. */
   get size(): number {
     return this.#size;
+  }
+
+  /**
+   * The ids the index holds: those with pending timers, and those whose
+   * last timer went since their `deleteAll` (bounded, see the class).
+   */
+  get indexedIds(): number {
+    return this.#index.size;
   }
 
   /** Whether the `(id, timestamp)` timer is pending. */
@@ -56,7 +86,13 @@ export class TimerQueue {
       index.set(id, timestamp);
     } else if (typeof slot === "number") {
       if (slot === timestamp) return;
-      index.set(id, [slot, timestamp]);
+      if (slot !== slot) {
+        // EMPTY: the entry is reused in place.
+        index.set(id, timestamp);
+        this.#marked--;
+      } else {
+        index.set(id, [slot, timestamp]);
+      }
     } else {
       for (let i = 0; i < slot.length; i++) {
         if (slot[i] === timestamp) return;
@@ -92,16 +128,26 @@ export class TimerQueue {
 
   /** Deletes every timer of `id` and releases its index entry. */
   deleteAll(id: number): void {
-    const slot = this.#index.get(id);
+    const index = this.#index;
+    const slot = index.get(id);
     if (slot === undefined) return;
     // Dropping the key releases the id; doing it first lets the compactions
     // below see every timer of the id as gone.
-    this.#index.delete(id);
-    if (typeof slot === "number") {
-      this.#release(slot);
-    } else {
-      for (let i = 0; i < slot.length; i++) this.#release(slot[i]);
-    }
+    index.delete(id);
+    if (slot !== slot) this.#marked--;
+    else this.#releaseAll(slot);
+  }
+
+  /**
+   * Deletes every timer of `id` but keeps its index entry, for an id that
+   * registers timers again (a window growing in place).
+   */
+  clearId(id: number): void {
+    const index = this.#index;
+    const slot = index.get(id);
+    if (slot === undefined || slot !== slot) return;
+    this.#mark(id);
+    this.#releaseAll(slot);
   }
 
   /** The timestamp that fires next, or `Infinity` if none is pending. */
@@ -154,6 +200,7 @@ export class TimerQueue {
     this.#heap = [];
     this.#buckets.clear();
     this.#index.clear();
+    this.#marked = 0;
     this.#size = 0;
     this.#liveBuckets = 0;
   }
@@ -200,8 +247,7 @@ export class TimerQueue {
     if (slot === undefined) return false;
     if (typeof slot === "number") {
       if (slot !== timestamp) return false;
-      // Dropping the key releases the id once its last timer is gone.
-      index.delete(id);
+      this.#mark(id);
       return true;
     }
     const i = slot.indexOf(timestamp);
@@ -209,6 +255,34 @@ export class TimerQueue {
     slot.splice(i, 1);
     if (slot.length === 1) index.set(id, slot[0]);
     return true;
+  }
+
+  /** Marks `id` as without timers; it had some. */
+  #mark(id: number): void {
+    const index = this.#index;
+    index.set(id, EMPTY);
+    if (++this.#marked > SWEEP_FLOOR && this.#marked > index.size >>> 1) {
+      this.#sweep();
+    }
+  }
+
+  /** Releases the timers an index entry listed. */
+  #releaseAll(slot: number | number[]): void {
+    if (typeof slot === "number") {
+      this.#release(slot);
+    } else {
+      for (let i = 0; i < slot.length; i++) this.#release(slot[i]);
+    }
+  }
+
+  /** Drops the EMPTY entries of the index. */
+  #sweep(): void {
+    const index = this.#index;
+    // Deleting the entry being visited is safe while a Map iterates.
+    index.forEach((slot, id) => {
+      if (slot !== slot) index.delete(id);
+    });
+    this.#marked = 0;
   }
 
   /** Accounts for a pending timer at `timestamp` the index no longer lists. */

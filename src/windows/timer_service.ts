@@ -200,6 +200,25 @@ export class TimerService {
   }
 
   /**
+   * Deletes every timer of `id` in both domains, as
+   * {@linkcode TimerService.deleteAllTimers} does, but keeps its index
+   * entry: for a window that lives on and registers timers again (a session
+   * growing in place), so its next registration does not insert the id
+   * afresh. Entries kept for ids without timers stay bounded.
+   *
+   * @param id The interned (key, window) whose timers go.
+   * @throws {RangeError} If `id` is not a non-negative safe integer.
+   * @throws {TypeError} If `id` is not a number.
+   */
+  clearTimers(id: number): void {
+    if (!(Number.isSafeInteger(id) && id >= 0)) {
+      requireNonNegativeInteger(id, DELETE_ALL_ID);
+    }
+    this.#eventTime.clearId(id);
+    this.#processingTime.clearId(id);
+  }
+
+  /**
    * Raises the watermark, then fires every event-time timer at or below it.
    *
    * `currentWatermark` becomes `max(currentWatermark, watermark)` before the

@@ -62,3 +62,44 @@ Deno.test("TimerQueue.toFlat() lists the pending timers in firing order", () => 
   assert.deepEqual(queue.toFlat(), []);
   assert.equal(queue.size, 0);
 });
+
+Deno.test("TimerQueue keeps an id whose timers went until deleteAll(), and forgets it then", () => {
+  const queue = new TimerQueue();
+  queue.add(1, 10);
+  queue.delete(1, 10);
+  assert.equal(queue.has(1, 10), false);
+  assert.equal(queue.indexedIds, 1);
+  queue.add(1, 20);
+  assert.equal(queue.has(1, 20), true);
+  queue.clearId(1);
+  assert.equal(queue.size, 0);
+  assert.equal(queue.has(1, 20), false);
+  assert.equal(queue.indexedIds, 1);
+  assert.deepEqual(fireUpTo(queue, Infinity), []);
+  queue.add(1, 30);
+  assert.deepEqual(queue.toFlat(), [1, 30]);
+  assert.deepEqual(fireUpTo(queue, Infinity), [[1, 30]]);
+  queue.deleteAll(1);
+  assert.equal(queue.indexedIds, 0);
+  queue.deleteAll(1);
+  queue.clearId(7);
+  assert.equal(queue.indexedIds, 0);
+});
+
+Deno.test("TimerQueue's index stays bounded when ids lose their timers and never get deleteAll()", () => {
+  const queue = new TimerQueue();
+  // 100 ids keep a timer throughout; 100 000 others come and go, by
+  // deletion, by firing or cleared, none ever deleteAll()'d.
+  for (let id = 0; id < 100; id++) queue.add(id, 1e9 + id);
+  let peak = 0;
+  for (let id = 100; id < 100_100; id++) {
+    queue.add(id, id);
+    if (id % 3 === 0) queue.delete(id, id);
+    else if (id % 3 === 1) queue.clearId(id);
+    else fireUpTo(queue, id);
+    peak = Math.max(peak, queue.indexedIds);
+  }
+  assert.equal(queue.size, 100);
+  assert.ok(peak <= 2 * 100 + 2 * 1024 + 1, `peak index ${peak}`);
+  assert.deepEqual(fireUpTo(queue, 1e9 + 1).length, 2);
+});
