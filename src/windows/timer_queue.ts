@@ -6,6 +6,7 @@
  * @module
  */
 
+import { BucketHeap } from "./_bucket_heap.ts";
 import {
   ascending,
   type Bucket,
@@ -44,7 +45,7 @@ const SWEEP_FLOOR = 1024;
  * It checks nothing: `TimerService` validates ids and timestamps.
  */
 export class TimerQueue {
-  #heap: Bucket[] = [];
+  #heap = new BucketHeap();
   #buckets = new Map<number, Bucket>();
   #index = new Map<number, number | number[]>();
   // Index entries that are EMPTY.
@@ -177,7 +178,7 @@ export class TimerQueue {
 
   /** Returns the live timers in firing order, flattened as `[id, ts, ...]`. */
   toFlat(): number[] {
-    const buckets = this.#heap.filter((bucket) => bucket.live > 0);
+    const buckets = this.#heap.buckets.filter((bucket) => bucket.live > 0);
     // The heap holds each timestamp once, so no two compare equal.
     buckets.sort((a, b) => a.timestamp < b.timestamp ? -1 : 1);
     const flat: number[] = [];
@@ -197,7 +198,7 @@ export class TimerQueue {
 
   /** Drops every timer. */
   clear(): void {
-    this.#heap = [];
+    this.#heap = new BucketHeap();
     this.#buckets.clear();
     this.#index.clear();
     this.#marked = 0;
@@ -208,11 +209,13 @@ export class TimerQueue {
   /** The live bucket that fires next, after dropping dead ones from the top. */
   #peek(): Bucket | undefined {
     const heap = this.#heap;
-    while (heap.length > 0 && heap[0].live === 0) {
-      this.#buckets.delete(heap[0].timestamp);
-      this.#pop();
+    let top = heap.top();
+    while (top !== undefined && top.live === 0) {
+      this.#buckets.delete(top.timestamp);
+      heap.pop();
+      top = heap.top();
     }
-    return heap[0];
+    return top;
   }
 
   /** Fires the first live timer of `bucket`, the top of the heap. */
@@ -235,7 +238,7 @@ export class TimerQueue {
     if (--bucket.live === 0) {
       this.#buckets.delete(timestamp);
       this.#liveBuckets--;
-      this.#pop();
+      this.#heap.pop();
     }
     return id;
   }
@@ -303,7 +306,7 @@ export class TimerQueue {
     this.#liveBuckets--;
     // Likewise dead buckets: rebuilding once they outnumber the live ones
     // keeps the heap within twice the live buckets.
-    const heap = this.#heap;
+    const heap = this.#heap.buckets;
     if (heap.length - this.#liveBuckets <= this.#liveBuckets) return;
     const buckets = this.#buckets;
     const live: Bucket[] = [];
@@ -311,8 +314,7 @@ export class TimerQueue {
       if (heap[i].live > 0) live.push(heap[i]);
       else buckets.delete(heap[i].timestamp);
     }
-    this.#heap = live;
-    for (let i = (live.length >>> 1) - 1; i >= 0; i--) this.#down(i);
+    this.#heap.rebuild(live);
   }
 
   /** Keeps only the live entries from the cursor on, sorted and unique. */
@@ -340,43 +342,6 @@ export class TimerQueue {
   #push(bucket: Bucket): void {
     this.#buckets.set(bucket.timestamp, bucket);
     this.#liveBuckets++;
-    const heap = this.#heap;
-    const timestamp = bucket.timestamp;
-    let i = heap.length;
-    heap.push(bucket);
-    while (i > 0) {
-      const parent = (i - 1) >>> 1;
-      if (!(timestamp < heap[parent].timestamp)) break;
-      heap[i] = heap[parent];
-      i = parent;
-    }
-    heap[i] = bucket;
-  }
-
-  #pop(): void {
-    const heap = this.#heap;
-    const last = heap.pop()!;
-    if (heap.length === 0) return;
-    heap[0] = last;
-    this.#down(0);
-  }
-
-  #down(start: number): void {
-    const heap = this.#heap;
-    const n = heap.length;
-    const bucket = heap[start];
-    const timestamp = bucket.timestamp;
-    let i = start;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= n) break;
-      if (
-        child + 1 < n && heap[child + 1].timestamp < heap[child].timestamp
-      ) child++;
-      if (!(heap[child].timestamp < timestamp)) break;
-      heap[i] = heap[child];
-      i = child;
-    }
-    heap[i] = bucket;
+    this.#heap.push(bucket);
   }
 }
