@@ -55,6 +55,8 @@ export class TimerQueue {
   // the heap and the map, dead, until it reaches the top of the heap or the
   // heap is rebuilt; registering at its timestamp before then revives it.
   #liveBuckets = 0;
+  // The largest timestamp a bucket was made for since the last clear.
+  #maxPushed = -Infinity;
 
   /** The number of pending timers. */
   get size(): number {
@@ -101,7 +103,11 @@ export class TimerQueue {
       slot.push(timestamp);
     }
     this.#size++;
-    const bucket = this.#buckets.get(timestamp);
+    // Past every timestamp pushed so far (ascending input makes most new
+    // timers so), no bucket can exist: the lookup would miss.
+    const bucket = timestamp > this.#maxPushed
+      ? undefined
+      : this.#buckets.get(timestamp);
     if (bucket === undefined) {
       this.#push({ timestamp, ids: [id], live: 1, cursor: 0, sorted: true });
     } else if (bucket.live++ === 0) {
@@ -202,6 +208,7 @@ export class TimerQueue {
     this.#buckets.clear();
     this.#index.clear();
     this.#marked = 0;
+    this.#maxPushed = -Infinity;
     this.#size = 0;
     this.#liveBuckets = 0;
   }
@@ -340,6 +347,7 @@ export class TimerQueue {
   }
 
   #push(bucket: Bucket): void {
+    if (bucket.timestamp > this.#maxPushed) this.#maxPushed = bucket.timestamp;
     this.#buckets.set(bucket.timestamp, bucket);
     this.#liveBuckets++;
     this.#heap.push(bucket);
