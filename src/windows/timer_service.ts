@@ -74,8 +74,12 @@ export interface TimerServiceSnapshot {
  * to the timestamp being fired costs up to O(b). Deleted timers leave
  * tombstones, compacted away once they outnumber the live timers of their
  * timestamp; emptied timestamps leave the heap when they reach its top or
- * once they outnumber the live ones. So memory stays within twice the live
- * timers. Callbacks run synchronously, inside the advance call.
+ * once they outnumber the live ones. An id whose last timer went keeps a
+ * marker until `deleteAllTimers` (so an id that moves its timer does not
+ * re-insert itself into a hash table, which V8 makes slow); markers are
+ * dropped once they outnumber the ids with timers (and a floor of 1024).
+ * So memory stays within about twice the live timers. Callbacks run
+ * synchronously, inside the advance call.
  *
  * @example A window timer fires once the watermark reaches it
  * ```ts
