@@ -6,7 +6,7 @@
  * @module
  */
 
-import { BucketHeap } from "./_bucket_heap.ts";
+import { BucketQueue } from "./_bucket_queue.ts";
 import {
   ascending,
   type Bucket,
@@ -25,8 +25,8 @@ const SWEEP_FLOOR = 1024;
 /**
  * The timers of one domain. Timers that share a timestamp (the window
  * operator registers one per key for every window end) share a bucket, and
- * a binary min-heap orders the distinct timestamps. A new timer at a known
- * timestamp costs a Map lookup and a push, not a heap insertion. The index
+ * a {@linkcode BucketQueue} orders the distinct timestamps and finds them.
+ * A new timer at a known timestamp costs a lookup and a push. The index
  * maps each id to the timestamp of its one timer, or to an array once it has
  * several; it decides which bucket entries are live.
  *
@@ -45,18 +45,15 @@ const SWEEP_FLOOR = 1024;
  * It checks nothing: `TimerService` validates ids and timestamps.
  */
 export class TimerQueue {
-  #heap = new BucketHeap();
-  #buckets = new Map<number, Bucket>();
+  #queue = new BucketQueue();
   #index = new Map<number, number | number[]>();
   // Index entries that are EMPTY.
   #marked = 0;
   #size = 0;
   // Buckets with live timers. A bucket whose last timer is deleted stays in
-  // the heap and the map, dead, until it reaches the top of the heap or the
-  // heap is rebuilt; registering at its timestamp before then revives it.
+  // the queue, dead, until it reaches the top of the queue or dead buckets
+  // are dropped; registering at its timestamp before then revives it.
   #liveBuckets = 0;
-  // The largest timestamp a bucket was made for since the last clear.
-  #maxPushed = -Infinity;
 
   /** The number of pending timers. */
   get size(): number {
@@ -103,11 +100,7 @@ export class TimerQueue {
       slot.push(timestamp);
     }
     this.#size++;
-    // Past every timestamp pushed so far (ascending input makes most new
-    // timers so), no bucket can exist: the lookup would miss.
-    const bucket = timestamp > this.#maxPushed
-      ? undefined
-      : this.#buckets.get(timestamp);
+    const bucket = this.#queue.find(timestamp);
     if (bucket === undefined) {
       this.#push({ timestamp, ids: [id], live: 1, cursor: 0, sorted: true });
     } else if (bucket.live++ === 0) {
@@ -184,8 +177,8 @@ export class TimerQueue {
 
   /** Returns the live timers in firing order, flattened as `[id, ts, ...]`. */
   toFlat(): number[] {
-    const buckets = this.#heap.buckets.filter((bucket) => bucket.live > 0);
-    // The heap holds each timestamp once, so no two compare equal.
+    const buckets = this.#queue.all().filter((bucket) => bucket.live > 0);
+    // The queue holds each timestamp once, so no two compare equal.
     buckets.sort((a, b) => a.timestamp < b.timestamp ? -1 : 1);
     const flat: number[] = [];
     for (const bucket of buckets) {
@@ -204,28 +197,25 @@ export class TimerQueue {
 
   /** Drops every timer. */
   clear(): void {
-    this.#heap = new BucketHeap();
-    this.#buckets.clear();
+    this.#queue = new BucketQueue();
     this.#index.clear();
     this.#marked = 0;
-    this.#maxPushed = -Infinity;
     this.#size = 0;
     this.#liveBuckets = 0;
   }
 
   /** The live bucket that fires next, after dropping dead ones from the top. */
   #peek(): Bucket | undefined {
-    const heap = this.#heap;
-    let top = heap.top();
+    const queue = this.#queue;
+    let top = queue.top();
     while (top !== undefined && top.live === 0) {
-      this.#buckets.delete(top.timestamp);
-      heap.pop();
-      top = heap.top();
+      queue.pop();
+      top = queue.top();
     }
     return top;
   }
 
-  /** Fires the first live timer of `bucket`, the top of the heap. */
+  /** Fires the first live timer of `bucket`, the top of the queue. */
   #take(bucket: Bucket): number {
     // An unsorted bucket has not started firing, so there is no consumed
     // prefix to keep out of the sort.
@@ -243,9 +233,8 @@ export class TimerQueue {
     bucket.cursor = cursor;
     this.#size--;
     if (--bucket.live === 0) {
-      this.#buckets.delete(timestamp);
       this.#liveBuckets--;
-      this.#heap.pop();
+      this.#queue.pop();
     }
     return id;
   }
@@ -297,7 +286,7 @@ export class TimerQueue {
 
   /** Accounts for a pending timer at `timestamp` the index no longer lists. */
   #release(timestamp: number): void {
-    const bucket = this.#buckets.get(timestamp)!;
+    const bucket = this.#queue.find(timestamp)!;
     this.#size--;
     if (--bucket.live > 0) {
       // Tombstones cost memory until fired past; compacting once they
@@ -311,17 +300,10 @@ export class TimerQueue {
     bucket.cursor = 0;
     bucket.sorted = true;
     this.#liveBuckets--;
-    // Likewise dead buckets: rebuilding once they outnumber the live ones
-    // keeps the heap within twice the live buckets.
-    const heap = this.#heap.buckets;
-    if (heap.length - this.#liveBuckets <= this.#liveBuckets) return;
-    const buckets = this.#buckets;
-    const live: Bucket[] = [];
-    for (let i = 0; i < heap.length; i++) {
-      if (heap[i].live > 0) live.push(heap[i]);
-      else buckets.delete(heap[i].timestamp);
-    }
-    this.#heap.rebuild(live);
+    // Likewise dead buckets: dropping them once they outnumber the live
+    // ones keeps the queue within twice the live buckets.
+    const queue = this.#queue;
+    if (queue.size - this.#liveBuckets > this.#liveBuckets) queue.dropDead();
   }
 
   /** Keeps only the live entries from the cursor on, sorted and unique. */
@@ -347,9 +329,7 @@ export class TimerQueue {
   }
 
   #push(bucket: Bucket): void {
-    if (bucket.timestamp > this.#maxPushed) this.#maxPushed = bucket.timestamp;
-    this.#buckets.set(bucket.timestamp, bucket);
     this.#liveBuckets++;
-    this.#heap.push(bucket);
+    this.#queue.push(bucket);
   }
 }
