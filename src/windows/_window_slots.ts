@@ -286,7 +286,7 @@ export class WindowSlots<K, ACC> {
    * over the gap between it and its neighbours, or it would merge them.
    */
   grow(slot: Slot<K, ACC>, cover: TimeWindow): void {
-    this.#timers.deleteAllTimers(slot.id);
+    this.#timers.clearTimers(slot.id);
     slot.window = cover;
     slot.end = cover.end;
     slot.triggerState = undefined;

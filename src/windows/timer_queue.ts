@@ -6,6 +6,7 @@
  * @module
  */
 
+import { BucketQueue } from "./_bucket_queue.ts";
 import {
   ascending,
   type Bucket,
@@ -14,28 +15,57 @@ import {
 } from "./_timer_bucket.ts";
 
 /**
+ * The index value of an id without pending timers (never equal to a
+ * timestamp, so `has` needs no extra test).
+ */
+const EMPTY = NaN;
+/** Marked entries the index keeps before sweeping them, at the least. */
+const SWEEP_FLOOR = 1024;
+
+/**
  * The timers of one domain. Timers that share a timestamp (the window
  * operator registers one per key for every window end) share a bucket, and
- * a binary min-heap orders the distinct timestamps. A new timer at a known
- * timestamp costs a Map lookup and a push, not a heap insertion. The index
+ * a {@linkcode BucketQueue} orders the distinct timestamps and finds them.
+ * A new timer at a known timestamp costs a lookup and a push. The index
  * maps each id to the timestamp of its one timer, or to an array once it has
  * several; it decides which bucket entries are live.
+ *
+ * An id whose last timer goes keeps its index entry, as {@linkcode EMPTY},
+ * until `deleteAll` (the window operator calls it as the window goes): a
+ * window that moves its timer (a session growing, a trigger that deletes and
+ * re-registers) would otherwise delete and re-insert its key every time, and
+ * V8's Map leaves each deleted entry in the key's hash chain until the
+ * table is rebuilt, so every later miss of that key walks all its dead
+ * copies (microseconds per record in a large index). Ids that never get
+ * `deleteAll` (a TimerService used directly) cannot pile up: once the marked
+ * entries outnumber the others (and a floor), one sweep drops them all,
+ * O(1) amortised per marking, so the index stays within about twice its
+ * ids with timers.
  *
  * It checks nothing: `TimerService` validates ids and timestamps.
  */
 export class TimerQueue {
-  #heap: Bucket[] = [];
-  #buckets = new Map<number, Bucket>();
+  #queue = new BucketQueue();
   #index = new Map<number, number | number[]>();
+  // Index entries that are EMPTY.
+  #marked = 0;
   #size = 0;
   // Buckets with live timers. A bucket whose last timer is deleted stays in
-  // the heap and the map, dead, until it reaches the top of the heap or the
-  // heap is rebuilt; registering at its timestamp before then revives it.
+  // the queue, dead, until it reaches the top of the queue or dead buckets
+  // are dropped; registering at its timestamp before then revives it.
   #liveBuckets = 0;
 
   /** The number of pending timers. */
   get size(): number {
     return this.#size;
+  }
+
+  /**
+   * The ids the index holds: those with pending timers, and those whose
+   * last timer went since their `deleteAll` (bounded, see the class).
+   */
+  get indexedIds(): number {
+    return this.#index.size;
   }
 
   /** Whether the `(id, timestamp)` timer is pending. */
@@ -56,7 +86,13 @@ export class TimerQueue {
       index.set(id, timestamp);
     } else if (typeof slot === "number") {
       if (slot === timestamp) return;
-      index.set(id, [slot, timestamp]);
+      if (slot !== slot) {
+        // EMPTY: the entry is reused in place.
+        index.set(id, timestamp);
+        this.#marked--;
+      } else {
+        index.set(id, [slot, timestamp]);
+      }
     } else {
       for (let i = 0; i < slot.length; i++) {
         if (slot[i] === timestamp) return;
@@ -64,7 +100,7 @@ export class TimerQueue {
       slot.push(timestamp);
     }
     this.#size++;
-    const bucket = this.#buckets.get(timestamp);
+    const bucket = this.#queue.find(timestamp);
     if (bucket === undefined) {
       this.#push({ timestamp, ids: [id], live: 1, cursor: 0, sorted: true });
     } else if (bucket.live++ === 0) {
@@ -92,16 +128,26 @@ export class TimerQueue {
 
   /** Deletes every timer of `id` and releases its index entry. */
   deleteAll(id: number): void {
-    const slot = this.#index.get(id);
+    const index = this.#index;
+    const slot = index.get(id);
     if (slot === undefined) return;
     // Dropping the key releases the id; doing it first lets the compactions
     // below see every timer of the id as gone.
-    this.#index.delete(id);
-    if (typeof slot === "number") {
-      this.#release(slot);
-    } else {
-      for (let i = 0; i < slot.length; i++) this.#release(slot[i]);
-    }
+    index.delete(id);
+    if (slot !== slot) this.#marked--;
+    else this.#releaseAll(slot);
+  }
+
+  /**
+   * Deletes every timer of `id` but keeps its index entry, for an id that
+   * registers timers again (a window growing in place).
+   */
+  clearId(id: number): void {
+    const index = this.#index;
+    const slot = index.get(id);
+    if (slot === undefined || slot !== slot) return;
+    this.#mark(id);
+    this.#releaseAll(slot);
   }
 
   /** The timestamp that fires next, or `Infinity` if none is pending. */
@@ -131,8 +177,8 @@ export class TimerQueue {
 
   /** Returns the live timers in firing order, flattened as `[id, ts, ...]`. */
   toFlat(): number[] {
-    const buckets = this.#heap.filter((bucket) => bucket.live > 0);
-    // The heap holds each timestamp once, so no two compare equal.
+    const buckets = this.#queue.all().filter((bucket) => bucket.live > 0);
+    // The queue holds each timestamp once, so no two compare equal.
     buckets.sort((a, b) => a.timestamp < b.timestamp ? -1 : 1);
     const flat: number[] = [];
     for (const bucket of buckets) {
@@ -151,24 +197,25 @@ export class TimerQueue {
 
   /** Drops every timer. */
   clear(): void {
-    this.#heap = [];
-    this.#buckets.clear();
+    this.#queue = new BucketQueue();
     this.#index.clear();
+    this.#marked = 0;
     this.#size = 0;
     this.#liveBuckets = 0;
   }
 
   /** The live bucket that fires next, after dropping dead ones from the top. */
   #peek(): Bucket | undefined {
-    const heap = this.#heap;
-    while (heap.length > 0 && heap[0].live === 0) {
-      this.#buckets.delete(heap[0].timestamp);
-      this.#pop();
+    const queue = this.#queue;
+    let top = queue.top();
+    while (top !== undefined && top.live === 0) {
+      queue.pop();
+      top = queue.top();
     }
-    return heap[0];
+    return top;
   }
 
-  /** Fires the first live timer of `bucket`, the top of the heap. */
+  /** Fires the first live timer of `bucket`, the top of the queue. */
   #take(bucket: Bucket): number {
     // An unsorted bucket has not started firing, so there is no consumed
     // prefix to keep out of the sort.
@@ -186,9 +233,8 @@ export class TimerQueue {
     bucket.cursor = cursor;
     this.#size--;
     if (--bucket.live === 0) {
-      this.#buckets.delete(timestamp);
       this.#liveBuckets--;
-      this.#pop();
+      this.#queue.pop();
     }
     return id;
   }
@@ -200,8 +246,7 @@ export class TimerQueue {
     if (slot === undefined) return false;
     if (typeof slot === "number") {
       if (slot !== timestamp) return false;
-      // Dropping the key releases the id once its last timer is gone.
-      index.delete(id);
+      this.#mark(id);
       return true;
     }
     const i = slot.indexOf(timestamp);
@@ -211,9 +256,37 @@ export class TimerQueue {
     return true;
   }
 
+  /** Marks `id` as without timers; it had some. */
+  #mark(id: number): void {
+    const index = this.#index;
+    index.set(id, EMPTY);
+    if (++this.#marked > SWEEP_FLOOR && this.#marked > index.size >>> 1) {
+      this.#sweep();
+    }
+  }
+
+  /** Releases the timers an index entry listed. */
+  #releaseAll(slot: number | number[]): void {
+    if (typeof slot === "number") {
+      this.#release(slot);
+    } else {
+      for (let i = 0; i < slot.length; i++) this.#release(slot[i]);
+    }
+  }
+
+  /** Drops the EMPTY entries of the index. */
+  #sweep(): void {
+    const index = this.#index;
+    // Deleting the entry being visited is safe while a Map iterates.
+    index.forEach((slot, id) => {
+      if (slot !== slot) index.delete(id);
+    });
+    this.#marked = 0;
+  }
+
   /** Accounts for a pending timer at `timestamp` the index no longer lists. */
   #release(timestamp: number): void {
-    const bucket = this.#buckets.get(timestamp)!;
+    const bucket = this.#queue.find(timestamp)!;
     this.#size--;
     if (--bucket.live > 0) {
       // Tombstones cost memory until fired past; compacting once they
@@ -227,18 +300,10 @@ export class TimerQueue {
     bucket.cursor = 0;
     bucket.sorted = true;
     this.#liveBuckets--;
-    // Likewise dead buckets: rebuilding once they outnumber the live ones
-    // keeps the heap within twice the live buckets.
-    const heap = this.#heap;
-    if (heap.length - this.#liveBuckets <= this.#liveBuckets) return;
-    const buckets = this.#buckets;
-    const live: Bucket[] = [];
-    for (let i = 0; i < heap.length; i++) {
-      if (heap[i].live > 0) live.push(heap[i]);
-      else buckets.delete(heap[i].timestamp);
-    }
-    this.#heap = live;
-    for (let i = (live.length >>> 1) - 1; i >= 0; i--) this.#down(i);
+    // Likewise dead buckets: dropping them once they outnumber the live
+    // ones keeps the queue within twice the live buckets.
+    const queue = this.#queue;
+    if (queue.size - this.#liveBuckets > this.#liveBuckets) queue.dropDead();
   }
 
   /** Keeps only the live entries from the cursor on, sorted and unique. */
@@ -264,45 +329,7 @@ export class TimerQueue {
   }
 
   #push(bucket: Bucket): void {
-    this.#buckets.set(bucket.timestamp, bucket);
     this.#liveBuckets++;
-    const heap = this.#heap;
-    const timestamp = bucket.timestamp;
-    let i = heap.length;
-    heap.push(bucket);
-    while (i > 0) {
-      const parent = (i - 1) >>> 1;
-      if (!(timestamp < heap[parent].timestamp)) break;
-      heap[i] = heap[parent];
-      i = parent;
-    }
-    heap[i] = bucket;
-  }
-
-  #pop(): void {
-    const heap = this.#heap;
-    const last = heap.pop()!;
-    if (heap.length === 0) return;
-    heap[0] = last;
-    this.#down(0);
-  }
-
-  #down(start: number): void {
-    const heap = this.#heap;
-    const n = heap.length;
-    const bucket = heap[start];
-    const timestamp = bucket.timestamp;
-    let i = start;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= n) break;
-      if (
-        child + 1 < n && heap[child + 1].timestamp < heap[child].timestamp
-      ) child++;
-      if (!(heap[child].timestamp < timestamp)) break;
-      heap[i] = heap[child];
-      i = child;
-    }
-    heap[i] = bucket;
+    this.#queue.push(bucket);
   }
 }

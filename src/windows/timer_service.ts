@@ -62,20 +62,25 @@ export interface TimerServiceSnapshot {
  * safe integers or `±Infinity`; a timer at `Infinity` fires only on
  * watermark `Infinity`, one at `-Infinity` on any advance.
  *
- * Cost: timers that share a timestamp share a bucket, and a min-heap
- * orders the distinct timestamps. With `k` the timers of an id (usually one
- * or two), `b` those of a timestamp and `t` the distinct timestamps:
- * looking up a timer costs O(k); registering costs O(k) plus O(1)
- * amortised, or O(log t) for the first timer at a timestamp, and a
+ * Cost: timers that share a timestamp share a bucket; a timestamp later than
+ * every other (the usual case) joins a sorted run, the others a min-heap,
+ * and the two give the distinct timestamps in order. With `k` the timers of
+ * an id (usually one or two), `b` those of a timestamp and `t` the distinct
+ * timestamps: looking up a timer costs O(k); registering costs O(k) plus
+ * O(1) amortised, or O(log t) for the first timer at a timestamp, and a
  * duplicate registration allocates nothing; deleting costs O(k) plus
- * O(log b) amortised. Firing costs O(1) amortised per timer plus O(log t)
+ * O(log t) and O(log b) amortised. Firing costs O(1) amortised per timer plus O(log t)
  * per timestamp; a timestamp whose ids were not registered in ascending
- * order is sorted once when it starts firing, and a timer a callback adds
- * to the timestamp being fired costs up to O(b). Deleted timers leave
+ * order is sorted once when it starts firing, and a timer a callback adds to
+ * the timestamp being fired costs up to O(b). Deleted timers leave
  * tombstones, compacted away once they outnumber the live timers of their
- * timestamp; emptied timestamps leave the heap when they reach its top or
- * once they outnumber the live ones. So memory stays within twice the live
- * timers. Callbacks run synchronously, inside the advance call.
+ * timestamp; emptied timestamps stay until they come first or once they
+ * outnumber the live ones. An id whose last timer went keeps a marker until
+ * `deleteAllTimers` (so an id that moves its timer does not re-insert itself
+ * into a hash table, which V8 makes slow); markers are dropped once they
+ * outnumber the ids with timers (and a floor of 1024). So memory stays
+ * within about twice the live timers. Callbacks run synchronously, inside
+ * the advance call.
  *
  * @example A window timer fires once the watermark reaches it
  * ```ts
@@ -197,6 +202,25 @@ export class TimerService {
     }
     this.#eventTime.deleteAll(id);
     this.#processingTime.deleteAll(id);
+  }
+
+  /**
+   * Deletes every timer of `id` in both domains, as
+   * {@linkcode TimerService.deleteAllTimers} does, but keeps its index
+   * entry: for a window that lives on and registers timers again (a session
+   * growing in place), so its next registration does not insert the id
+   * afresh. Entries kept for ids without timers stay bounded.
+   *
+   * @param id The interned (key, window) whose timers go.
+   * @throws {RangeError} If `id` is not a non-negative safe integer.
+   * @throws {TypeError} If `id` is not a number.
+   */
+  clearTimers(id: number): void {
+    if (!(Number.isSafeInteger(id) && id >= 0)) {
+      requireNonNegativeInteger(id, DELETE_ALL_ID);
+    }
+    this.#eventTime.clearId(id);
+    this.#processingTime.clearId(id);
   }
 
   /**

@@ -207,6 +207,25 @@ Deno.test("TimerService.deleteAllTimers() removes every timer of the id in both 
   assert.deepEqual(fireAt(timers, 100), [[8, 9]]);
 });
 
+Deno.test("TimerService.clearTimers() deletes as deleteAllTimers() does, and the id registers again", () => {
+  const timers = new TimerService();
+  for (const ts of [3, 8]) {
+    timers.registerEventTimeTimer(7, ts);
+    timers.registerProcessingTimeTimer(7, ts);
+  }
+  timers.registerEventTimeTimer(8, 8);
+  timers.clearTimers(7);
+  timers.clearTimers(7);
+  timers.clearTimers(99);
+  assert.equal(timers.numEventTimeTimers(), 1);
+  assert.equal(timers.numProcessingTimeTimers(), 0);
+  assert.equal(timers.hasEventTimeTimer(7, 3), false);
+  timers.registerEventTimeTimer(7, 9);
+  assert.deepEqual(timers.snapshot().eventTime, [8, 8, 7, 9]);
+  assert.deepEqual(fireUpTo(timers, 100), [[8, 8], [7, 9]]);
+  assert.throws(() => timers.clearTimers(-1), RangeError);
+});
+
 Deno.test("TimerService fires a timer deleted and then registered again exactly once", () => {
   const timers = new TimerService();
   timers.registerEventTimeTimer(1, 10);

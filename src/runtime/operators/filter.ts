@@ -31,18 +31,22 @@ export class FilterOperator<T> extends StatelessOperator<T, T> {
   constructor(fn: (value: T) => boolean) {
     requireFunction(fn, { action: "create FilterOperator", param: "fn" });
     super(function filterBatch(values, timestamps, output, reject) {
-      const kept: T[] = [];
-      const keptTimestamps: number[] = [];
+      // The kept records are moved down in copies of the input, then cut
+      // to length: a copy costs less than growing arrays push by push.
+      const n = values.length;
+      const kept = values.slice();
+      const keptTimestamps = timestamps.slice();
+      let k = 0;
       // A record whose fn throws is set aside (neither kept nor dropped
       // silently) and the loop resumes after it.
-      const n = values.length;
       let i = 0;
       while (i < n) {
         try {
           for (; i < n; i++) {
-            if (fn(values[i])) {
-              kept.push(values[i]);
-              keptTimestamps.push(timestamps[i]);
+            const value = values[i];
+            if (fn(value)) {
+              kept[k] = value;
+              keptTimestamps[k++] = timestamps[i];
             }
           }
         } catch (error) {
@@ -50,7 +54,10 @@ export class FilterOperator<T> extends StatelessOperator<T, T> {
           i++;
         }
       }
-      if (kept.length > 0) output.emitBatch(kept, keptTimestamps);
+      if (k === 0) return;
+      kept.length = k;
+      keptTimestamps.length = k;
+      output.emitBatch(kept, keptTimestamps);
     });
   }
 }
