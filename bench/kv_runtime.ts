@@ -7,7 +7,12 @@
 //   - kv, 1 process:  `main.ts --runtime kv --worker w1`, a process of its own;
 //   - kv, 3 processes: three such workers sharing the file.
 //
-//   deno task bench:kv [--events N] [--runs R] [--json]
+//   deno task bench:kv [--events N] [--runs R] [--kv-latency-ms L] [--json]
+//
+// `--kv-latency-ms L` adds L ms to every KV call the job makes, in every
+// arm (the process arms preload bench/kv_runtime/latency_preload.ts), as a
+// round trip to Deno Deploy's KV would: seeding and checking are not
+// delayed.
 //
 // Throughput is events/s of wall time from start to the last worker's end
 // (process start-up included for the process arms), best of R runs per arm,
@@ -28,6 +33,7 @@ import clusterCounts, {
   seedClusterEvents,
   startClusterWorker,
 } from "./kv_runtime/cluster_counts.ts";
+import { withLatency } from "./kv_runtime/latency_kv.ts";
 
 const JOB = "cluster_counts";
 
@@ -50,8 +56,13 @@ function environment(kv: Deno.Kv): StreamEnvironment {
   });
 }
 
-async function inProcess(store: string, kvRuntime: boolean): Promise<void> {
-  const kv = await Deno.openKv(store);
+async function inProcess(
+  store: string,
+  kvRuntime: boolean,
+  latencyMs: number,
+): Promise<void> {
+  const raw = await Deno.openKv(store);
+  const kv = withLatency(raw, latencyMs);
   try {
     const env = environment(kv);
     const { context } = createJobContext(env, kv);
@@ -59,14 +70,18 @@ async function inProcess(store: string, kvRuntime: boolean): Promise<void> {
     if (kvRuntime) await env.createKvRuntime({ kv, workerId: "w1" }).run();
     else await env.createRuntime().run();
   } finally {
-    kv.close();
+    raw.close();
   }
 }
 
-async function processes(store: string, count: number): Promise<void> {
+async function processes(
+  store: string,
+  count: number,
+  kvLatencyMs: number,
+): Promise<void> {
   const children = Array.from(
     { length: count },
-    (_, i) => startClusterWorker(store, `w${i + 1}`),
+    (_, i) => startClusterWorker(store, `w${i + 1}`, { kvLatencyMs }),
   );
   const statuses = await Promise.all(children.map((c) => c.status));
   if (!statuses.every((s) => s.success)) {
@@ -74,7 +89,12 @@ async function processes(store: string, count: number): Promise<void> {
   }
 }
 
-async function runArm(arm: Arm, events: number, dir: string): Promise<number> {
+async function runArm(
+  arm: Arm,
+  events: number,
+  latencyMs: number,
+  dir: string,
+): Promise<number> {
   const store = `${dir}/${arm.replaceAll(/[^a-z0-9]/g, "_")}.sqlite`;
   await Deno.remove(store).catch(() => {});
   {
@@ -83,9 +103,9 @@ async function runArm(arm: Arm, events: number, dir: string): Promise<number> {
     kv.close();
   }
   const start = performance.now();
-  if (arm === "local") await inProcess(store, false);
-  else if (arm === "kv, in-process") await inProcess(store, true);
-  else await processes(store, arm === "kv, 1 process" ? 1 : 3);
+  if (arm === "local") await inProcess(store, false, latencyMs);
+  else if (arm === "kv, in-process") await inProcess(store, true, latencyMs);
+  else await processes(store, arm === "kv, 1 process" ? 1 : 3, latencyMs);
   const seconds = (performance.now() - start) / 1_000;
   const kv = await Deno.openKv(store);
   try {
@@ -109,17 +129,25 @@ if (import.meta.main) {
     options: {
       events: { type: "string", default: "300000" },
       runs: { type: "string", default: "3" },
+      "kv-latency-ms": { type: "string", default: "0" },
       json: { type: "boolean", default: false },
     },
   });
   const events = Number(values.events);
   const runs = Number(values.runs);
-  for (const [flag, value] of [["--events", events], ["--runs", runs]]) {
-    if (!Number.isSafeInteger(value) || (value as number) < 1) {
+  const latencyMs = Number(values["kv-latency-ms"]);
+  for (
+    const [flag, value, raw, min] of [
+      ["--events", events, values.events, 1],
+      ["--runs", runs, values.runs, 1],
+      ["--kv-latency-ms", latencyMs, values["kv-latency-ms"], 0],
+    ] as const
+  ) {
+    if (!Number.isSafeInteger(value) || value < min) {
       console.error(
-        `error: '${flag}' must be a positive integer: current value is ${
-          flag === "--events" ? values.events : values.runs
-        }`,
+        `error: '${flag}' must be a ${
+          min === 0 ? "non-negative" : "positive"
+        } integer: current value is ${raw}`,
       );
       Deno.exit(1);
     }
@@ -129,7 +157,7 @@ if (import.meta.main) {
   try {
     for (let run = 0; run < runs; run++) {
       for (const arm of ARMS) {
-        const rate = await runArm(arm, events, dir);
+        const rate = await runArm(arm, events, latencyMs, dir);
         best.set(arm, Math.max(best.get(arm) ?? 0, rate));
         console.error(
           `run ${run + 1}/${runs} ${arm}: ${Math.round(rate)} events/s`,
@@ -144,6 +172,7 @@ if (import.meta.main) {
     console.log(JSON.stringify({
       events,
       runs,
+      kvLatencyMs: latencyMs,
       arms: ARMS.map((arm) => ({
         arm,
         eventsPerSecond: Math.round(best.get(arm)!),
@@ -152,7 +181,7 @@ if (import.meta.main) {
     }));
   } else {
     console.log(
-      `\n${events} events, best of ${runs} (output checked every run)\n`,
+      `\n${events} events, ${latencyMs} ms added to every KV call, best of ${runs} (output checked every run)\n`,
     );
     console.log("| arm | events/s | / local |");
     console.log("| --- | --- | --- |");

@@ -11,6 +11,7 @@ import {
   TumblingEventTimeWindows,
   WatermarkStrategy,
 } from "../../src/mod.ts";
+import { LATENCY_ENV } from "./latency_kv.ts";
 
 /** An event of the seeded log. */
 export interface ClusterEvent {
@@ -103,6 +104,7 @@ export default function clusterCounts({ env, kv }: JobContext): void {
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const JOB_FILE = new URL("./cluster_counts.ts", import.meta.url).pathname;
+const PRELOAD = new URL("./latency_preload.ts", import.meta.url).pathname;
 
 /**
  * Starts one worker process of this job on the KV runtime, as
@@ -110,16 +112,24 @@ const JOB_FILE = new URL("./cluster_counts.ts", import.meta.url).pathname;
  *
  * @param store The KV file the workers share.
  * @param worker The worker id.
- * @param options The lease time, and where the worker's stderr goes.
+ * @param options The lease time, where the worker's stderr goes, and the
+ * milliseconds added to each of its KV calls (the benchmark's
+ * `--kv-latency-ms`; see `latency_kv.ts`).
  */
 export function startClusterWorker(
   store: string,
   worker: string,
-  options: { leaseMs?: number; stderr?: "inherit" | "piped" } = {},
+  options: {
+    leaseMs?: number;
+    stderr?: "inherit" | "piped";
+    kvLatencyMs?: number;
+  } = {},
 ): Deno.ChildProcess {
+  const latency = options.kvLatencyMs ?? 0;
   return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      ...(latency > 0 ? ["--preload", PRELOAD] : []),
       "--allow-read",
       "--allow-write",
       "--allow-env",
@@ -138,6 +148,7 @@ export function startClusterWorker(
         ? []
         : ["--lease-ms", String(options.leaseMs)]),
     ],
+    env: latency > 0 ? { [LATENCY_ENV]: String(latency) } : {},
     stdout: "null",
     stderr: options.stderr ?? "inherit",
   }).spawn();
