@@ -76,6 +76,7 @@ export async function activate(
     recordsOutBase: committed.status.recordsOut,
     wake: null,
     dirty: true,
+    readAhead: null,
     notified: 0,
   };
   if (state !== undefined) {

@@ -4,7 +4,6 @@
 // `_step_commit.ts`). A step that did nothing commits nothing.
 
 import type { SourceSubtask } from "../../runtime/source_subtask.ts";
-import type { StreamElement } from "../../runtime/stream_element.ts";
 import type { Subtask } from "../../runtime/subtask.ts";
 import { applyEntries } from "./_barrier_alignment.ts";
 import { isBlocked, refreshConsumed, trimDue } from "./_back_pressure.ts";
@@ -19,6 +18,7 @@ import { type LiveActor, statusOf } from "./_live_actor.ts";
 import { drop } from "./_ownership.ts";
 import { countReplay, cutReplay } from "./_replay.ts";
 import { type Meta, stepCommit } from "./_step_commit.ts";
+import { startReadAhead, takeInput } from "./_read_ahead.ts";
 import { ENTRIES_PER_CHANNEL, type KvWorker } from "./_worker.ts";
 
 /** Polls of a source per step, at most. */
@@ -145,11 +145,7 @@ async function readInputs(
   subtask: Subtask,
   meta: Meta,
 ): Promise<boolean> {
-  const { wiring } = live;
-  const batches = await Promise.all(wiring.inputs.map((input, c) => {
-    if (meta.ended[c]) return Promise.resolve([] as StreamElement[][]);
-    return worker.readEntries(input.producer, input.out, meta.inputs[c]);
-  }));
+  const { batches, ahead } = await takeInput(worker, live, meta);
   const { applied, aligned } = await applyEntries(
     subtask,
     meta,
@@ -161,8 +157,12 @@ async function readInputs(
     meta.replayFrom = [...meta.inputs];
     meta.replayValve = subtask.snapshotValve();
   }
-  // More input may wait behind the barriers, or past what was read.
-  if (aligned || batches.some((b) => b.length === ENTRIES_PER_CHANNEL)) {
+  // More input may wait behind the barriers, or past what was read (or
+  // read ahead, before the producers' latest commits).
+  if (
+    ahead || aligned ||
+    batches.some((b) => b.length === ENTRIES_PER_CHANNEL)
+  ) {
     live.dirty = true;
   }
   return applied;
@@ -252,6 +252,7 @@ async function commit(
     retry: (what, call) => worker.retry(what, call),
   });
   live.meta = next;
+  startReadAhead(worker, live);
   for (const output of wiring.outputs) {
     const consumer = worker.live.get(output.consumer);
     if (consumer !== undefined) consumer.dirty = true;

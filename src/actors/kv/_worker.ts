@@ -79,6 +79,13 @@ export class KvWorker {
   /** Moves a simulated clock, or waits, when no actor has work. */
   readonly idleClock: IdleClock;
   readonly persist: boolean;
+  /**
+   * Whether the steps of a round run at once and actors read their next
+   * input ahead (see `_read_ahead.ts`): with a real clock. A simulated
+   * clock steps actors one after another, so that a run is reproducible
+   * write by write (what the crash tests number).
+   */
+  readonly overlapSteps: boolean;
   // Without periodic checkpoints, replay mode has none to read its input
   // again from: every step is where a take-over starts.
   readonly cutEveryStep: boolean;
@@ -116,6 +123,7 @@ export class KvWorker {
     this.maxLag = settings.maxLag;
     this.idleClock = new IdleClock(clock, settings.simulate);
     this.persist = settings.persist;
+    this.overlapSteps = !this.idleClock.simulated;
     this.cutEveryStep = !settings.persist &&
       settings.checkpointIntervalMs === 0;
     this.restoreFrom = settings.restoreFrom;

@@ -100,19 +100,16 @@ export class WorkerLoop {
     if (coordinated !== undefined) worker.coordinatorState = coordinated;
     if (coordinated?.progressed) progressed = true;
     // Downstream first, as in the local runtime: consumers make room.
+    // With a real clock every actor's step at once: actors share nothing
+    // but channels, and each step is one atomic commit under its own
+    // lease, so their round trips to KV overlap instead of adding up.
     const order = [...worker.live.values()].reverse();
-    for (const live of order) {
-      if (!worker.live.has(live.wiring.id)) continue;
-      try {
-        const renewed = !live.lease.due(worker.clock.now()) ||
-          await worker.retry("renew a lease", () => live.lease.renew());
-        if (!renewed) {
-          drop(worker, live, "its lease was taken over");
-          continue;
-        }
-        if (await stepActor(worker, live)) progressed = true;
-      } catch (error) {
-        await this.#failed(live, error);
+    if (worker.overlapSteps) {
+      const steps = await Promise.all(order.map((live) => this.#step(live)));
+      if (steps.includes(true)) progressed = true;
+    } else {
+      for (const live of order) {
+        if (await this.#step(live)) progressed = true;
       }
     }
     if (!progressed) {
@@ -122,6 +119,24 @@ export class WorkerLoop {
       );
     }
     return progressed;
+  }
+
+  /** Renews an actor's lease if due, then steps it; whether it committed. */
+  async #step(live: LiveActor): Promise<boolean> {
+    const worker = this.#worker;
+    if (!worker.live.has(live.wiring.id)) return false;
+    try {
+      const renewed = !live.lease.due(worker.clock.now()) ||
+        await worker.retry("renew a lease", () => live.lease.renew());
+      if (!renewed) {
+        drop(worker, live, "its lease was taken over");
+        return false;
+      }
+      return await stepActor(worker, live);
+    } catch (error) {
+      await this.#failed(live, error);
+      return false;
+    }
   }
 
   /** Stops working on an actor whose step threw. */
