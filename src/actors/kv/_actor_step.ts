@@ -19,6 +19,7 @@ import { drop } from "./_ownership.ts";
 import { countReplay, cutReplay } from "./_replay.ts";
 import { type Meta, stepCommit } from "./_step_commit.ts";
 import { startReadAhead, takeInput } from "./_read_ahead.ts";
+import { logKey } from "./channel_log.ts";
 import { ENTRIES_PER_CHANNEL, type KvWorker } from "./_worker.ts";
 
 /** Polls of a source per step, at most. */
@@ -242,10 +243,18 @@ async function commit(
   live.out = wiring.outputs.map(() => []);
   live.acks = [];
   // With the letters the step set aside, exactly once with it.
+  // The new log entries: past the last one written, so nothing is there.
+  const absent = next.outputs.flatMap((seq, k) =>
+    Array.from(
+      { length: seq - work.outputs[k] },
+      (_, i) => logKey(k, work.outputs[k] + 1 + i),
+    )
+  );
   await commitWithLetters({
     actor: wiring.id,
     storage,
     ops,
+    absent,
     letters: machineOf(live).takeDeadLetters(),
     recorder: worker.letters,
     checks: [live.lease.check],

@@ -175,9 +175,9 @@ export class KvWorker {
   /** Where lines about the worker go. */
   readonly log = (line: string): void => console.error(line);
 
-  /** The storage of actor `id`, to write its steps. */
-  storageOf(id: string): KvStorage {
-    return new KvStorage(this.kv, [...this.base, "a", id]);
+  /** The storage of actor `id`, to write its steps (see `KvStorage`'s options). */
+  storageOf(id: string, options: { soleWriter?: boolean } = {}): KvStorage {
+    return new KvStorage(this.kv, [...this.base, "a", id], options);
   }
 
   /** A storage used only to read another actor's entries (never to write). */
