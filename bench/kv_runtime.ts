@@ -17,7 +17,10 @@
 // Throughput is events/s of wall time from start to the last worker's end
 // (process start-up included for the process arms), best of R runs per arm,
 // arms interleaved run by run. Every run's output is checked against the
-// brute-force counts, so a fast wrong run cannot count.
+// brute-force counts, so a fast wrong run cannot count. Each run also
+// counts its KV calls by kind, and its commits that failed a check
+// (another worker's lease, a conflicting write): printed to stderr, and
+// with `--json` for each arm's best run.
 
 import { parseArgs } from "node:util";
 import {
@@ -33,7 +36,12 @@ import clusterCounts, {
   seedClusterEvents,
   startClusterWorker,
 } from "./kv_runtime/cluster_counts.ts";
-import { withLatency } from "./kv_runtime/latency_kv.ts";
+import {
+  type CallCounts,
+  countCalls,
+  COUNTS_LINE,
+  withLatency,
+} from "./kv_runtime/latency_kv.ts";
 
 const JOB = "cluster_counts";
 
@@ -60,9 +68,10 @@ async function inProcess(
   store: string,
   kvRuntime: boolean,
   latencyMs: number,
+  counts: CallCounts,
 ): Promise<void> {
   const raw = await Deno.openKv(store);
-  const kv = withLatency(raw, latencyMs);
+  const kv = countCalls(withLatency(raw, latencyMs), counts);
   try {
     const env = environment(kv);
     const { context } = createJobContext(env, kv);
@@ -74,16 +83,40 @@ async function inProcess(
   }
 }
 
+/** Adds a worker's counts, from its stderr, to `counts`; passes the rest on. */
+async function readCounts(
+  stderr: ReadableStream<Uint8Array>,
+  counts: CallCounts,
+): Promise<void> {
+  const text = await new Response(stderr).text();
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(COUNTS_LINE)) {
+      if (line !== "") console.error(line);
+      continue;
+    }
+    const worker: CallCounts = JSON.parse(line.slice(COUNTS_LINE.length));
+    for (const [name, n] of Object.entries(worker.calls)) {
+      counts.calls[name] = (counts.calls[name] ?? 0) + n;
+    }
+    counts.conflicts += worker.conflicts;
+  }
+}
+
 async function processes(
   store: string,
   count: number,
   kvLatencyMs: number,
+  counts: CallCounts,
 ): Promise<void> {
   const children = Array.from(
     { length: count },
-    (_, i) => startClusterWorker(store, `w${i + 1}`, { kvLatencyMs }),
+    (_, i) =>
+      startClusterWorker(store, `w${i + 1}`, { kvLatencyMs, stderr: "piped" }),
   );
-  const statuses = await Promise.all(children.map((c) => c.status));
+  const [statuses] = await Promise.all([
+    Promise.all(children.map((c) => c.status)),
+    ...children.map((c) => readCounts(c.stderr, counts)),
+  ]);
   if (!statuses.every((s) => s.success)) {
     throw new Error(`a worker failed: ${JSON.stringify(statuses)}`);
   }
@@ -94,7 +127,8 @@ async function runArm(
   events: number,
   latencyMs: number,
   dir: string,
-): Promise<number> {
+): Promise<{ rate: number; counts: CallCounts }> {
+  const counts: CallCounts = { calls: {}, conflicts: 0 };
   const store = `${dir}/${arm.replaceAll(/[^a-z0-9]/g, "_")}.sqlite`;
   await Deno.remove(store).catch(() => {});
   {
@@ -103,9 +137,13 @@ async function runArm(
     kv.close();
   }
   const start = performance.now();
-  if (arm === "local") await inProcess(store, false, latencyMs);
-  else if (arm === "kv, in-process") await inProcess(store, true, latencyMs);
-  else await processes(store, arm === "kv, 1 process" ? 1 : 3, latencyMs);
+  if (arm === "local") await inProcess(store, false, latencyMs, counts);
+  else if (arm === "kv, in-process") {
+    await inProcess(store, true, latencyMs, counts);
+  } else {
+    const n = arm === "kv, 1 process" ? 1 : 3;
+    await processes(store, n, latencyMs, counts);
+  }
   const seconds = (performance.now() - start) / 1_000;
   const kv = await Deno.openKv(store);
   try {
@@ -120,7 +158,7 @@ async function runArm(
   } finally {
     kv.close();
   }
-  return events / seconds;
+  return { rate: events / seconds, counts };
 }
 
 if (import.meta.main) {
@@ -154,13 +192,23 @@ if (import.meta.main) {
   }
   const dir = await Deno.makeTempDir({ prefix: "weir-bench-kv-" });
   const best = new Map<Arm, number>();
+  // Of each arm's best run.
+  const bestCounts = new Map<Arm, CallCounts>();
   try {
     for (let run = 0; run < runs; run++) {
       for (const arm of ARMS) {
-        const rate = await runArm(arm, events, latencyMs, dir);
-        best.set(arm, Math.max(best.get(arm) ?? 0, rate));
+        const { rate, counts } = await runArm(arm, events, latencyMs, dir);
+        if (rate > (best.get(arm) ?? 0)) {
+          best.set(arm, rate);
+          bestCounts.set(arm, counts);
+        }
+        const calls = Object.values(counts.calls).reduce((a, b) => a + b, 0);
         console.error(
-          `run ${run + 1}/${runs} ${arm}: ${Math.round(rate)} events/s`,
+          `run ${run + 1}/${runs} ${arm}: ${
+            Math.round(rate)
+          } events/s, ${calls} KV calls, ${
+            counts.calls.commit ?? 0
+          } commits, ${counts.conflicts} failed a check`,
         );
       }
     }
@@ -177,6 +225,8 @@ if (import.meta.main) {
         arm,
         eventsPerSecond: Math.round(best.get(arm)!),
         ratioToLocal: best.get(arm)! / local,
+        kvCalls: bestCounts.get(arm)!.calls,
+        failedChecks: bestCounts.get(arm)!.conflicts,
       })),
     }));
   } else {

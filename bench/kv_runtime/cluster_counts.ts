@@ -114,7 +114,8 @@ const PRELOAD = new URL("./latency_preload.ts", import.meta.url).pathname;
  * @param worker The worker id.
  * @param options The lease time, where the worker's stderr goes, and the
  * milliseconds added to each of its KV calls (the benchmark's
- * `--kv-latency-ms`; see `latency_kv.ts`).
+ * `--kv-latency-ms`; see `latency_kv.ts`: given, even 0, the worker counts
+ * its KV calls and prints them on exit).
  */
 export function startClusterWorker(
   store: string,
@@ -125,11 +126,11 @@ export function startClusterWorker(
     kvLatencyMs?: number;
   } = {},
 ): Deno.ChildProcess {
-  const latency = options.kvLatencyMs ?? 0;
+  const latency = options.kvLatencyMs;
   return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      ...(latency > 0 ? ["--preload", PRELOAD] : []),
+      ...(latency === undefined ? [] : ["--preload", PRELOAD]),
       "--allow-read",
       "--allow-write",
       "--allow-env",
@@ -148,7 +149,7 @@ export function startClusterWorker(
         ? []
         : ["--lease-ms", String(options.leaseMs)]),
     ],
-    env: latency > 0 ? { [LATENCY_ENV]: String(latency) } : {},
+    env: latency === undefined ? {} : { [LATENCY_ENV]: String(latency) },
     stdout: "null",
     stderr: options.stderr ?? "inherit",
   }).spawn();

@@ -121,21 +121,68 @@ export function withLatency(kv: Deno.Kv, ms: number): Deno.Kv {
   });
 }
 
+/** What a process's KV calls came to (see {@linkcode countCalls}). */
+export interface CallCounts {
+  /** Calls of every kind, by method. */
+  calls: Record<string, number>;
+  /** Atomic commits that failed a check (`ok: false`). */
+  conflicts: number;
+}
+
+/** `kv`, counting its calls and its commits that failed a check in `counts`. */
+export function countCalls(kv: Deno.Kv, counts: CallCounts): Deno.Kv {
+  const count = (name: string) => {
+    counts.calls[name] = (counts.calls[name] ?? 0) + 1;
+  };
+  return new Proxy(kv, {
+    get(target, name) {
+      const value = Reflect.get(target, name, target);
+      if (typeof value !== "function") return value;
+      if (name === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          op.commit = async () => {
+            count("commit");
+            const result = await commit();
+            if (!result.ok) counts.conflicts++;
+            return result;
+          };
+          return op;
+        };
+      }
+      return (...args: unknown[]) => {
+        count(String(name));
+        return value.apply(target, args);
+      };
+    },
+  });
+}
+
 /** The environment variable a worker process reads its latency from. */
 export const LATENCY_ENV = "WEIR_BENCH_KV_LATENCY_MS";
 
 /**
  * Makes every `Deno.openKv` of this process return a KV with the latency
- * that `WEIR_BENCH_KV_LATENCY_MS` says (a worker process of the benchmark
- * preloads `latency_preload.ts`, which calls this).
+ * that `WEIR_BENCH_KV_LATENCY_MS` says, counting its calls, and prints the
+ * counts on exit (a worker process of the benchmark preloads
+ * `latency_preload.ts`, which calls this).
  */
 export function patchOpenKv(): void {
   const ms = Number(Deno.env.get(LATENCY_ENV) ?? "0");
-  if (!(ms > 0)) return;
+  const counts: CallCounts = { calls: {}, conflicts: 0 };
   const open = Deno.openKv;
   // A getter on `Deno`, configurable: replaced by a value.
   Object.defineProperty(Deno, "openKv", {
-    value: async (path?: string) => withLatency(await open(path), ms),
+    value: async (path?: string) =>
+      countCalls(withLatency(await open(path), ms), counts),
     configurable: true,
   });
+  // What the benchmark reports about the process arms.
+  globalThis.addEventListener("unload", () => {
+    console.error(`${COUNTS_LINE}${JSON.stringify(counts)}`);
+  });
 }
+
+/** How a worker process's line of {@linkcode CallCounts} starts. */
+export const COUNTS_LINE = "weir-bench kv calls: ";
