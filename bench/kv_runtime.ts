@@ -99,6 +99,7 @@ async function readCounts(
       counts.calls[name] = (counts.calls[name] ?? 0) + n;
     }
     counts.conflicts += worker.conflicts;
+    counts.errors += worker.errors;
   }
 }
 
@@ -128,7 +129,7 @@ async function runArm(
   latencyMs: number,
   dir: string,
 ): Promise<{ rate: number; counts: CallCounts }> {
-  const counts: CallCounts = { calls: {}, conflicts: 0 };
+  const counts: CallCounts = { calls: {}, conflicts: 0, errors: 0 };
   const store = `${dir}/${arm.replaceAll(/[^a-z0-9]/g, "_")}.sqlite`;
   await Deno.remove(store).catch(() => {});
   {
@@ -208,7 +209,7 @@ if (import.meta.main) {
             Math.round(rate)
           } events/s, ${calls} KV calls, ${
             counts.calls.commit ?? 0
-          } commits, ${counts.conflicts} failed a check`,
+          } commits, ${counts.conflicts} failed a check, ${counts.errors} threw`,
         );
       }
     }
@@ -227,6 +228,7 @@ if (import.meta.main) {
         ratioToLocal: best.get(arm)! / local,
         kvCalls: bestCounts.get(arm)!.calls,
         failedChecks: bestCounts.get(arm)!.conflicts,
+        failedCalls: bestCounts.get(arm)!.errors,
       })),
     }));
   } else {

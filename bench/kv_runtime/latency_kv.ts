@@ -127,6 +127,8 @@ export interface CallCounts {
   calls: Record<string, number>;
   /** Atomic commits that failed a check (`ok: false`). */
   conflicts: number;
+  /** Calls that threw (e.g. SQLite's "database is locked"), retried by weir. */
+  errors: number;
 }
 
 /** `kv`, counting its calls and its commits that failed a check in `counts`. */
@@ -134,26 +136,43 @@ export function countCalls(kv: Deno.Kv, counts: CallCounts): Deno.Kv {
   const count = (name: string) => {
     counts.calls[name] = (counts.calls[name] ?? 0) + 1;
   };
+  const failed = (error: unknown) => {
+    counts.errors++;
+    throw error;
+  };
+  // Chained calls return the wrapper, so that its commit is counted.
+  const countCommits = (op: Deno.AtomicOperation): Deno.AtomicOperation => {
+    const wrapper: Deno.AtomicOperation = new Proxy(op, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target);
+        if (typeof value !== "function") return value;
+        if (name === "commit") {
+          return async () => {
+            count("commit");
+            const result = await target.commit().catch(failed);
+            if (!result.ok) counts.conflicts++;
+            return result;
+          };
+        }
+        return (...args: unknown[]) => {
+          const result = value.apply(target, args);
+          return result === target ? wrapper : result;
+        };
+      },
+    });
+    return wrapper;
+  };
   return new Proxy(kv, {
     get(target, name) {
       const value = Reflect.get(target, name, target);
       if (typeof value !== "function") return value;
       if (name === "atomic") {
-        return () => {
-          const op = target.atomic();
-          const commit = op.commit.bind(op);
-          op.commit = async () => {
-            count("commit");
-            const result = await commit();
-            if (!result.ok) counts.conflicts++;
-            return result;
-          };
-          return op;
-        };
+        return () => countCommits(target.atomic());
       }
       return (...args: unknown[]) => {
         count(String(name));
-        return value.apply(target, args);
+        const result = value.apply(target, args);
+        return result instanceof Promise ? result.catch(failed) : result;
       };
     },
   });
@@ -170,7 +189,7 @@ export const LATENCY_ENV = "WEIR_BENCH_KV_LATENCY_MS";
  */
 export function patchOpenKv(): void {
   const ms = Number(Deno.env.get(LATENCY_ENV) ?? "0");
-  const counts: CallCounts = { calls: {}, conflicts: 0 };
+  const counts: CallCounts = { calls: {}, conflicts: 0, errors: 0 };
   const open = Deno.openKv;
   // A getter on `Deno`, configurable: replaced by a value.
   Object.defineProperty(Deno, "openKv", {
