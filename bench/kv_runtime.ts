@@ -7,12 +7,15 @@
 //   - kv, 1 process:  `main.ts --runtime kv --worker w1`, a process of its own;
 //   - kv, 3 processes: three such workers sharing the file.
 //
-//   deno task bench:kv [--events N] [--runs R] [--kv-latency-ms L] [--json]
+//   deno task bench:kv [--events N] [--runs R] [--kv-latency-ms L]
+//                      [--prefetch P] [--json]
 //
 // `--kv-latency-ms L` adds L ms to every KV call the job makes, in every
 // arm (the process arms preload bench/kv_runtime/latency_preload.ts), as a
 // round trip to Deno Deploy's KV would: seeding and checking are not
-// delayed.
+// delayed. `--prefetch P` sets the source's read-ahead per partition
+// (KvLogSource's `prefetch`, 1024 by default) in every arm, through the
+// environment (WEIR_BENCH_PREFETCH) that the job file reads.
 //
 // Throughput is events/s of wall time from start to the last worker's end
 // (process start-up included for the process arms), best of R runs per arm,
@@ -33,6 +36,7 @@ import { readAppendLog } from "../src/connectors/mod.ts";
 import clusterCounts, {
   expectedCounts,
   OUTPUT,
+  PREFETCH_ENV,
   seedClusterEvents,
   startClusterWorker,
 } from "./kv_runtime/cluster_counts.ts";
@@ -169,6 +173,7 @@ if (import.meta.main) {
       events: { type: "string", default: "300000" },
       runs: { type: "string", default: "3" },
       "kv-latency-ms": { type: "string", default: "0" },
+      prefetch: { type: "string" },
       json: { type: "boolean", default: false },
     },
   });
@@ -180,6 +185,9 @@ if (import.meta.main) {
       ["--events", events, values.events, 1],
       ["--runs", runs, values.runs, 1],
       ["--kv-latency-ms", latencyMs, values["kv-latency-ms"], 0],
+      ...(values.prefetch === undefined
+        ? []
+        : [["--prefetch", Number(values.prefetch), values.prefetch, 1]]),
     ] as const
   ) {
     if (!Number.isSafeInteger(value) || value < min) {
@@ -190,6 +198,10 @@ if (import.meta.main) {
       );
       Deno.exit(1);
     }
+  }
+  // Read by the job file, here and in the worker processes.
+  if (values.prefetch !== undefined) {
+    Deno.env.set(PREFETCH_ENV, values.prefetch);
   }
   const dir = await Deno.makeTempDir({ prefix: "weir-bench-kv-" });
   const best = new Map<Arm, number>();
@@ -222,6 +234,7 @@ if (import.meta.main) {
       events,
       runs,
       kvLatencyMs: latencyMs,
+      prefetch: values.prefetch === undefined ? null : Number(values.prefetch),
       arms: ARMS.map((arm) => ({
         arm,
         eventsPerSecond: Math.round(best.get(arm)!),
@@ -233,7 +246,9 @@ if (import.meta.main) {
     }));
   } else {
     console.log(
-      `\n${events} events, ${latencyMs} ms added to every KV call, best of ${runs} (output checked every run)\n`,
+      `\n${events} events, ${latencyMs} ms added to every KV call, ${
+        values.prefetch ?? "default"
+      } prefetch, best of ${runs} (output checked every run)\n`,
     );
     console.log("| arm | events/s | / local |");
     console.log("| --- | --- | --- |");

@@ -80,10 +80,21 @@ export const settings: JobSettings = {
   watermarkRecovery: "persist",
 };
 
+/**
+ * The environment variable that sets the source's read-ahead per
+ * partition (KvLogSource's `prefetch`): the benchmark's `--prefetch`.
+ */
+export const PREFETCH_ENV = "WEIR_BENCH_PREFETCH";
+
+function prefetch(): number | undefined {
+  const value = Deno.env.get(PREFETCH_ENV);
+  return value === undefined ? undefined : Number(value);
+}
+
 /** The job: a job file for `deno task dev`. */
 export default function clusterCounts({ env, kv }: JobContext): void {
   env.fromSource(
-    new KvLogSource(eventLog(kv), { bounded: true }),
+    new KvLogSource(eventLog(kv), { bounded: true, prefetch: prefetch() }),
     WatermarkStrategy.forBoundedOutOfOrderness<ClusterEvent>(2_000)
       .withTimestampAssigner((e) => e.ts),
     "events",
