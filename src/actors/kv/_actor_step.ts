@@ -65,6 +65,10 @@ export async function stepActor(
   const blocked = (source?.shouldWait ?? false) ||
     await isBlocked(worker, live);
   setPaused(live, blocked);
+  // Steps in flight: a source waits for the reads it has in flight (one
+  // per partition, started by its last step) so that its one commit, a
+  // round trip to KV, carries all of them instead of the first to land.
+  if (worker.overlapSteps && source !== null && !blocked) await source.ready();
   // Timers first, then input, as the local runtime orders a round.
   let worked = false;
   if (nextProcessingTimeOf(live, now) <= now) {
