@@ -104,6 +104,9 @@ async function readCounts(
     }
     counts.conflicts += worker.conflicts;
     counts.errors += worker.errors;
+    for (const [message, n] of Object.entries(worker.messages)) {
+      counts.messages[message] = (counts.messages[message] ?? 0) + n;
+    }
   }
 }
 
@@ -133,7 +136,12 @@ async function runArm(
   latencyMs: number,
   dir: string,
 ): Promise<{ rate: number; counts: CallCounts }> {
-  const counts: CallCounts = { calls: {}, conflicts: 0, errors: 0 };
+  const counts: CallCounts = {
+    calls: {},
+    conflicts: 0,
+    errors: 0,
+    messages: {},
+  };
   const store = `${dir}/${arm.replaceAll(/[^a-z0-9]/g, "_")}.sqlite`;
   await Deno.remove(store).catch(() => {});
   {
@@ -242,6 +250,7 @@ if (import.meta.main) {
         kvCalls: bestCounts.get(arm)!.calls,
         failedChecks: bestCounts.get(arm)!.conflicts,
         failedCalls: bestCounts.get(arm)!.errors,
+        failures: bestCounts.get(arm)!.messages,
       })),
     }));
   } else {

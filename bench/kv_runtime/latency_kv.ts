@@ -129,6 +129,8 @@ export interface CallCounts {
   conflicts: number;
   /** Calls that threw (e.g. SQLite's "database is locked"), retried by weir. */
   errors: number;
+  /** How many threw each message. */
+  messages: Record<string, number>;
 }
 
 /** `kv`, counting its calls and its commits that failed a check in `counts`. */
@@ -138,6 +140,8 @@ export function countCalls(kv: Deno.Kv, counts: CallCounts): Deno.Kv {
   };
   const failed = (error: unknown) => {
     counts.errors++;
+    const message = error instanceof Error ? error.message : String(error);
+    counts.messages[message] = (counts.messages[message] ?? 0) + 1;
     throw error;
   };
   // Chained calls return the wrapper, so that its commit is counted.
@@ -189,7 +193,12 @@ export const LATENCY_ENV = "WEIR_BENCH_KV_LATENCY_MS";
  */
 export function patchOpenKv(): void {
   const ms = Number(Deno.env.get(LATENCY_ENV) ?? "0");
-  const counts: CallCounts = { calls: {}, conflicts: 0, errors: 0 };
+  const counts: CallCounts = {
+    calls: {},
+    conflicts: 0,
+    errors: 0,
+    messages: {},
+  };
   const open = Deno.openKv;
   // A getter on `Deno`, configurable: replaced by a value.
   Object.defineProperty(Deno, "openKv", {
