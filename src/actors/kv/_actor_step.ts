@@ -246,14 +246,15 @@ async function commit(
   });
   live.out = wiring.outputs.map(() => []);
   live.acks = [];
-  // With the letters the step set aside, exactly once with it.
-  // The new log entries: past the last one written, so nothing is there.
+  // The new log entries: past the last one written, so nothing is there
+  // to read before the commit.
   const absent = next.outputs.flatMap((seq, k) =>
     Array.from(
       { length: seq - work.outputs[k] },
       (_, i) => logKey(k, work.outputs[k] + 1 + i),
     )
   );
+  // With the letters the step set aside, exactly once with it.
   await commitWithLetters({
     actor: wiring.id,
     storage,
