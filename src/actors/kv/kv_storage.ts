@@ -48,8 +48,8 @@ export interface KvAtomicOptions {
   readonly checks?: readonly Deno.AtomicCheck[];
   /**
    * Keys the caller knows hold nothing now (never written, or deleted
-   * since), e.g. the next entries of a log only it writes: what they held
-   * is not read before the commit. A key named here that holds a chunked
+   * since), e.g. the next entries of a log only it writes: a storage
+   * created with `soleWriter` does not read them before the commit. A key named here that holds a chunked
    * value keeps its parts for ever.
    * @default {[]}
    */
@@ -202,12 +202,12 @@ export class KvStorage implements ActorStorage {
 
   /** Writes one value; see {@linkcode ActorStorage.put}. */
   put(key: StorageKey, value: unknown): Promise<void> {
-    return this.#enqueue([{ type: "put", key, value }], "put to", true, []);
+    return this.#enqueue([{ type: "put", key, value }], "put to", true);
   }
 
   /** Removes one key and any parts; see {@linkcode ActorStorage.delete}. */
   delete(key: StorageKey): Promise<void> {
-    return this.#enqueue([{ type: "delete", key }], "delete from", true, []);
+    return this.#enqueue([{ type: "delete", key }], "delete from", true);
   }
 
   /** Lists entries under a prefix in key order; see {@linkcode ActorStorage.list}. */
@@ -261,13 +261,7 @@ export class KvStorage implements ActorStorage {
     ops: readonly StorageOp[],
     options: KvAtomicOptions = {},
   ): Promise<void> {
-    return this.#enqueue(
-      ops,
-      "commit to",
-      false,
-      options.checks ?? [],
-      options.absent,
-    );
+    return this.#enqueue(ops, "commit to", false, options);
   }
 
   /**
@@ -302,8 +296,7 @@ export class KvStorage implements ActorStorage {
     ops: readonly StorageOp[],
     verb: string,
     single: boolean,
-    checks: readonly Deno.AtomicCheck[],
-    absent: readonly StorageKey[] = [],
+    { checks = [], absent = [] }: KvAtomicOptions = {},
   ): Promise<void> {
     try {
       // Checked and serialised now, so a bad batch fails before any I/O.
