@@ -209,7 +209,10 @@ export class PrefetchReader<T> implements KvLogReader<T> {
       asked = end === null ? s.size : Math.min(s.size, end - from);
       return [
         end,
-        asked > 0 ? await this.#log.read(partition, from, asked) : [],
+        // Whole batches: the next read starts at a batch, one list call.
+        asked > 0
+          ? await this.#log.read(partition, from, asked, { wholeBatches: true })
+          : [],
       ];
     };
     const done = read().then(([end, records]) => {

@@ -33,8 +33,11 @@ export interface KvLogSourceOptions {
   readonly prefetch?: number;
   /**
    * The largest read size per partition, which bounds memory: a reader
-   * buffers at most 1.5 times this many records per partition. Set it to
-   * `prefetch` for reads of one fixed size.
+   * buffers at most 1.5 times this many records per partition, plus the
+   * rest of one stored batch (a read takes the last batch it reaches
+   * whole, at most 64 KiB encoded, so that the next read starts at a
+   * batch: one `list` call). Set it to `prefetch` for reads of one fixed
+   * size.
    * @default {16 * prefetch}
    */
   readonly maxPrefetch?: number;
