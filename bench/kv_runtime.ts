@@ -13,9 +13,10 @@
 // `--kv-latency-ms L` adds L ms to every KV call the job makes, in every
 // arm (the process arms preload bench/kv_runtime/latency_preload.ts), as a
 // round trip to Deno Deploy's KV would: seeding and checking are not
-// delayed. `--prefetch P` sets the source's read-ahead per partition
-// (KvLogSource's `prefetch`, 1024 by default) in every arm, through the
-// environment (WEIR_BENCH_PREFETCH) that the job file reads.
+// delayed. `--prefetch P` sets the source's first read size per partition
+// (KvLogSource's `prefetch`, 1024 by default; reads grow from it up to 16
+// times it) in every arm, through the environment (WEIR_BENCH_PREFETCH)
+// that the job file reads.
 //
 // Throughput is events/s of wall time from start to the last worker's end
 // (process start-up included for the process arms), best of R runs per arm,

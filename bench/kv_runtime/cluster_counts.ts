@@ -81,7 +81,7 @@ export const settings: JobSettings = {
 };
 
 /**
- * The environment variable that sets the source's read-ahead per
+ * The environment variable that sets the source's first read size per
  * partition (KvLogSource's `prefetch`): the benchmark's `--prefetch`.
  */
 export const PREFETCH_ENV = "WEIR_BENCH_PREFETCH";
