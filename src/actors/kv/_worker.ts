@@ -53,6 +53,8 @@ export interface WorkerSettings {
    * by default, when the clock can be set.
    */
   readonly simulate: boolean | undefined;
+  /** Steps in flight at once; `undefined`: with a real clock only. */
+  readonly overlapSteps: boolean | undefined;
   /** `watermarkRecovery: "persist"`. */
   readonly persist: boolean;
   readonly checkpointIntervalMs: number;
@@ -123,7 +125,7 @@ export class KvWorker {
     this.maxLag = settings.maxLag;
     this.idleClock = new IdleClock(clock, settings.simulate);
     this.persist = settings.persist;
-    this.overlapSteps = !this.idleClock.simulated;
+    this.overlapSteps = settings.overlapSteps ?? !this.idleClock.simulated;
     this.cutEveryStep = !settings.persist &&
       settings.checkpointIntervalMs === 0;
     this.restoreFrom = settings.restoreFrom;
