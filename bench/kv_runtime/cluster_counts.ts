@@ -11,6 +11,7 @@ import {
   TumblingEventTimeWindows,
   WatermarkStrategy,
 } from "../../src/mod.ts";
+import { LATENCY_ENV } from "./latency_kv.ts";
 
 /** An event of the seeded log. */
 export interface ClusterEvent {
@@ -79,10 +80,21 @@ export const settings: JobSettings = {
   watermarkRecovery: "persist",
 };
 
+/**
+ * The environment variable that sets the source's first read size per
+ * partition (KvLogSource's `prefetch`): the benchmark's `--prefetch`.
+ */
+export const PREFETCH_ENV = "WEIR_BENCH_PREFETCH";
+
+function prefetch(): number | undefined {
+  const value = Deno.env.get(PREFETCH_ENV);
+  return value === undefined ? undefined : Number(value);
+}
+
 /** The job: a job file for `deno task dev`. */
 export default function clusterCounts({ env, kv }: JobContext): void {
   env.fromSource(
-    new KvLogSource(eventLog(kv), { bounded: true }),
+    new KvLogSource(eventLog(kv), { bounded: true, prefetch: prefetch() }),
     WatermarkStrategy.forBoundedOutOfOrderness<ClusterEvent>(2_000)
       .withTimestampAssigner((e) => e.ts),
     "events",
@@ -103,6 +115,7 @@ export default function clusterCounts({ env, kv }: JobContext): void {
 
 const MAIN = new URL("../../main.ts", import.meta.url).pathname;
 const JOB_FILE = new URL("./cluster_counts.ts", import.meta.url).pathname;
+const PRELOAD = new URL("./latency_preload.ts", import.meta.url).pathname;
 
 /**
  * Starts one worker process of this job on the KV runtime, as
@@ -110,16 +123,25 @@ const JOB_FILE = new URL("./cluster_counts.ts", import.meta.url).pathname;
  *
  * @param store The KV file the workers share.
  * @param worker The worker id.
- * @param options The lease time, and where the worker's stderr goes.
+ * @param options The lease time, where the worker's stderr goes, and the
+ * milliseconds added to each of its KV calls (the benchmark's
+ * `--kv-latency-ms`; see `latency_kv.ts`: given, even 0, the worker counts
+ * its KV calls and prints them on exit).
  */
 export function startClusterWorker(
   store: string,
   worker: string,
-  options: { leaseMs?: number; stderr?: "inherit" | "piped" } = {},
+  options: {
+    leaseMs?: number;
+    stderr?: "inherit" | "piped";
+    kvLatencyMs?: number;
+  } = {},
 ): Deno.ChildProcess {
+  const latency = options.kvLatencyMs;
   return new Deno.Command(Deno.execPath(), {
     args: [
       "run",
+      ...(latency === undefined ? [] : ["--preload", PRELOAD]),
       "--allow-read",
       "--allow-write",
       "--allow-env",
@@ -138,6 +160,7 @@ export function startClusterWorker(
         ? []
         : ["--lease-ms", String(options.leaseMs)]),
     ],
+    env: latency === undefined ? {} : { [LATENCY_ENV]: String(latency) },
     stdout: "null",
     stderr: options.stderr ?? "inherit",
   }).spawn();

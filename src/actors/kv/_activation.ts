@@ -25,7 +25,9 @@ export async function activate(
 ): Promise<void> {
   const lease = worker.leaseOf(wiring.id);
   if (!(await worker.retry("take a lease", () => lease.acquire()))) return;
-  const storage = worker.storageOf(wiring.id);
+  // A new instance per activation: it knows only what it wrote under the
+  // lease it holds now.
+  const storage = worker.storageOf(wiring.id, { soleWriter: true });
   const [meta, state] = await worker.retry(
     `load actor '${wiring.id}'`,
     () => storage.getMany<unknown>([["meta"], ["state"]]),
@@ -76,6 +78,7 @@ export async function activate(
     recordsOutBase: committed.status.recordsOut,
     wake: null,
     dirty: true,
+    readAhead: null,
     notified: 0,
   };
   if (state !== undefined) {

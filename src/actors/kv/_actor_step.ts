@@ -4,7 +4,6 @@
 // `_step_commit.ts`). A step that did nothing commits nothing.
 
 import type { SourceSubtask } from "../../runtime/source_subtask.ts";
-import type { StreamElement } from "../../runtime/stream_element.ts";
 import type { Subtask } from "../../runtime/subtask.ts";
 import { applyEntries } from "./_barrier_alignment.ts";
 import { isBlocked, refreshConsumed, trimDue } from "./_back_pressure.ts";
@@ -19,6 +18,8 @@ import { type LiveActor, statusOf } from "./_live_actor.ts";
 import { drop } from "./_ownership.ts";
 import { countReplay, cutReplay } from "./_replay.ts";
 import { type Meta, stepCommit } from "./_step_commit.ts";
+import { startReadAhead, takeInput } from "./_read_ahead.ts";
+import { logKey } from "./channel_log.ts";
 import { ENTRIES_PER_CHANNEL, type KvWorker } from "./_worker.ts";
 
 /** Polls of a source per step, at most. */
@@ -64,6 +65,10 @@ export async function stepActor(
   const blocked = (source?.shouldWait ?? false) ||
     await isBlocked(worker, live);
   setPaused(live, blocked);
+  // Steps in flight: a source waits for the reads it has in flight (one
+  // per partition, started by its last step) so that its one commit, a
+  // round trip to KV, carries all of them instead of the first to land.
+  if (worker.overlapSteps && source !== null && !blocked) await source.ready();
   // Timers first, then input, as the local runtime orders a round.
   let worked = false;
   if (nextProcessingTimeOf(live, now) <= now) {
@@ -145,11 +150,7 @@ async function readInputs(
   subtask: Subtask,
   meta: Meta,
 ): Promise<boolean> {
-  const { wiring } = live;
-  const batches = await Promise.all(wiring.inputs.map((input, c) => {
-    if (meta.ended[c]) return Promise.resolve([] as StreamElement[][]);
-    return worker.readEntries(input.producer, input.out, meta.inputs[c]);
-  }));
+  const { batches, ahead } = await takeInput(worker, live, meta);
   const { applied, aligned } = await applyEntries(
     subtask,
     meta,
@@ -161,8 +162,12 @@ async function readInputs(
     meta.replayFrom = [...meta.inputs];
     meta.replayValve = subtask.snapshotValve();
   }
-  // More input may wait behind the barriers, or past what was read.
-  if (aligned || batches.some((b) => b.length === ENTRIES_PER_CHANNEL)) {
+  // More input may wait behind the barriers, or past what was read (or
+  // read ahead, before the producers' latest commits).
+  if (
+    ahead || aligned ||
+    batches.some((b) => b.length === ENTRIES_PER_CHANNEL)
+  ) {
     live.dirty = true;
   }
   return applied;
@@ -241,17 +246,27 @@ async function commit(
   });
   live.out = wiring.outputs.map(() => []);
   live.acks = [];
+  // The new log entries: past the last one written, so nothing is there
+  // to read before the commit.
+  const absent = next.outputs.flatMap((seq, k) =>
+    Array.from(
+      { length: seq - work.outputs[k] },
+      (_, i) => logKey(k, work.outputs[k] + 1 + i),
+    )
+  );
   // With the letters the step set aside, exactly once with it.
   await commitWithLetters({
     actor: wiring.id,
     storage,
     ops,
+    absent,
     letters: machineOf(live).takeDeadLetters(),
     recorder: worker.letters,
     checks: [live.lease.check],
     retry: (what, call) => worker.retry(what, call),
   });
   live.meta = next;
+  startReadAhead(worker, live);
   for (const output of wiring.outputs) {
     const consumer = worker.live.get(output.consumer);
     if (consumer !== undefined) consumer.dirty = true;

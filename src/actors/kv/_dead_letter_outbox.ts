@@ -100,6 +100,8 @@ export interface StepWithLetters {
   readonly storage: KvStorage;
   /** The step's operations. */
   readonly ops: readonly StorageOp[];
+  /** Keys of `ops` known to hold nothing (see `KvAtomicOptions.absent`). */
+  readonly absent?: readonly StorageKey[];
   /** The letters its subtask set aside. */
   readonly letters: readonly DeadLetter[];
   /** Writes to the job's log. */
@@ -130,10 +132,13 @@ export async function commitWithLetters(step: StepWithLetters): Promise<void> {
       () => recorder.write(first),
     );
   }
-  await retry(
-    `commit a step of actor '${actor}'`,
-    () => storage.atomic(ops, { checks }),
-  );
+  // A try that threw may have been applied: the next reads what is there.
+  let absent = step.absent;
+  await retry(`commit a step of actor '${actor}'`, () => {
+    const tried = absent;
+    absent = undefined;
+    return storage.atomic(ops, { checks, absent: tried });
+  });
   if (inOutbox > 0) {
     await retry(
       `copy the dead letters of actor '${actor}'`,

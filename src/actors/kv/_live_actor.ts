@@ -15,6 +15,7 @@ import type { KvStorage } from "./kv_storage.ts";
 import type { Lease } from "./lease.ts";
 import type { ActorWiring } from "./_wiring.ts";
 import type { CommittedStatus, Meta } from "./_step_commit.ts";
+import type { ReadAhead } from "./_read_ahead.ts";
 
 /**
  * An actor this worker holds the lease of, and its step buffers. Its
@@ -43,6 +44,8 @@ export interface LiveActor extends ActorRecord {
   wake: (() => void) | null;
   /** Whether its input channels may hold entries not read yet. */
   dirty: boolean;
+  /** Its next input, read since its last commit; see `_read_ahead.ts`. */
+  readAhead: ReadAhead | null;
   /** The last completed checkpoint the subtask was told of. */
   notified: number;
 }

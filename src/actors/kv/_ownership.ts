@@ -7,6 +7,7 @@ import { type LeaseView, planShare } from "./_sharing.ts";
 import { activate } from "./_activation.ts";
 import type { LiveActor } from "./_live_actor.ts";
 import type { KvWorker } from "./_worker.ts";
+import type { ActorWiring } from "./_wiring.ts";
 
 /** Takes free or expired actors up to this worker's share; gives extras back. */
 export async function rebalance(worker: KvWorker, now: number): Promise<void> {
@@ -38,9 +39,9 @@ export async function rebalance(worker: KvWorker, now: number): Promise<void> {
     workers,
     now,
   });
-  for (const id of plan.take) {
-    await activate(worker, worker.wirings.find((w) => w.id === id)!);
-  }
+  const wiringOf = (id: string) => worker.wirings.find((w) => w.id === id)!;
+  if (worker.overlapSteps) await activateAll(worker, plan.take.map(wiringOf));
+  else for (const id of plan.take) await activate(worker, wiringOf(id));
   const extra = [...worker.live.values()].slice(
     worker.live.size - plan.giveBack,
   );
@@ -49,6 +50,28 @@ export async function rebalance(worker: KvWorker, now: number): Promise<void> {
     await live.source?.close();
     await worker.retry("give a lease up", () => live.lease.release());
   }
+}
+
+/**
+ * Activates actors at once (their round trips to KV overlap: a worker far
+ * from KV starts in the time of one), keeping the live actors upstream
+ * first; throws the first failure once all are done.
+ */
+async function activateAll(
+  worker: KvWorker,
+  wirings: readonly ActorWiring[],
+): Promise<void> {
+  const results = await Promise.allSettled(
+    wirings.map((w) => activate(worker, w)),
+  );
+  const live = [...worker.live.values()];
+  worker.live.clear();
+  for (const w of worker.wirings) {
+    const actor = live.find((l) => l.wiring.id === w.id);
+    if (actor !== undefined) worker.live.set(w.id, actor);
+  }
+  const failed = results.find((r) => r.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
 }
 
 /** Every lease entry of the job, by actor id. */

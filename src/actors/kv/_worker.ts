@@ -53,6 +53,8 @@ export interface WorkerSettings {
    * by default, when the clock can be set.
    */
   readonly simulate: boolean | undefined;
+  /** Steps in flight at once; `undefined`: with a real clock only. */
+  readonly overlapSteps: boolean | undefined;
   /** `watermarkRecovery: "persist"`. */
   readonly persist: boolean;
   readonly checkpointIntervalMs: number;
@@ -79,6 +81,13 @@ export class KvWorker {
   /** Moves a simulated clock, or waits, when no actor has work. */
   readonly idleClock: IdleClock;
   readonly persist: boolean;
+  /**
+   * Whether the steps of a round run at once and actors read their next
+   * input ahead (see `_read_ahead.ts`): with a real clock. A simulated
+   * clock steps actors one after another, so that a run is reproducible
+   * write by write (what the crash tests number).
+   */
+  readonly overlapSteps: boolean;
   // Without periodic checkpoints, replay mode has none to read its input
   // again from: every step is where a take-over starts.
   readonly cutEveryStep: boolean;
@@ -116,6 +125,7 @@ export class KvWorker {
     this.maxLag = settings.maxLag;
     this.idleClock = new IdleClock(clock, settings.simulate);
     this.persist = settings.persist;
+    this.overlapSteps = settings.overlapSteps ?? !this.idleClock.simulated;
     this.cutEveryStep = !settings.persist &&
       settings.checkpointIntervalMs === 0;
     this.restoreFrom = settings.restoreFrom;
@@ -167,9 +177,9 @@ export class KvWorker {
   /** Where lines about the worker go. */
   readonly log = (line: string): void => console.error(line);
 
-  /** The storage of actor `id`, to write its steps. */
-  storageOf(id: string): KvStorage {
-    return new KvStorage(this.kv, [...this.base, "a", id]);
+  /** The storage of actor `id`, to write its steps (see `KvStorage`'s options). */
+  storageOf(id: string, options: { soleWriter?: boolean } = {}): KvStorage {
+    return new KvStorage(this.kv, [...this.base, "a", id], options);
   }
 
   /** A storage used only to read another actor's entries (never to write). */

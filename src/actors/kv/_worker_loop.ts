@@ -10,6 +10,7 @@ import { startJob } from "./_job_start.ts";
 import { stepActor } from "./_actor_step.ts";
 import { drop, fail, rebalance, releaseAll } from "./_ownership.ts";
 import { InputWatch } from "./_input_watch.ts";
+import { InFlight } from "./_in_flight.ts";
 import { KvAlignment } from "./_watermark_alignment.ts";
 import { nextProcessingTimeOf } from "../actor_record.ts";
 import type { LiveActor } from "./_live_actor.ts";
@@ -20,6 +21,7 @@ export class WorkerLoop {
   readonly #worker: KvWorker;
   readonly #alignment: KvAlignment;
   readonly #watch: InputWatch;
+  readonly #inFlight = new InFlight();
   #initialised = false;
   #nextRebalance = -Infinity;
   #nextPoll = -Infinity;
@@ -79,6 +81,8 @@ export class WorkerLoop {
     await this.#initialise();
     if (now >= this.#nextRebalance) {
       this.#nextRebalance = now + Math.max(1, Math.floor(worker.leaseMs / 4));
+      // No step in flight while actors change hands.
+      await this.#inFlight.settle();
       await worker.passing("share the actors", () => rebalance(worker, now));
     }
     if (now >= this.#nextPoll || worker.idleClock.simulated) {
@@ -92,27 +96,24 @@ export class WorkerLoop {
         () => this.#alignment.announce(worker),
       );
     }
-    let progressed = false;
-    const coordinated = await worker.passing(
-      "coordinate checkpoints",
-      () => worker.coordinator.step(),
-    );
-    if (coordinated !== undefined) worker.coordinatorState = coordinated;
-    if (coordinated?.progressed) progressed = true;
     // Downstream first, as in the local runtime: consumers make room.
+    // With a real clock the coordinator and every actor's step overlap
+    // (see `_in_flight.ts`): actors share nothing but channels, so their
+    // round trips to KV need not add up (a step sees what the coordinator
+    // said last: a checkpoint starts or completes a little later).
     const order = [...worker.live.values()].reverse();
-    for (const live of order) {
-      if (!worker.live.has(live.wiring.id)) continue;
-      try {
-        const renewed = !live.lease.due(worker.clock.now()) ||
-          await worker.retry("renew a lease", () => live.lease.renew());
-        if (!renewed) {
-          drop(worker, live, "its lease was taken over");
-          continue;
-        }
-        if (await stepActor(worker, live)) progressed = true;
-      } catch (error) {
-        await this.#failed(live, error);
+    let progressed = false;
+    if (worker.overlapSteps) {
+      const steps = this.#inFlight;
+      steps.start(COORDINATOR, () => this.#coordinate());
+      for (const live of order) {
+        steps.start(live.wiring.id, () => this.#step(live));
+      }
+      progressed = await steps.next();
+    } else {
+      progressed = await this.#coordinate();
+      for (const live of order) {
+        if (await this.#step(live)) progressed = true;
       }
     }
     if (!progressed) {
@@ -122,6 +123,35 @@ export class WorkerLoop {
       );
     }
     return progressed;
+  }
+
+  /** The coordinator's step; whether it made progress. */
+  async #coordinate(): Promise<boolean> {
+    const worker = this.#worker;
+    const coordinated = await worker.passing(
+      "coordinate checkpoints",
+      () => worker.coordinator.step(),
+    );
+    if (coordinated !== undefined) worker.coordinatorState = coordinated;
+    return coordinated?.progressed === true;
+  }
+
+  /** Renews an actor's lease if due, then steps it; whether it committed. */
+  async #step(live: LiveActor): Promise<boolean> {
+    const worker = this.#worker;
+    if (!worker.live.has(live.wiring.id)) return false;
+    try {
+      const renewed = !live.lease.due(worker.clock.now()) ||
+        await worker.retry("renew a lease", () => live.lease.renew());
+      if (!renewed) {
+        drop(worker, live, "its lease was taken over");
+        return false;
+      }
+      return await stepActor(worker, live);
+    } catch (error) {
+      await this.#failed(live, error);
+      return false;
+    }
   }
 
   /** Stops working on an actor whose step threw. */
@@ -220,6 +250,7 @@ export class WorkerLoop {
   }
 
   async #shutdown(): Promise<void> {
+    await this.#inFlight.settle();
     await this.#watch.cancel();
     await releaseAll(this.#worker);
   }

@@ -67,6 +67,17 @@ export interface KvRuntimeOptions extends RuntimeOptions {
    * @default {new KvStorage(kv, ["weir", job, "strikes"])}
    */
   readonly strikeStorage?: ActorStorage;
+  /**
+   * Whether the steps of this worker's actors (and its checkpoint
+   * coordinator's) are in flight at once, so that their round trips to KV
+   * overlap, instead of one after another. Results are the same either
+   * way; only the order of the writes differs, and it does not repeat
+   * from run to run when steps overlap. By default they overlap with a
+   * real clock, and run one after another under a simulated one, where a
+   * test may count on the order of the writes.
+   * @default {true unless the clock is simulated}
+   */
+  readonly overlapSteps?: boolean;
 }
 
 /**
@@ -110,6 +121,8 @@ export class KvRuntime implements ActorRuntime {
    * @param options The database, clock, leases and checkpoints.
    * @throws {RangeError} If the plan is invalid, an option is out of range,
    * or a subtask has too many output channels for one commit.
+   * @throws {TypeError} If `kv` is not a Deno.Kv or an option has the
+   * wrong type.
    */
   constructor(graph: JobGraph, options: KvRuntimeOptions) {
     validateJobGraph(graph);
@@ -133,6 +146,14 @@ export class KvRuntime implements ActorRuntime {
       }
     }
     const checked = checkRuntimeOptions(options, action);
+    if (
+      options.overlapSteps !== undefined &&
+      typeof options.overlapSteps !== "boolean"
+    ) {
+      throw new TypeError(
+        `Cannot ${action} as 'overlapSteps' must be a boolean: current value is ${options.overlapSteps}`,
+      );
+    }
     const wirings = wireActors(graph);
     const base = [...jobKeyPrefix(graph.jobName), "kvrt"];
     for (const wiring of wirings) checkStepFits(wiring, base, action);
@@ -145,6 +166,7 @@ export class KvRuntime implements ActorRuntime {
       pollMs: options.pollIntervalMs ?? 100,
       maxLag: options.maxChannelLag ?? 32,
       simulate: checked.simulate,
+      overlapSteps: options.overlapSteps,
       persist: checked.persist,
       checkpointIntervalMs: checked.checkpointIntervalMs,
       lastCheckpointId: Math.max(

@@ -21,6 +21,7 @@ import {
   kvKeySize,
   type Manifest,
   MAX_KEY_BYTES,
+  orderedKey,
   planCommit,
   readChunks,
   readStored,
@@ -28,6 +29,7 @@ import {
   VALUES,
 } from "../../kv/mod.ts";
 import { type CommitTarget, runPlan, sweepMarkers } from "./_commit_runner.ts";
+import { KnownValues } from "./_known_values.ts";
 import { requirePositiveInteger } from "../../time/validate.ts";
 
 export { AtomicConflictError };
@@ -44,6 +46,14 @@ export interface KvAtomicOptions {
    * @default {[]}
    */
   readonly checks?: readonly Deno.AtomicCheck[];
+  /**
+   * Keys the caller knows hold nothing now (never written, or deleted
+   * since), e.g. the next entries of a log only it writes: a storage
+   * created with `soleWriter` does not read them before the commit. A key named here that holds a chunked
+   * value keeps its parts for ever.
+   * @default {[]}
+   */
+  readonly absent?: readonly StorageKey[];
 }
 
 /**
@@ -104,6 +114,7 @@ export class KvStorage implements ActorStorage {
   readonly #keys: Omit<KeyCheck, "action" | "param">;
   #writes: Promise<unknown> = Promise.resolve();
   #swept = false;
+  readonly #known: KnownValues | null;
 
   /**
    * Creates a storage over `kv` under `prefix`; it does not touch KV yet.
@@ -111,11 +122,18 @@ export class KvStorage implements ActorStorage {
    * @param kv An open Deno KV database; the caller closes it.
    * @param prefix The actor's key prefix: strings and numbers, at most 1024
    * bytes encoded, leaving the rest of Deno KV's 2048 bytes to the keys.
+   * @param options `soleWriter`: nothing else writes under `prefix` while
+   * this instance lives (an actor's storage under its lease), so what its
+   * own commits wrote need not be read again before a commit replaces it.
    * @throws {TypeError} If `kv` is not a Deno.Kv or `prefix` is not an array
    * of strings and numbers.
    * @throws {RangeError} If `prefix` is too long or contains `NaN`.
    */
-  constructor(kv: Deno.Kv, prefix: StorageKey) {
+  constructor(
+    kv: Deno.Kv,
+    prefix: StorageKey,
+    options: { readonly soleWriter?: boolean } = {},
+  ) {
     if (typeof (kv as { atomic?: unknown } | null)?.atomic !== "function") {
       throw new TypeError(
         `Cannot create KvStorage as 'kv' must be a Deno.Kv: current value is ${kv}`,
@@ -129,6 +147,7 @@ export class KvStorage implements ActorStorage {
       allowEmpty: true,
     });
     this.#kv = kv;
+    this.#known = options.soleWriter === true ? new KnownValues() : null;
     this.#prefix = [...checked.key];
     this.#target = { kv, prefix: this.#prefix, prefixBytes: checked.bytes };
     this.#keys = {
@@ -183,12 +202,12 @@ export class KvStorage implements ActorStorage {
 
   /** Writes one value; see {@linkcode ActorStorage.put}. */
   put(key: StorageKey, value: unknown): Promise<void> {
-    return this.#enqueue([{ type: "put", key, value }], "put to", true, []);
+    return this.#enqueue([{ type: "put", key, value }], "put to", true);
   }
 
   /** Removes one key and any parts; see {@linkcode ActorStorage.delete}. */
   delete(key: StorageKey): Promise<void> {
-    return this.#enqueue([{ type: "delete", key }], "delete from", true, []);
+    return this.#enqueue([{ type: "delete", key }], "delete from", true);
   }
 
   /** Lists entries under a prefix in key order; see {@linkcode ActorStorage.list}. */
@@ -242,7 +261,7 @@ export class KvStorage implements ActorStorage {
     ops: readonly StorageOp[],
     options: KvAtomicOptions = {},
   ): Promise<void> {
-    return this.#enqueue(ops, "commit to", false, options.checks ?? []);
+    return this.#enqueue(ops, "commit to", false, options);
   }
 
   /**
@@ -277,12 +296,15 @@ export class KvStorage implements ActorStorage {
     ops: readonly StorageOp[],
     verb: string,
     single: boolean,
-    checks: readonly Deno.AtomicCheck[],
+    { checks = [], absent = [] }: KvAtomicOptions = {},
   ): Promise<void> {
     try {
       // Checked and serialised now, so a bad batch fails before any I/O.
       const resolved = resolveOps(ops, `${verb} KvStorage`, this.#keys, single);
-      return this.#exclusive(() => this.#commit(resolved, checks));
+      const ids = new Set(
+        absent.map((key) => orderedKey(this.#check(key, verb, "absent"))),
+      );
+      return this.#exclusive(() => this.#commit(resolved, checks, ids));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -291,21 +313,34 @@ export class KvStorage implements ActorStorage {
   async #commit(
     ops: readonly ResolvedOp[],
     checks: readonly Deno.AtomicCheck[],
+    absent: ReadonlySet<string>,
   ): Promise<void> {
     if (!this.#swept) {
       this.#swept = true;
       await sweepMarkers(this.#target);
     }
+    // Only what this storage did not write itself is read first.
+    const { unknown, old } = this.#known?.split(ops, absent) ??
+      { unknown: ops, old: new Map<string, Manifest>() };
+    for (const [id, manifest] of await this.#replacedManifests(unknown)) {
+      old.set(id, manifest);
+    }
     const plan = planCommit({
       ops,
-      old: await this.#replacedManifests(ops),
+      old,
       prefixBytes: this.#target.prefixBytes,
       checks: {
         count: checks.length,
         bytes: checks.reduce((sum, c) => sum + kvKeySize(c.key), 0),
       },
     });
-    await runPlan(this.#target, plan, checks);
+    try {
+      await runPlan(this.#target, plan, checks);
+    } catch (error) {
+      this.#known?.forget();
+      throw error;
+    }
+    this.#known?.committed(ops, plan);
   }
 
   /**

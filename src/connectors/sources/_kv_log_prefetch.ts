@@ -1,7 +1,8 @@
 // How a KvLogSource reader bridges the runtime's synchronous `poll` and
 // Deno KV's asynchronous reads: per-partition buffers that reads in the
 // background fill, started only from `poll`, `nextAvailableAt` and
-// `ready` (no timer), and dropped by a restore or a close.
+// `ready` (no timer), and dropped by a restore or a close. Each
+// partition's read size follows its round trip (`_kv_log_read_size.ts`).
 
 import type { SourceBatch } from "../../runtime/source.ts";
 import type { KvLog, LogRecord } from "./kv_log.ts";
@@ -12,6 +13,7 @@ import {
   snapshotPositions,
 } from "./_positions.ts";
 import { EndReports } from "./_end_reports.ts";
+import { nextReadSize, type ReadSizeBounds } from "./_kv_log_read_size.ts";
 
 /** One partition's read position and buffer. */
 interface PartitionState<T> {
@@ -26,6 +28,10 @@ interface PartitionState<T> {
   // Bounded mode: the head seen by the first read; null until then.
   end: number | null;
   fetching: boolean;
+  // The next read's size, and whether the consumer found the buffer empty
+  // while the read in flight was out.
+  size: number;
+  starved: boolean;
   // No read before this processing time (the last read found nothing).
   retryAt: number;
 }
@@ -35,7 +41,7 @@ export class PrefetchReader<T> implements KvLogReader<T> {
   readonly partitions: readonly string[];
   readonly #log: KvLog<T>;
   readonly #indices: readonly number[];
-  readonly #prefetch: number;
+  readonly #sizes: ReadSizeBounds;
   readonly #bounded: boolean;
   readonly #pollIntervalMs: number;
   #states: PartitionState<T>[];
@@ -52,15 +58,20 @@ export class PrefetchReader<T> implements KvLogReader<T> {
   constructor(
     log: KvLog<T>,
     indices: readonly number[],
-    options: { prefetch: number; bounded: boolean; pollIntervalMs: number },
+    options: {
+      prefetch: number;
+      maxPrefetch: number;
+      bounded: boolean;
+      pollIntervalMs: number;
+    },
   ) {
     this.#log = log;
     this.#indices = indices;
-    this.#prefetch = options.prefetch;
+    this.#sizes = { min: options.prefetch, max: options.maxPrefetch };
     this.#bounded = options.bounded;
     this.#pollIntervalMs = options.pollIntervalMs;
     this.partitions = indices.map((p) => `${log.name}-${p}`);
-    this.#states = indices.map(() => emptyState<T>(0, null));
+    this.#states = indices.map(() => emptyState<T>(0, null, options.prefetch));
     this.#ends = new EndReports(indices.length, (p) => this.#ended(p));
   }
 
@@ -82,6 +93,7 @@ export class PrefetchReader<T> implements KvLogReader<T> {
     // before a restore, goes first, alone.
     const unreported = this.#ends.nextUnreported();
     if (unreported >= 0) return this.#ends.endOnly(unreported);
+    this.#noteWaits();
     const n = this.#states.length;
     let batch: SourceBatch<T> | null = null;
     for (let i = 0; i < n && batch === null; i++) {
@@ -111,6 +123,7 @@ export class PrefetchReader<T> implements KvLogReader<T> {
     if (this.#failure !== null) return now;
     if (this.#ends.nextUnreported() >= 0) return now;
     this.#refill();
+    this.#noteWaits();
     let next = Infinity;
     for (const s of this.#states) {
       if (s.values.length > s.pos) return now;
@@ -125,13 +138,16 @@ export class PrefetchReader<T> implements KvLogReader<T> {
 
   async ready(): Promise<void> {
     this.#refill();
+    this.#noteWaits();
     while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
 
   async close(): Promise<void> {
     this.#closed = true;
     this.#generation++;
-    this.#states = this.#states.map((s) => emptyState<T>(s.next, s.end));
+    this.#states = this.#states.map((s) =>
+      emptyState<T>(s.next, s.end, s.size)
+    );
     while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
 
@@ -153,19 +169,26 @@ export class PrefetchReader<T> implements KvLogReader<T> {
     this.#generation++;
     this.#failure = null;
     this.#cursor = cursor;
+    // The sizes learnt stay: the round trip did not change.
     this.#states = positions.map((offset, p) =>
-      emptyState<T>(offset, this.#states[p].end)
+      emptyState<T>(offset, this.#states[p].end, this.#states[p].size)
     );
     this.#ends.reset();
+  }
+
+  /** Marks the reads in flight that the consumer now waits for. */
+  #noteWaits(): void {
+    for (const s of this.#states) {
+      if (s.fetching && s.values.length === s.pos) s.starved = true;
+    }
   }
 
   /** Starts a read for each partition whose buffer runs low. */
   #refill(): void {
     if (this.#closed || this.#failure !== null) return;
-    const low = this.#prefetch / 2;
     this.#states.forEach((s, p) => {
       if (
-        s.fetching || s.values.length - s.pos > low ||
+        s.fetching || s.values.length - s.pos > s.size / 2 ||
         (s.end !== null && s.fetchFrom >= s.end) || this.#lastNow < s.retryAt
       ) return;
       this.#fetch(s, this.#indices[p]);
@@ -174,20 +197,33 @@ export class PrefetchReader<T> implements KvLogReader<T> {
 
   #fetch(s: PartitionState<T>, partition: number): void {
     s.fetching = true;
+    s.starved = false;
     const generation = this.#generation;
     const from = s.fetchFrom;
     const startedAt = this.#lastNow;
+    const heldAtStart = s.values.length - s.pos;
+    let asked = 0;
     const read = async (): Promise<[number | null, LogRecord<T>[]]> => {
       const end = s.end ??
         (this.#bounded ? await this.#log.head(partition) : null);
-      const max = end === null ? this.#prefetch : Math.min(
-        this.#prefetch,
-        end - from,
-      );
-      return [end, max > 0 ? await this.#log.read(partition, from, max) : []];
+      asked = end === null ? s.size : Math.min(s.size, end - from);
+      return [
+        end,
+        // Whole batches: the next read starts at a batch, one list call.
+        asked > 0
+          ? await this.#log.read(partition, from, asked, { wholeBatches: true })
+          : [],
+      ];
     };
     const done = read().then(([end, records]) => {
       if (generation !== this.#generation) return;
+      s.size = nextReadSize(s.size, {
+        asked,
+        got: records.length,
+        starved: s.starved,
+        heldAtStart,
+        leftAtLanding: s.values.length - s.pos,
+      }, this.#sizes);
       s.end = end;
       if (records.length === 0) {
         s.retryAt = startedAt + this.#pollIntervalMs;
@@ -212,7 +248,11 @@ export class PrefetchReader<T> implements KvLogReader<T> {
   }
 }
 
-function emptyState<T>(offset: number, end: number | null): PartitionState<T> {
+function emptyState<T>(
+  offset: number,
+  end: number | null,
+  size: number,
+): PartitionState<T> {
   return {
     next: offset,
     values: [],
@@ -221,6 +261,8 @@ function emptyState<T>(offset: number, end: number | null): PartitionState<T> {
     fetchFrom: offset,
     end,
     fetching: false,
+    size,
+    starved: false,
     retryAt: -Infinity,
   };
 }

@@ -27,19 +27,31 @@ export interface ReadTarget {
   readonly partition: number;
 }
 
+/** How much a read takes. */
+export interface ReadSize {
+  /** The most records. */
+  readonly max: number;
+  /** Whether the last batch taken from is read to its end, past `max`. */
+  readonly wholeBatches: boolean;
+}
+
 /**
  * Reads up to `max` records of a partition from `fromOffset` on, in offset
- * order; arguments are checked by the caller.
+ * order (with `wholeBatches`, to the end of the last batch reached);
+ * arguments are checked by the caller.
  */
 export async function readRecords<T>(
   kv: Deno.Kv,
   target: ReadTarget,
   fromOffset: number,
-  max: number,
+  size: ReadSize,
 ): Promise<LogRecord<T>[]> {
+  const { max } = size;
   const prefix = target.keys.partition(target.partition) as Deno.KvKey;
   const out: LogRecord<T>[] = [];
-  const batchSize = Math.min(16, Math.max(2, Math.ceil(max / 256)));
+  // One entry per 256 records asked (batches of small records hold more),
+  // so that a read is one page; a page is at most 64 batches (4 MiB).
+  const batchSize = Math.min(64, Math.max(2, Math.ceil(max / 256)));
   const entries = kv.list<unknown>(
     { prefix, start: [...prefix, fromOffset] },
     { batchSize },
@@ -53,11 +65,11 @@ export async function readRecords<T>(
       { reverse: true, limit: 1 },
     );
     for await (const entry of previous) {
-      await take(kv, target, entry, { from: fromOffset, max, out });
+      await take(kv, target, entry, { from: fromOffset, size, out });
     }
   }
   while (!step.done && out.length < max) {
-    await take(kv, target, step.value, { from: fromOffset, max, out });
+    await take(kv, target, step.value, { from: fromOffset, size, out });
     if (out.length >= max) break;
     step = await entries.next();
   }
@@ -69,9 +81,9 @@ async function take<T>(
   kv: Deno.Kv,
   target: ReadTarget,
   entry: Deno.KvEntry<unknown>,
-  into: { from: number; max: number; out: LogRecord<T>[] },
+  into: { from: number; size: ReadSize; out: LogRecord<T>[] },
 ): Promise<void> {
-  const { from, max, out } = into;
+  const { from, size: { max, wholeBatches }, out } = into;
   const first = entry.key.at(-1) as number;
   const header = batchHeader(entry.value);
   if (header === null) {
@@ -86,7 +98,9 @@ async function take<T>(
   const raw = header.tag === TAG_BATCH
     ? entry.value as Uint8Array
     : await assemble(kv, target, entry.value as Uint8Array, first);
-  const take = Math.min(header.count - skip, max - out.length);
+  const take = wholeBatches
+    ? header.count - skip
+    : Math.min(header.count - skip, max - out.length);
   const { values, timestamps } = decodeBatch<T>(raw, skip, skip + take);
   for (let i = 0; i < values.length; i++) {
     out.push({

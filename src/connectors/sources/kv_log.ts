@@ -280,6 +280,10 @@ export class KvLog<T> {
    * @param partition The partition, from 0.
    * @param fromOffset The offset of the first record to read.
    * @param max The most records to return: a positive integer.
+   * @param options `wholeBatches`: read the last stored batch taken from
+   * to its end, so that up to one batch (64 KiB encoded) more than `max`
+   * comes back and a read from the next offset starts at a batch: one
+   * `list` call instead of two (false by default).
    * @returns The records with their offsets.
    * @throws {RangeError} If `partition` is out of range, `fromOffset` is
    * negative or `max` is not positive.
@@ -289,6 +293,7 @@ export class KvLog<T> {
     partition: number,
     fromOffset: number,
     max: number,
+    options: { readonly wholeBatches?: boolean } = {},
   ): Promise<LogRecord<T>[]> {
     const action = "read KvLog";
     requireIndex(partition, this.#partitions, { action, param: "partition" });
@@ -298,7 +303,7 @@ export class KvLog<T> {
       this.#kv,
       { name: this.name, keys: this.#keys, partition },
       fromOffset,
-      max,
+      { max, wholeBatches: options.wholeBatches === true },
     );
   }
 }

@@ -1,7 +1,7 @@
 /**
  * A source that reads a {@linkcode KvLog}: which subtask reads which of
- * its partitions, how much each reader prefetches, and whether it ends at
- * the heads it found.
+ * its partitions, how much each reader prefetches (more the farther KV
+ * is), and whether it ends at the heads it found.
  *
  * @module
  */
@@ -21,12 +21,26 @@ export { type KvLogReader, waitForSources } from "./kv_log_reader.ts";
 /** Options of a {@linkcode KvLogSource}. */
 export interface KvLogSourceOptions {
   /**
-   * How many records a background read fetches per partition at most. A
-   * partition is refilled when half of it is left, so a reader buffers up
-   * to 1.5 times this many records per partition.
+   * How many records the first background read of a partition fetches at
+   * most, and the smallest read size. Each partition's read size then
+   * follows the round trip to KV: it doubles after a read that the
+   * consumer had to wait for (the buffer ran dry while it was in flight),
+   * up to `maxPrefetch`, and halves back towards `prefetch` after a read
+   * that landed with more than half of its buffer still unread. A
+   * partition is refilled when half of its read size is left.
    * @default {1024}
    */
   readonly prefetch?: number;
+  /**
+   * The largest read size per partition, which bounds memory: a reader
+   * buffers at most 1.5 times this many records per partition, plus the
+   * rest of one stored batch (a read takes the last batch it reaches
+   * whole, at most 64 KiB encoded, so that the next read starts at a
+   * batch: one `list` call). Set it to `prefetch` for reads of one fixed
+   * size.
+   * @default {16 * prefetch}
+   */
+  readonly maxPrefetch?: number;
   /**
    * Whether the reader ends once each partition reaches the head it had
    * when the reader first read it (a bounded job over what is in the log);
@@ -50,8 +64,10 @@ export interface KvLogSourceOptions {
  * The runtime polls synchronously while Deno KV reads are asynchronous, so
  * each partition has an in-memory buffer that a read in the background
  * fills. `poll` only takes from the buffers, never waits, and starts a
- * read for every partition whose buffer fell to half of `prefetch` or
- * less (at most one read per partition at a time). No timer exists: reads
+ * read for every partition whose buffer fell to half of its read size or
+ * less (at most one read per partition at a time). The read size starts
+ * at `prefetch` and grows while the consumer waits for reads, so that a
+ * read covers a round trip however far KV is (see the options). No timer exists: reads
  * start only from `poll`, `nextAvailableAt` and `ready`, so a reader that
  * is not polled does nothing and leaks nothing.
  *
@@ -99,6 +115,7 @@ export class KvLogSource<T> implements Source<T> {
   readonly name: string;
   readonly #log: KvLog<T>;
   readonly #prefetch: number;
+  readonly #maxPrefetch: number;
   readonly #bounded: boolean;
   readonly #pollIntervalMs: number;
 
@@ -106,10 +123,10 @@ export class KvLogSource<T> implements Source<T> {
    * Creates a source over `log`.
    *
    * @param log The log to read.
-   * @param options Prefetch size, bounded mode and poll interval.
+   * @param options Read sizes, bounded mode and poll interval.
    * @throws {TypeError} If `log` is not a KvLog or `bounded` is not a boolean.
-   * @throws {RangeError} If `prefetch` or `pollIntervalMs` is not a
-   * positive integer.
+   * @throws {RangeError} If `prefetch`, `maxPrefetch` or `pollIntervalMs`
+   * is not a positive integer, or `maxPrefetch` is below `prefetch`.
    */
   constructor(log: KvLog<T>, options: KvLogSourceOptions = {}) {
     const action = "create KvLogSource";
@@ -126,6 +143,15 @@ export class KvLogSource<T> implements Source<T> {
       action,
       param: "prefetch",
     });
+    this.#maxPrefetch = requirePositiveInteger(
+      options.maxPrefetch ?? 16 * this.#prefetch,
+      { action, param: "maxPrefetch" },
+    );
+    if (this.#maxPrefetch < this.#prefetch) {
+      throw new RangeError(
+        `Cannot ${action} as 'maxPrefetch' must be at least 'prefetch' (${this.#prefetch}): current value is ${this.#maxPrefetch}`,
+      );
+    }
     this.#pollIntervalMs = requirePositiveInteger(
       options.pollIntervalMs ?? 50,
       { action, param: "pollIntervalMs" },
@@ -160,6 +186,7 @@ export class KvLogSource<T> implements Source<T> {
     }
     return new PrefetchReader(this.#log, indices, {
       prefetch: this.#prefetch,
+      maxPrefetch: this.#maxPrefetch,
       bounded: this.#bounded,
       pollIntervalMs: this.#pollIntervalMs,
     });

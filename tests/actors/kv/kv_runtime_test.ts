@@ -43,6 +43,15 @@ Deno.test("new KvRuntime() names a bad option and its value", async () => {
       },
     );
   }
+  assert.throws(
+    () =>
+      new KvRuntime(graph, {
+        kv,
+        clock,
+        overlapSteps: "yes" as unknown as boolean,
+      }),
+    { name: "TypeError", message: /'overlapSteps' must be a boolean/ },
+  );
 });
 
 Deno.test("A job runs to its end on one worker, which then owns nothing and reports finished", async () => {

@@ -63,6 +63,22 @@ kvTest(
 );
 
 kvTest(
+  "KvLog.read() with wholeBatches reads the last batch it reaches to its end",
+  async (kv) => {
+    const log = new KvLog<number>(kv, "events", { partitions: 1 });
+    await log.append(0, records([0, 1, 2, 3]));
+    await log.append(0, records([4, 5, 6]));
+    const whole = { wholeBatches: true };
+    const values = async (from: number, max: number) =>
+      (await log.read(0, from, max, whole)).map((r) => r.value);
+    assert.deepEqual(await values(1, 2), [1, 2, 3]);
+    assert.deepEqual(await values(2, 3), [2, 3, 4, 5, 6]);
+    assert.deepEqual(await values(4, 3), [4, 5, 6]);
+    assert.deepEqual(await values(7, 3), []);
+  },
+);
+
+kvTest(
   "KvLog.append() of no records writes nothing and reports the head",
   async (kv) => {
     const log = new KvLog<number>(kv, "events", { partitions: 1 });

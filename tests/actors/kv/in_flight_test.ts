@@ -1,0 +1,216 @@
+// Overlapped steps (a worker on a real clock: `simulate: false`), driven
+// tick by tick on a ManualClock over an in-memory database: the
+// bookkeeping of steps in flight, two actors' steps committing
+// independently, a commit that throws, and a worker fenced by a take-over
+// committing nothing while its steps overlap.
+
+import assert from "node:assert/strict";
+import { ManualClock } from "../../../src/time/clock.ts";
+import { MemoryStorage } from "../../../src/actors/local/memory_storage.ts";
+import type { ScriptStep } from "../../../src/connectors/sources/scripted.ts";
+import type { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
+import { InFlight } from "../../../src/actors/kv/_in_flight.ts";
+import { ExternalTable } from "../../_support/two_phase_sink.ts";
+import {
+  expectedSums,
+  type Reading,
+  READING_PARTITIONS,
+  sensorJob,
+  sensorReadings,
+} from "../../_support/sensor_job.ts";
+import {
+  hasPrefix,
+  recordingKv,
+  type WriteRecord,
+} from "../../_support/recording_kv.ts";
+
+const LEASE_MS = 1_000;
+const BASE: Deno.KvKey = ["weir", "sensors", "kvrt"];
+const ACTORS = [
+  "sensors/source-0/0",
+  "sensors/source-0/1",
+  "sensors/window-1/0",
+  "sensors/window-1/1",
+];
+
+/** A worker of the sensors job that overlaps its steps. */
+function worker(
+  kv: Deno.Kv,
+  id: string,
+  clock: ManualClock,
+  table: ExternalTable<string>,
+  script: ScriptStep<Reading>[],
+): KvRuntime {
+  return sensorJob({
+    storage: new MemoryStorage(),
+    clock,
+    mode: "persist",
+    table,
+    script,
+    partitions: READING_PARTITIONS,
+    parallelism: 2,
+  }).createKvRuntime({
+    kv,
+    workerId: id,
+    leaseMs: LEASE_MS,
+    simulate: false,
+  });
+}
+
+/** Ticks until `until()` or the job finished, moving the clock when idle. */
+async function drive(
+  runtime: KvRuntime,
+  clock: ManualClock,
+  until: () => boolean = () => false,
+): Promise<void> {
+  for (let round = 0; !until(); round++) {
+    assert.ok(round < 10_000 && clock.now() < 60_000, "the job must finish");
+    if (await runtime.tick()) continue;
+    if (runtime.finished) break;
+    clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
+  }
+}
+
+/** Whether a write commits a step of `actor`: its meta, under its lease. */
+function stepOf(write: WriteRecord, actor: string): boolean {
+  const lease = JSON.stringify([...BASE, "lease", actor]);
+  return write.checkedKeys.some((k) => JSON.stringify(k) === lease) &&
+    write.keys.some((k) => hasPrefix(k, [...BASE, "a", actor, "v", "meta"]));
+}
+
+Deno.test("InFlight starts one step per actor, returns at the first commit and leaves the others in flight", async () => {
+  const steps = new InFlight();
+  let release = () => {};
+  const slow = new Promise<boolean>((resolve) => {
+    release = () => resolve(true);
+  });
+  let started = 0;
+  steps.start("slow", () => {
+    started++;
+    return slow;
+  });
+  steps.start("slow", () => {
+    started++;
+    return Promise.resolve(true);
+  });
+  assert.equal(started, 1, "a step in flight is not started twice");
+  steps.start("idle", () => Promise.resolve(false));
+  steps.start("fast", () => Promise.resolve(true));
+  assert.equal(await steps.next(), true);
+  // The slow one is still in flight: it is not started again.
+  steps.start("slow", () => {
+    started++;
+    return Promise.resolve(false);
+  });
+  assert.equal(started, 1);
+  release();
+  assert.equal(await steps.next(), true);
+  assert.equal(await steps.next(), false, "none left in flight");
+  steps.start("a", () => Promise.resolve(false));
+  await steps.settle();
+  assert.equal(await steps.next(), false);
+});
+
+Deno.test("overlapped steps: two actors' step commits are in flight at once, each its own commit; every result exactly once", async () => {
+  for (const simulate of [false, true]) {
+    using kv = await Deno.openKv(":memory:");
+    const clock = new ManualClock(0);
+    const table = new ExternalTable<string>();
+    const script = sensorReadings(120);
+    // Step commits sent while another actor's was sent and not answered.
+    let overlaps = 0;
+    const recorded = recordingKv(kv, {
+      beforeWrite(write) {
+        const actor = ACTORS.find((a) => stepOf(write, a));
+        if (actor === undefined) return;
+        const others = recorded.writes.filter((w) =>
+          w !== write && w.ok === undefined &&
+          ACTORS.some((a) => a !== actor && stepOf(w, a))
+        );
+        if (others.length > 0) overlaps++;
+      },
+    });
+    const runtime = sensorJob({
+      storage: new MemoryStorage(),
+      clock,
+      mode: "persist",
+      table,
+      script,
+      partitions: READING_PARTITIONS,
+      parallelism: 2,
+    }).createKvRuntime({ kv: recorded.kv, workerId: "w", simulate });
+    await drive(runtime, clock);
+    assert.equal(runtime.finished, true);
+    assert.deepEqual(table.rows(), expectedSums(script));
+    // A simulated clock steps actors one after another.
+    if (simulate) assert.equal(overlaps, 0);
+    else assert.ok(overlaps > 0, "steps of different actors overlapped");
+  }
+});
+
+class Crash extends Error {
+  constructor() {
+    super("simulated failure of a commit");
+    this.name = "Crash";
+  }
+}
+
+Deno.test("overlapped steps: a step whose commit threw is redone from the last commit (its read-ahead unused); every result exactly once", async () => {
+  for (const actor of ["sensors/window-1/0", "sensors/source-0/1"]) {
+    using kv = await Deno.openKv(":memory:");
+    const clock = new ManualClock(0);
+    const table = new ExternalTable<string>();
+    const script = sensorReadings(120);
+    let steps = 0;
+    const recorded = recordingKv(kv, {
+      beforeWrite(write) {
+        // The 4th step of the actor fails: it had read ahead since its 3rd.
+        if (stepOf(write, actor) && ++steps === 4) throw new Crash();
+      },
+    });
+    const runtime = worker(recorded.kv, "w", clock, table, script);
+    const errors = console.error;
+    console.error = () => {};
+    try {
+      await drive(runtime, clock);
+    } finally {
+      console.error = errors;
+    }
+    assert.ok(steps > 4, `${actor}: stepped again after the failure`);
+    assert.equal(runtime.finished, true);
+    assert.deepEqual(table.rows(), expectedSums(script), actor);
+  }
+});
+
+Deno.test("overlapped steps: a worker whose leases were taken over commits nothing, whatever it had in flight", async () => {
+  using kv = await Deno.openKv(":memory:");
+  const clock = new ManualClock(0);
+  const table = new ExternalTable<string>();
+  const script = sensorReadings(120);
+  const a = recordingKv(kv);
+  const workerA = worker(a.kv, "a", clock, table, script);
+  await drive(workerA, clock, () => clock.now() >= 1_200);
+  assert.deepEqual(workerA.ownedActors.sort(), ACTORS);
+  // a stops being called; b takes everything over once a's leases expire.
+  clock.set(clock.now() + LEASE_MS + 1);
+  const workerB = worker(kv, "b", clock, table, script);
+  await drive(workerB, clock);
+  assert.equal(workerB.finished, true);
+  assert.deepEqual(table.rows(), expectedSums(script));
+  // Called again, a's overlapped steps all fail their lease checks.
+  const before = a.writes.length;
+  const errors = console.error;
+  console.error = () => {};
+  try {
+    assert.equal(await workerA.tick(), false);
+  } finally {
+    console.error = errors;
+  }
+  assert.deepEqual(workerA.ownedActors, []);
+  for (const write of a.writes.slice(before)) {
+    const heartbeat = write.keys.length === 1 &&
+      hasPrefix(write.keys[0], [...BASE, "worker", "a"]);
+    if (!heartbeat) assert.equal(write.ok, false, JSON.stringify(write.keys));
+  }
+  assert.deepEqual(table.rows(), expectedSums(script));
+});
