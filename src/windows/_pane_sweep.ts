@@ -34,6 +34,7 @@ export class PaneSweep<T, K, ACC, OUT> {
   #timestamp = 0;
   #emitted = 0;
   readonly #collect: (value: OUT) => void;
+  readonly #done: () => void;
   /** The largest end of a window fired so far; `-Infinity` before the first. */
   lastFiredWindowEnd = -Infinity;
   /** Panes dropped so far. */
@@ -50,6 +51,7 @@ export class PaneSweep<T, K, ACC, OUT> {
       output.collect(value, this.#timestamp);
       this.#emitted++;
     };
+    this.#done = output.windowDone?.bind(output) ?? function none() {};
   }
 
   /** Fires pane `p` of `w` now (a record within the allowed lateness). */
@@ -82,6 +84,7 @@ export class PaneSweep<T, K, ACC, OUT> {
       if (reject === undefined) throw error;
       reject(w.keys[p], w.window, error, this.#emitted);
     }
+    this.#done();
   }
 
   /** Fires and cleans up every window due at `watermark`, in end order. */

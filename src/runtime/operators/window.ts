@@ -38,14 +38,24 @@ export type WindowStreamOperatorOptions<T, K, ACC, OUT> = Omit<
 const SNAPSHOT_GROUPS = 128;
 const partitionOf = (key: unknown): number => keyGroupOf(key, SNAPSHOT_GROUPS);
 
+// Results held before they go downstream as a batch, checked after each
+// fired window: a watermark that fires a million windows hands them on in
+// batches of about this size, not as one array of a million, so a chained
+// sink drops them while they are young (cheap to collect) instead of the
+// garbage collector copying all of them.
+const FLUSH_AT = 1024;
+
 /**
  * Adapts a {@linkcode WindowOperator} (keyed windows, triggers, allowed
  * lateness, late side output) to the {@linkcode StreamOperator} contract.
  *
- * - Results are collected into one output batch per call, each with its
- *   window's `maxTimestamp()`; the batch is emitted before the watermark that
- *   fired the windows is forwarded, and at the end of every call, so
- *   everything a watermark causes precedes it.
+ * - Results are collected into output batches, each with its window's
+ *   `maxTimestamp()`: one per call, except that a call firing many windows
+ *   (tumbling or sliding event-time windows, default trigger) sends a batch
+ *   on once about 1024 results are held, between two windows, so a
+ *   window's results are never split. Batches are emitted before the
+ *   watermark that fired the windows is forwarded, and at the end of every
+ *   call, so everything a watermark causes precedes it.
  * - Late records go to the side output named by `lateDataTag.id` with their
  *   own timestamp; a window function's side outputs go out the same way.
  * - Statuses are forwarded; a watermark not above the current one is dropped
@@ -112,6 +122,9 @@ export class WindowStreamOperator<T, K, ACC, OUT>
       emitWatermark: (watermark: number) => {
         this.#flush();
         this.#output!.emitWatermark(watermark);
+      },
+      windowDone: () => {
+        if (this.#values.length >= FLUSH_AT) this.#flush();
       },
       rejectRecord: (value, timestamp, error, index) => {
         this.#reject(value, timestamp, error, index);
