@@ -96,8 +96,12 @@ export class WindowStreamOperator<T, K, ACC, OUT>
   readonly #operator: WindowOperator<T, K, ACC, OUT>;
   #clock: Clock | null = null;
   #output: OperatorOutput<OUT> | null = null;
+  // The results held, in the first #held slots: the arrays are made with
+  // room for as many as the last batch had, so filling them does not grow
+  // them slot by slot.
   #values: OUT[] = [];
   #timestamps: number[] = [];
+  #held = 0;
   #reject: RejectRecord = rethrowRecord;
 
   /**
@@ -113,8 +117,9 @@ export class WindowStreamOperator<T, K, ACC, OUT>
     const clock: Clock = { now: () => this.#clock!.now() };
     this.#operator = new WindowOperator({ ...options, clock, partitionOf }, {
       collect: (value: OUT, timestamp: number) => {
-        this.#values.push(value);
-        this.#timestamps.push(timestamp);
+        const at = this.#held++;
+        this.#values[at] = value;
+        this.#timestamps[at] = timestamp;
       },
       sideOutput: (tag, value, timestamp) => {
         this.#output!.emitSideOutput(tag.id, value, timestamp);
@@ -124,7 +129,7 @@ export class WindowStreamOperator<T, K, ACC, OUT>
         this.#output!.emitWatermark(watermark);
       },
       windowDone: () => {
-        if (this.#values.length >= FLUSH_AT) this.#flush();
+        if (this.#held >= FLUSH_AT) this.#flush();
       },
       rejectRecord: (value, timestamp, error, index) => {
         this.#reject(value, timestamp, error, index);
@@ -133,8 +138,7 @@ export class WindowStreamOperator<T, K, ACC, OUT>
       // go), or a trigger that throws on a timer or at cleanup: the window
       // is set aside as { key, window }.
       rejectFire: (key, window, error, emitted) => {
-        this.#values.length -= emitted;
-        this.#timestamps.length -= emitted;
+        this.#held -= emitted;
         this.#reject(
           { key, window: { start: window.start, end: window.end } },
           window.maxTimestamp(),
@@ -261,11 +265,17 @@ export class WindowStreamOperator<T, K, ACC, OUT>
   }
 
   #flush(): void {
-    if (this.#values.length === 0) return;
+    const held = this.#held;
+    if (held === 0) return;
     const values = this.#values;
     const timestamps = this.#timestamps;
-    this.#values = [];
-    this.#timestamps = [];
+    // Cuts off the room left and the results a rejectFire dropped.
+    values.length = held;
+    timestamps.length = held;
+    const room = Math.min(held, FLUSH_AT);
+    this.#values = new Array(room);
+    this.#timestamps = new Array(room);
+    this.#held = 0;
     this.#output!.emitBatch(values, timestamps);
   }
 }
