@@ -81,7 +81,7 @@ const FLUSH_AT = 1024;
  *
  * The window operator is built in the constructor (so bad options fail at
  * once) with a clock that reads the context's clock once opened. Cost: that
- * of the window operator, plus one push per result.
+ * of the window operator, plus one array store per result.
  *
  * @typeParam T The record type.
  * @typeParam K The key type.
