@@ -72,7 +72,14 @@ export class PaneIndex<K, ACC> {
     const key = boundsKey(window);
     const found = this.#windows.get(key);
     if (found !== undefined) return found.cleanup <= watermark ? null : found;
-    const created = new PaneWindow<K, ACC>(window, this.#lateness);
+    // Sized as the oldest live window, which is likely complete: windows
+    // of one stream hold about as many keys, and the columns then seldom
+    // grow.
+    const created = new PaneWindow<K, ACC>(
+      window,
+      this.#lateness,
+      this.order.length > 0 ? this.order[0].size : 0,
+    );
     if (created.cleanup <= watermark) return null;
     this.#windows.set(key, created);
     const order = this.order;

@@ -123,7 +123,7 @@ export class PaneSweep<T, K, ACC, OUT> {
     const bits = w.bits;
     const context = this.#context(w, watermark);
     this.#timestamp = w.maxTimestamp;
-    const n = bits.length;
+    const n = w.size;
     for (let p = 0; p < n; p++) {
       const b = bits[p];
       if ((b & pending) === 0) continue;
@@ -152,7 +152,7 @@ export class PaneSweep<T, K, ACC, OUT> {
     const due: [number, PaneWindow<K, ACC>, number][] = [];
     for (let i = first; i <= last; i++) {
       const w = order[i];
-      for (let p = 0; p < w.bits.length; p++) {
+      for (let p = 0; p < w.size; p++) {
         if ((w.bits[p] & pending) !== 0) due.push([w.ids[p], w, p]);
       }
     }
@@ -182,7 +182,7 @@ export class PaneSweep<T, K, ACC, OUT> {
       const cleaning = i < done;
       if (cleaning) {
         const bits = w.bits;
-        for (let p = 0; p < bits.length; p++) {
+        for (let p = 0; p < w.size; p++) {
           if ((bits[p] & CLEAN) !== 0) bits[p] = GONE;
         }
       } else if (this.#lateness > 0) {
