@@ -195,6 +195,7 @@ export class PaneSweep<T, K, ACC, OUT> {
       if (cleaning && w.size === 0) {
         w.dropped = true;
         emptied++;
+        this.#windows.room = before;
       }
     }
     if (emptied > 0) this.#windows.sweepDropped();

@@ -19,6 +19,14 @@ export const GONE = 8;
 /** Changed since the last snapshot. */
 export const CHANGED = 16;
 
+/** The typed columns of a pane window, handed on from a dropped one. */
+export interface PaneColumns {
+  /** See {@linkcode PaneWindow.ids}. */
+  readonly ids: Float64Array;
+  /** See {@linkcode PaneWindow.bits}; as long as `ids`. */
+  readonly bits: Uint8Array;
+}
+
 /** One live window and its panes, in pane-creation (id) order. */
 export class PaneWindow<K, ACC> {
   /** The window. */
@@ -60,13 +68,22 @@ export class PaneWindow<K, ACC> {
   /**
    * @param window The window.
    * @param allowedLatenessMs The operator's allowed lateness.
-   * @param capacity Room for this many panes before the columns grow
-   * (e.g. the pane count of a window before it).
+   * @param room Room for this many panes before the columns grow (e.g.
+   * the pane count of a window before it), or the `ids` and `bits` columns
+   * of a dropped window to reuse (their contents do not matter).
    */
-  constructor(window: TimeWindow, allowedLatenessMs: number, capacity = 8) {
-    const room = Math.max(8, capacity);
-    this.ids = new Float64Array(room);
-    this.bits = new Uint8Array(room);
+  constructor(
+    window: TimeWindow,
+    allowedLatenessMs: number,
+    room: number | PaneColumns = 8,
+  ) {
+    if (typeof room === "number") {
+      this.ids = new Float64Array(Math.max(8, room));
+      this.bits = new Uint8Array(this.ids.length);
+    } else {
+      this.ids = room.ids;
+      this.bits = room.bits;
+    }
     this.window = window;
     this.maxTimestamp = window.maxTimestamp();
     this.cleanup = cleanupTime(window, allowedLatenessMs, true);
