@@ -2,7 +2,7 @@
 // for the watermark's sweep, and the windows of a record's assigned array
 // remembered while the watermark stands.
 
-import { PaneWindow } from "./_pane_window.ts";
+import { type PaneColumns, PaneWindow } from "./_pane_window.ts";
 import type { TimeWindow } from "./time_window.ts";
 
 // The index key of a window: its start, which tells fixed-size windows
@@ -12,6 +12,10 @@ function boundsKey(window: TimeWindow): number | string {
   const start = window.start;
   return start === Number.MIN_SAFE_INTEGER ? `end ${window.end}` : start;
 }
+
+// Dropped windows whose columns are kept for new ones: about as many
+// windows are created as dropped per watermark.
+const SPARE = 16;
 
 /** The live windows of a pane engine. */
 export class PaneIndex<K, ACC> {
@@ -24,6 +28,11 @@ export class PaneIndex<K, ACC> {
    * most): a window inserted since only moves them back.
    */
   swept = 0;
+  /** How many panes the last window dropped had (set by the sweep). */
+  room = 0;
+  // Columns of dropped windows, for new ones (a dropped window's are
+  // never read again).
+  #spare: PaneColumns[] = [];
   // The windows of the last two assigned arrays (null: late). Assigners
   // hand out the same array for the records of one slide, and the windows
   // of an array only change when the watermark moves (see forget).
@@ -72,8 +81,24 @@ export class PaneIndex<K, ACC> {
     const key = boundsKey(window);
     const found = this.#windows.get(key);
     if (found !== undefined) return found.cleanup <= watermark ? null : found;
-    const created = new PaneWindow<K, ACC>(window, this.#lateness);
-    if (created.cleanup <= watermark) return null;
+    // Windows of one stream hold about as many keys: room for as many
+    // panes as the last window dropped or the oldest live one (likely
+    // complete) had, in the columns of a dropped window if one is spare,
+    // so that columns seldom grow and are seldom made.
+    const room = Math.max(
+      this.room,
+      this.order.length > 0 ? this.order[0].size : 0,
+    );
+    const spare = this.#spare.pop();
+    const created = new PaneWindow<K, ACC>(
+      window,
+      this.#lateness,
+      spare !== undefined && spare.ids.length >= room ? spare : room,
+    );
+    if (created.cleanup <= watermark) {
+      this.#spare.push(created);
+      return null;
+    }
     this.#windows.set(key, created);
     const order = this.order;
     let at = order.length;
@@ -83,10 +108,12 @@ export class PaneIndex<K, ACC> {
     return created;
   }
 
-  /** Drops the windows marked `dropped`. */
+  /** Drops the windows marked `dropped`, keeping a few of their columns. */
   sweepDropped(): void {
     for (const w of this.order) {
-      if (w.dropped) this.#windows.delete(boundsKey(w.window));
+      if (!w.dropped) continue;
+      this.#windows.delete(boundsKey(w.window));
+      if (this.#spare.length < SPARE) this.#spare.push(w);
     }
     this.order = this.order.filter((w) => !w.dropped);
   }

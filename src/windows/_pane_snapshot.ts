@@ -48,7 +48,7 @@ export class PaneGroups<K, ACC> {
     for (const w of windows) {
       const parts = w.parts;
       const bits = w.bits;
-      for (let p = 0; p < bits.length; p++) {
+      for (let p = 0; p < w.size; p++) {
         let part: number;
         if (p >= parts.length) {
           part = this.#partitionOf(w.keys[p]);
@@ -111,7 +111,7 @@ export function timerPairs<K, ACC>(
 ): number[] {
   const pairs: [number, number][] = [];
   for (const w of windows) {
-    for (let p = 0; p < w.bits.length; p++) {
+    for (let p = 0; p < w.size; p++) {
       const b = w.bits[p];
       if (allowedLatenessMs === 0) {
         if ((b & (FIRE | CLEAN)) !== 0) pairs.push([w.maxTimestamp, w.ids[p]]);
@@ -134,7 +134,8 @@ export function countTimers<K, ACC>(
 ): number {
   let count = 0;
   for (const w of windows) {
-    for (const b of w.bits) {
+    for (let p = 0; p < w.size; p++) {
+      const b = w.bits[p];
       if (allowedLatenessMs === 0) count += (b & (FIRE | CLEAN)) !== 0 ? 1 : 0;
       else count += ((b & FIRE) !== 0 ? 1 : 0) + ((b & CLEAN) !== 0 ? 1 : 0);
     }

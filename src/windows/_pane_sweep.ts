@@ -34,6 +34,7 @@ export class PaneSweep<T, K, ACC, OUT> {
   #timestamp = 0;
   #emitted = 0;
   readonly #collect: (value: OUT) => void;
+  readonly #done: () => void;
   /** The largest end of a window fired so far; `-Infinity` before the first. */
   lastFiredWindowEnd = -Infinity;
   /** Panes dropped so far. */
@@ -50,6 +51,7 @@ export class PaneSweep<T, K, ACC, OUT> {
       output.collect(value, this.#timestamp);
       this.#emitted++;
     };
+    this.#done = output.windowDone?.bind(output) ?? function none() {};
   }
 
   /** Fires pane `p` of `w` now (a record within the allowed lateness). */
@@ -82,6 +84,7 @@ export class PaneSweep<T, K, ACC, OUT> {
       if (reject === undefined) throw error;
       reject(w.keys[p], w.window, error, this.#emitted);
     }
+    this.#done();
   }
 
   /** Fires and cleans up every window due at `watermark`, in end order. */
@@ -120,7 +123,7 @@ export class PaneSweep<T, K, ACC, OUT> {
     const bits = w.bits;
     const context = this.#context(w, watermark);
     this.#timestamp = w.maxTimestamp;
-    const n = bits.length;
+    const n = w.size;
     for (let p = 0; p < n; p++) {
       const b = bits[p];
       if ((b & pending) === 0) continue;
@@ -149,7 +152,7 @@ export class PaneSweep<T, K, ACC, OUT> {
     const due: [number, PaneWindow<K, ACC>, number][] = [];
     for (let i = first; i <= last; i++) {
       const w = order[i];
-      for (let p = 0; p < w.bits.length; p++) {
+      for (let p = 0; p < w.size; p++) {
         if ((w.bits[p] & pending) !== 0) due.push([w.ids[p], w, p]);
       }
     }
@@ -179,7 +182,7 @@ export class PaneSweep<T, K, ACC, OUT> {
       const cleaning = i < done;
       if (cleaning) {
         const bits = w.bits;
-        for (let p = 0; p < bits.length; p++) {
+        for (let p = 0; p < w.size; p++) {
           if ((bits[p] & CLEAN) !== 0) bits[p] = GONE;
         }
       } else if (this.#lateness > 0) {
@@ -192,6 +195,7 @@ export class PaneSweep<T, K, ACC, OUT> {
       if (cleaning && w.size === 0) {
         w.dropped = true;
         emptied++;
+        this.#windows.room = before;
       }
     }
     if (emptied > 0) this.#windows.sweepDropped();

@@ -19,6 +19,14 @@ export const GONE = 8;
 /** Changed since the last snapshot. */
 export const CHANGED = 16;
 
+/** The typed columns of a pane window, handed on from a dropped one. */
+export interface PaneColumns {
+  /** See {@linkcode PaneWindow.ids}. */
+  readonly ids: Float64Array;
+  /** See {@linkcode PaneWindow.bits}; as long as `ids`. */
+  readonly bits: Uint8Array;
+}
+
 /** One live window and its panes, in pane-creation (id) order. */
 export class PaneWindow<K, ACC> {
   /** The window. */
@@ -33,10 +41,17 @@ export class PaneWindow<K, ACC> {
   keys: K[] = [];
   /** Per pane: its contents (absent only in a restored, empty slot). */
   contents: (ACC | undefined)[] = [];
-  /** Per pane: the id timers and snapshots know it by. */
-  ids: number[] = [];
-  /** Per pane: FIRE, CLEAN, REGISTERED, GONE, CHANGED. */
-  bits: number[] = [];
+  /**
+   * Per pane (the first `size` entries): the id timers and snapshots know
+   * it by. Typed arrays keep the numeric columns out of the garbage
+   * collector's young generation, which otherwise copies every live
+   * pane's columns (up to twice) while its window waits for the watermark.
+   */
+  ids: Float64Array;
+  /** Per pane (the first `size` entries): FIRE, CLEAN, REGISTERED, GONE, CHANGED. */
+  bits: Uint8Array;
+  /** The number of panes. */
+  size = 0;
   /**
    * The snapshot groups of the first `parts.length` panes; those after
    * (created since the last snapshot) have none yet. Filled at snapshot
@@ -50,27 +65,51 @@ export class PaneWindow<K, ACC> {
   /** Whether the window left the engine. */
   dropped = false;
 
-  constructor(window: TimeWindow, allowedLatenessMs: number) {
+  /**
+   * @param window The window.
+   * @param allowedLatenessMs The operator's allowed lateness.
+   * @param room Room for this many panes before the columns grow (e.g.
+   * the pane count of a window before it), or the `ids` and `bits` columns
+   * of a dropped window to reuse (their contents do not matter).
+   */
+  constructor(
+    window: TimeWindow,
+    allowedLatenessMs: number,
+    room: number | PaneColumns = 8,
+  ) {
+    if (typeof room === "number") {
+      this.ids = new Float64Array(Math.max(8, room));
+      this.bits = new Uint8Array(this.ids.length);
+    } else {
+      this.ids = room.ids;
+      this.bits = room.bits;
+    }
     this.window = window;
     this.maxTimestamp = window.maxTimestamp();
     this.cleanup = cleanupTime(window, allowedLatenessMs, true);
     this.registered = REGISTERED | (this.cleanup === Infinity ? 0 : CLEAN);
   }
 
-  /** The number of panes. */
-  get size(): number {
-    return this.ids.length;
-  }
-
   /** Appends a pane; returns its position. */
   add(key: K, contents: ACC | undefined, id: number, bits: number): number {
-    const at = this.ids.length;
+    const at = this.size;
+    if (at === this.ids.length) this.#grow();
     this.keys.push(key);
     this.contents.push(contents);
-    this.ids.push(id);
-    this.bits.push(bits);
+    this.ids[at] = id;
+    this.bits[at] = bits;
     this.index.set(key, at);
+    this.size = at + 1;
     return at;
+  }
+
+  #grow(): void {
+    const ids = new Float64Array(this.ids.length * 2);
+    ids.set(this.ids);
+    this.ids = ids;
+    const bits = new Uint8Array(ids.length);
+    bits.set(this.bits);
+    this.bits = bits;
   }
 
   /**
@@ -82,7 +121,7 @@ export class PaneWindow<K, ACC> {
   sweepGone(removed: (part: number) => void): void {
     const bits = this.bits;
     const parts = this.parts;
-    const n = bits.length;
+    const n = this.size;
     let kept = 0;
     for (let p = 0; p < n; p++) {
       if ((bits[p] & GONE) === 0) kept++;
@@ -93,8 +132,7 @@ export class PaneWindow<K, ACC> {
       this.index = new Map();
       this.keys = [];
       this.contents = [];
-      this.ids = [];
-      this.bits = [];
+      this.size = 0;
       this.parts = [];
       return;
     }
@@ -113,8 +151,7 @@ export class PaneWindow<K, ACC> {
     }
     this.keys.length = to;
     this.contents.length = to;
-    this.ids.length = to;
-    bits.length = to;
+    this.size = to;
     parts.length = partsTo;
   }
 }

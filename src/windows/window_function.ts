@@ -130,7 +130,9 @@ export function reduceWindow<T, K, OUT = T>(
 
 /**
  * Keeps one accumulator per window, optionally handed to a process function
- * at emission.
+ * at emission. Each window fired hands `process` a new one-element array
+ * (the function may keep it); without `process` nothing is allocated per
+ * window.
  *
  * @param aggregate The incremental aggregation.
  * @param process Receives the one result; defaults to emitting it.
@@ -146,6 +148,8 @@ export function aggregateWindow<T, ACC, R, K, OUT = R>(
     merge: (a, b) => aggregate.merge(a, b),
     emit(key, context, contents, out) {
       const result = aggregate.getResult(contents);
+      // A new array per window, and only for a process function: it may
+      // keep its `elements`, so one array reused across windows would show.
       if (process) process(key, context, [result], out);
       else out(result as unknown as OUT);
     },

@@ -17,6 +17,14 @@ export interface WindowOutput<OUT> {
   /** The watermark, after everything it caused was emitted. */
   emitWatermark(watermark: number): void;
   /**
+   * A fired window's results were all collected (or set aside through
+   * `rejectFire`): those collected so far are final, so the receiver may
+   * send them on before the sweep ends. Called by the engine for tumbling
+   * and sliding event-time windows with the default trigger, after each
+   * window of a key it fires. Absent: nothing.
+   */
+  windowDone?(): void;
+  /**
    * A record of `processBatch` (its index in the batch) whose key selector,
    * window assignment, trigger (`onElement`; `onMerge` or `clear` while
    * its windows merge) or window function (`add`: an aggregate, a reduce;

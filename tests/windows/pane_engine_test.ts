@@ -253,3 +253,70 @@ Deno.test("WindowOperator's pane engine matches the general engine on tumbling a
     { seed: 19, numRuns: 600 },
   );
 });
+
+// Many keys a window, so that its pane columns grow past their first room
+// (and past the room taken from the oldest window), and cleanups with
+// lateness compact them.
+const wideOps: fc.Arbitrary<Op[]> = fc.array(
+  fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.constant("records" as const),
+        records: fc.array(
+          fc.record({
+            key: fc.integer({ min: 0, max: 60 }),
+            at: fc.integer({ min: -5, max: 80 }),
+            v: fc.integer({ min: 0, max: 15 }),
+          }),
+          { minLength: 1, maxLength: 80 },
+        ),
+        oneByOne: fc.boolean(),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("watermark" as const),
+        at: fc.integer({ min: -10, max: 90 }),
+      }),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        kind: fc.constant("restore" as const),
+        cross: fc.boolean(),
+      }),
+    },
+  ),
+  { maxLength: 12 },
+);
+
+Deno.test("WindowOperator's pane engine matches the general engine with many keys a window (columns that grow and compact)", () => {
+  fc.assert(
+    fc.property(configs, wideOps, (config, steps) => {
+      const panesLog: string[] = [];
+      const generalLog: string[] = [];
+      let panes = build(config, false, panesLog);
+      let general = build(config, true, generalLog);
+      for (const op of [...steps, { kind: "end" as const }]) {
+        if (op.kind === "restore") {
+          const a = structuredClone(panes.snapshot());
+          const b = structuredClone(general.snapshot());
+          assert.deepEqual(normal(a), normal(b));
+          panes = build(config, false, panesLog);
+          general = build(config, true, generalLog);
+          panes.restore(op.cross ? b : a);
+          general.restore(op.cross ? a : b);
+        } else {
+          apply(panes, op, config, panesLog);
+          apply(general, op, config, generalLog);
+        }
+        assert.deepEqual(panesLog, generalLog);
+        assert.deepEqual(counters(panes), counters(general));
+      }
+      assert.deepEqual(normal(panes.snapshot()), normal(general.snapshot()));
+    }),
+    { seed: 19, numRuns: 150 },
+  );
+});

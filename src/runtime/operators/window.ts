@@ -38,14 +38,24 @@ export type WindowStreamOperatorOptions<T, K, ACC, OUT> = Omit<
 const SNAPSHOT_GROUPS = 128;
 const partitionOf = (key: unknown): number => keyGroupOf(key, SNAPSHOT_GROUPS);
 
+// Results held before they go downstream as a batch, checked after each
+// fired window: a watermark that fires a million windows hands them on in
+// batches of about this size, not as one array of a million, so a chained
+// sink drops them while they are young (cheap to collect) instead of the
+// garbage collector copying all of them.
+const FLUSH_AT = 1024;
+
 /**
  * Adapts a {@linkcode WindowOperator} (keyed windows, triggers, allowed
  * lateness, late side output) to the {@linkcode StreamOperator} contract.
  *
- * - Results are collected into one output batch per call, each with its
- *   window's `maxTimestamp()`; the batch is emitted before the watermark that
- *   fired the windows is forwarded, and at the end of every call, so
- *   everything a watermark causes precedes it.
+ * - Results are collected into output batches, each with its window's
+ *   `maxTimestamp()`: one per call, except that a call firing many windows
+ *   (tumbling or sliding event-time windows, default trigger) sends a batch
+ *   on once about 1024 results are held, between two windows, so a
+ *   window's results are never split. Batches are emitted before the
+ *   watermark that fired the windows is forwarded, and at the end of every
+ *   call, so everything a watermark causes precedes it.
  * - Late records go to the side output named by `lateDataTag.id` with their
  *   own timestamp; a window function's side outputs go out the same way.
  * - Statuses are forwarded; a watermark not above the current one is dropped
@@ -71,7 +81,7 @@ const partitionOf = (key: unknown): number => keyGroupOf(key, SNAPSHOT_GROUPS);
  *
  * The window operator is built in the constructor (so bad options fail at
  * once) with a clock that reads the context's clock once opened. Cost: that
- * of the window operator, plus one push per result.
+ * of the window operator, plus one array store per result.
  *
  * @typeParam T The record type.
  * @typeParam K The key type.
@@ -86,8 +96,12 @@ export class WindowStreamOperator<T, K, ACC, OUT>
   readonly #operator: WindowOperator<T, K, ACC, OUT>;
   #clock: Clock | null = null;
   #output: OperatorOutput<OUT> | null = null;
+  // The results held, in the first #held slots: the arrays are made with
+  // room for as many as the last batch had, so filling them does not grow
+  // them slot by slot.
   #values: OUT[] = [];
   #timestamps: number[] = [];
+  #held = 0;
   #reject: RejectRecord = rethrowRecord;
 
   /**
@@ -103,8 +117,9 @@ export class WindowStreamOperator<T, K, ACC, OUT>
     const clock: Clock = { now: () => this.#clock!.now() };
     this.#operator = new WindowOperator({ ...options, clock, partitionOf }, {
       collect: (value: OUT, timestamp: number) => {
-        this.#values.push(value);
-        this.#timestamps.push(timestamp);
+        const at = this.#held++;
+        this.#values[at] = value;
+        this.#timestamps[at] = timestamp;
       },
       sideOutput: (tag, value, timestamp) => {
         this.#output!.emitSideOutput(tag.id, value, timestamp);
@@ -113,6 +128,9 @@ export class WindowStreamOperator<T, K, ACC, OUT>
         this.#flush();
         this.#output!.emitWatermark(watermark);
       },
+      windowDone: () => {
+        if (this.#held >= FLUSH_AT) this.#flush();
+      },
       rejectRecord: (value, timestamp, error, index) => {
         this.#reject(value, timestamp, error, index);
       },
@@ -120,8 +138,7 @@ export class WindowStreamOperator<T, K, ACC, OUT>
       // go), or a trigger that throws on a timer or at cleanup: the window
       // is set aside as { key, window }.
       rejectFire: (key, window, error, emitted) => {
-        this.#values.length -= emitted;
-        this.#timestamps.length -= emitted;
+        this.#held -= emitted;
         this.#reject(
           { key, window: { start: window.start, end: window.end } },
           window.maxTimestamp(),
@@ -248,11 +265,17 @@ export class WindowStreamOperator<T, K, ACC, OUT>
   }
 
   #flush(): void {
-    if (this.#values.length === 0) return;
+    const held = this.#held;
+    if (held === 0) return;
     const values = this.#values;
     const timestamps = this.#timestamps;
-    this.#values = [];
-    this.#timestamps = [];
+    // Cuts off the room left and the results a rejectFire dropped.
+    values.length = held;
+    timestamps.length = held;
+    const room = Math.min(held, FLUSH_AT);
+    this.#values = new Array(room);
+    this.#timestamps = new Array(room);
+    this.#held = 0;
     this.#output!.emitBatch(values, timestamps);
   }
 }
