@@ -7,9 +7,13 @@
 // is dropped with it), and a step uses it only if it starts from exactly
 // those positions. Log entries never change once written, so what it read
 // is the log's prefix; entries written after it are read by a later step.
+// It is one attempt: a read that failed is not retried in the background
+// (the step reads afresh, with retries), and the worker loop tracks it so
+// that nothing of it outlives a settle or the shutdown.
 
 import type { StreamElement } from "../../runtime/stream_element.ts";
-import type { KvWorker } from "./_worker.ts";
+import { readEntries } from "./channel_log.ts";
+import { ENTRIES_PER_CHANNEL, type KvWorker } from "./_worker.ts";
 import type { LiveActor } from "./_live_actor.ts";
 import type { Meta } from "./_step_commit.ts";
 
@@ -21,15 +25,24 @@ export interface ReadAhead {
   readonly entries: Promise<StreamElement[][][] | null>;
 }
 
-/** Reads the entries after `meta.inputs` of every open input channel. */
-export function readInputEntries(
+/**
+ * Reads the entries after `meta.inputs` of every open input channel, each
+ * retried while Deno KV fails transiently, or once (`once`).
+ */
+function readInputEntries(
   worker: KvWorker,
   live: LiveActor,
   meta: Meta,
+  once = false,
 ): Promise<StreamElement[][][]> {
   return Promise.all(live.wiring.inputs.map((input, c) => {
     if (meta.ended[c]) return Promise.resolve([] as StreamElement[][]);
-    return worker.readEntries(input.producer, input.out, meta.inputs[c]);
+    const applied = meta.inputs[c];
+    if (!once) return worker.readEntries(input.producer, input.out, applied);
+    return readEntries(worker.readerOf(input.producer), input.out, {
+      applied,
+      max: ENTRIES_PER_CHANNEL,
+    });
   }));
 }
 
@@ -45,7 +58,7 @@ export function startReadAhead(worker: KvWorker, live: LiveActor): void {
   live.readAhead = {
     from: [...meta.inputs],
     // A failed read is not an error of the step: it reads again itself.
-    entries: readInputEntries(worker, live, meta).catch(() => null),
+    entries: readInputEntries(worker, live, meta, true).catch(() => null),
   };
 }
 

@@ -43,35 +43,72 @@ export class WorkerLoop {
 
   /** Runs rounds until the job finished or `stop()`; then shuts down. */
   async run(): Promise<void> {
+    let failed: { error: unknown } | null = null;
     try {
       while (!this.#stopped) {
-        const progressed = await this.tick();
+        // Steps stay in flight from one round to the next (see
+        // `_in_flight.ts`): only the shutdown waits for all of them.
+        const progressed = await this.#serial(() => this.#round());
         if (this.#finished) break;
         if (progressed) continue;
         await this.#idle();
       }
-    } finally {
-      // After any round already queued (a cron tick, POST /tick), and
-      // before none: rounds after this one do nothing.
-      this.#stopped = true;
-      const shutdown = this.#rounds.then(() => this.#shutdown());
-      this.#rounds = shutdown.catch(() => {});
-      await shutdown;
+    } catch (error) {
+      failed = { error };
     }
+    // After any round already queued (a cron tick, POST /tick), and
+    // before none: rounds after this one do nothing.
+    this.#stopped = true;
+    const shutdown = this.#serial(() => this.#shutdown());
+    if (failed === null) return await shutdown;
+    // The error that ended the loop is the one to report.
+    await shutdown.catch((error) => this.#logError("shut down", error));
+    throw failed.error;
   }
 
-  /** Stops `run()` after its current step. */
+  /**
+   * Stops `run()` after its current round; `run()` then waits for every
+   * step in flight before it gives the leases up.
+   */
   stop(): void {
     this.#stopped = true;
     this.#worker.idleClock.wake();
   }
 
-  /** One round, after any round in progress; whether it committed anything. */
+  /**
+   * One round, after any round in progress; whether it committed anything.
+   * Every step it started has ended when it returns (a cron tick or
+   * `POST /tick` on Deploy, whose isolate may be suspended after).
+   */
   tick(): Promise<boolean> {
-    // One round at a time: `run()`, a cron tick and `POST /tick` may overlap.
-    const round = this.#rounds.then(() => this.#round());
+    return this.#serial(async () => {
+      let progressed: boolean;
+      try {
+        progressed = await this.#round();
+      } catch (error) {
+        await this.#inFlight.settle().catch((also) =>
+          this.#logError("finish a round", also)
+        );
+        throw error;
+      }
+      return (await this.#inFlight.settle()) || progressed;
+    });
+  }
+
+  /** Runs `work` after the rounds before it: one round at a time. */
+  #serial<T>(work: () => Promise<T>): Promise<T> {
+    // `run()`, a cron tick and `POST /tick` may overlap.
+    const round = this.#rounds.then(work);
     this.#rounds = round.catch(() => {});
     return round;
+  }
+
+  #logError(what: string, error: unknown): void {
+    this.#worker.log(
+      `weir: worker ${this.#worker.id} could not ${what}: ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    );
   }
 
   async #round(): Promise<boolean> {
@@ -79,10 +116,11 @@ export class WorkerLoop {
     const now = worker.clock.now();
     if (this.#finished || this.#stopped) return false;
     await this.#initialise();
+    let progressed = false;
     if (now >= this.#nextRebalance) {
       this.#nextRebalance = now + Math.max(1, Math.floor(worker.leaseMs / 4));
       // No step in flight while actors change hands.
-      await this.#inFlight.settle();
+      progressed = await this.#inFlight.settle();
       await worker.passing("share the actors", () => rebalance(worker, now));
     }
     if (now >= this.#nextPoll || worker.idleClock.simulated) {
@@ -102,16 +140,15 @@ export class WorkerLoop {
     // round trips to KV need not add up (a step sees what the coordinator
     // said last: a checkpoint starts or completes a little later).
     const order = [...worker.live.values()].reverse();
-    let progressed = false;
     if (worker.overlapSteps) {
       const steps = this.#inFlight;
       steps.start(COORDINATOR, () => this.#coordinate());
       for (const live of order) {
         steps.start(live.wiring.id, () => this.#step(live));
       }
-      progressed = await steps.next();
+      if (await steps.next()) progressed = true;
     } else {
-      progressed = await this.#coordinate();
+      if (await this.#coordinate()) progressed = true;
       for (const live of order) {
         if (await this.#step(live)) progressed = true;
       }
@@ -151,6 +188,11 @@ export class WorkerLoop {
     } catch (error) {
       await this.#failed(live, error);
       return false;
+    } finally {
+      // Its read-ahead, if its commit started one: a settle waits for it.
+      if (live.readAhead !== null) {
+        this.#inFlight.track(live.readAhead.entries);
+      }
     }
   }
 
@@ -230,8 +272,11 @@ export class WorkerLoop {
         continue;
       }
       // Held by back-pressure: records waiting are no reason to wake.
+      // Input committed after the actor's last read (steps overlap) is.
       const due = live.paused
         ? now + worker.pollMs
+        : live.dirty && live.subtask !== null
+        ? now
         : nextProcessingTimeOf(live, now);
       next = Math.min(next, due);
     }
@@ -250,8 +295,15 @@ export class WorkerLoop {
   }
 
   async #shutdown(): Promise<void> {
-    await this.#inFlight.settle();
-    await this.#watch.cancel();
-    await releaseAll(this.#worker);
+    // Whatever a step threw, the watch ends and the leases are given up.
+    try {
+      await this.#inFlight.settle();
+    } finally {
+      try {
+        await this.#watch.cancel();
+      } finally {
+        await releaseAll(this.#worker);
+      }
+    }
   }
 }

@@ -25,17 +25,29 @@ import {
   planCommit,
   readChunks,
   readStored,
-  replacedManifest,
   VALUES,
 } from "../../kv/mod.ts";
 import { type CommitTarget, runPlan, sweepMarkers } from "./_commit_runner.ts";
-import { KnownValues } from "./_known_values.ts";
+import { KnownValues, readReplaced } from "./_known_values.ts";
+import * as check from "./_storage_options.ts";
 import { requirePositiveInteger } from "../../time/validate.ts";
 
 export { AtomicConflictError };
 
 // Retries of a chunked read whose parts a concurrent write removed.
 const READ_ATTEMPTS = 3;
+
+/** Options of a {@linkcode KvStorage}. */
+export interface KvStorageOptions {
+  /**
+   * Nothing else writes under the prefix while this instance lives (an
+   * actor's storage under its lease): what its own commits wrote is not
+   * read again before a commit replaces it, and keys named `absent` are
+   * not read at all.
+   * @default {false}
+   */
+  readonly soleWriter?: boolean;
+}
 
 /** Options of {@linkcode KvStorage.atomic}. */
 export interface KvAtomicOptions {
@@ -49,8 +61,10 @@ export interface KvAtomicOptions {
   /**
    * Keys the caller knows hold nothing now (never written, or deleted
    * since), e.g. the next entries of a log only it writes: a storage
-   * created with `soleWriter` does not read them before the commit. A key named here that holds a chunked
-   * value keeps its parts for ever.
+   * created with `soleWriter` does not read them before the commit. A key
+   * named here that holds a chunked value keeps its parts for ever. After
+   * a call that threw, these keys may hold its values (the commit may
+   * have landed): a caller that retries must not name them again.
    * @default {[]}
    */
   readonly absent?: readonly StorageKey[];
@@ -88,9 +102,9 @@ export interface KvAtomicOptions {
  * value: a job can always overwrite or clean up a corrupt entry.
  *
  * One writer per prefix: the runtime's lease guarantees it, and this class
- * serialises its own writes. A write first reads the entries it replaces (to
- * find their parts): one `getMany` per 10 keys. `getMany` is one consistent
- * snapshot per 10 keys.
+ * serialises its own writes. A write first reads the entries it replaces
+ * (to find their parts; one consistent `getMany` per 10 keys), except, with
+ * `soleWriter`, those it wrote itself or was told are `absent`.
  *
  * @example Round trip through an in-memory Deno KV
  * ```ts
@@ -122,17 +136,15 @@ export class KvStorage implements ActorStorage {
    * @param kv An open Deno KV database; the caller closes it.
    * @param prefix The actor's key prefix: strings and numbers, at most 1024
    * bytes encoded, leaving the rest of Deno KV's 2048 bytes to the keys.
-   * @param options `soleWriter`: nothing else writes under `prefix` while
-   * this instance lives (an actor's storage under its lease), so what its
-   * own commits wrote need not be read again before a commit replaces it.
-   * @throws {TypeError} If `kv` is not a Deno.Kv or `prefix` is not an array
-   * of strings and numbers.
+   * @param options See {@linkcode KvStorageOptions}.
+   * @throws {TypeError} If `kv` is not a Deno.Kv, `prefix` is not an array
+   * of strings and numbers, or an option is of the wrong type.
    * @throws {RangeError} If `prefix` is too long or contains `NaN`.
    */
   constructor(
     kv: Deno.Kv,
     prefix: StorageKey,
-    options: { readonly soleWriter?: boolean } = {},
+    options?: KvStorageOptions,
   ) {
     if (typeof (kv as { atomic?: unknown } | null)?.atomic !== "function") {
       throw new TypeError(
@@ -146,8 +158,12 @@ export class KvStorage implements ActorStorage {
       budgetReason: "half of Deno KV's 2048-byte key limit",
       allowEmpty: true,
     });
+    const action = "create KvStorage";
+    const { soleWriter } = check.options(options, action);
     this.#kv = kv;
-    this.#known = options.soleWriter === true ? new KnownValues() : null;
+    this.#known = check.soleWriter(soleWriter, action)
+      ? new KnownValues()
+      : null;
     this.#prefix = [...checked.key];
     this.#target = { kv, prefix: this.#prefix, prefixBytes: checked.bytes };
     this.#keys = {
@@ -254,12 +270,13 @@ export class KvStorage implements ActorStorage {
    * the class documentation for how a batch larger than one commit is split.
    *
    * @param ops The operations, applied in order; the last per key wins.
-   * @param options Extra checks for the commit that makes the batch visible.
+   * @param options Extra checks for the commit that makes the batch
+   * visible, and keys known to hold nothing.
    * @throws {AtomicConflictError} If a check failed (`ok: false`).
    */
   atomic(
     ops: readonly StorageOp[],
-    options: KvAtomicOptions = {},
+    options?: KvAtomicOptions,
   ): Promise<void> {
     return this.#enqueue(ops, "commit to", false, options);
   }
@@ -296,13 +313,19 @@ export class KvStorage implements ActorStorage {
     ops: readonly StorageOp[],
     verb: string,
     single: boolean,
-    { checks = [], absent = [] }: KvAtomicOptions = {},
+    options?: KvAtomicOptions,
   ): Promise<void> {
     try {
       // Checked and serialised now, so a bad batch fails before any I/O.
-      const resolved = resolveOps(ops, `${verb} KvStorage`, this.#keys, single);
+      const action = `${verb} KvStorage`;
+      const { checks = [], absent } = check.options(options, action);
+      const resolved = resolveOps(ops, action, this.#keys, single);
       const ids = new Set(
-        absent.map((key) => orderedKey(this.#check(key, verb, "absent"))),
+        check.absent(
+          absent,
+          action,
+          (key, param) => orderedKey(this.#check(key, verb, param)),
+        ),
       );
       return this.#exclusive(() => this.#commit(resolved, checks, ids));
     } catch (error) {
@@ -322,7 +345,7 @@ export class KvStorage implements ActorStorage {
     // Only what this storage did not write itself is read first.
     const { unknown, old } = this.#known?.split(ops, absent) ??
       { unknown: ops, old: new Map<string, Manifest>() };
-    for (const [id, manifest] of await this.#replacedManifests(unknown)) {
+    for (const [id, manifest] of await readReplaced(this.#target, unknown)) {
       old.set(id, manifest);
     }
     const plan = planCommit({
@@ -341,33 +364,6 @@ export class KvStorage implements ActorStorage {
       throw error;
     }
     this.#known?.committed(ops, plan);
-  }
-
-  /**
-   * The manifests of the chunked values that `ops` replace or delete. A
-   * value this storage did not write (set by hand) has none: it is
-   * replaced or deleted like an inline one, so a job can always overwrite
-   * or clean up a corrupt entry.
-   */
-  async #replacedManifests(
-    ops: readonly ResolvedOp[],
-  ): Promise<Map<string, Manifest>> {
-    const old = new Map<string, Manifest>();
-    const reads: Promise<void>[] = [];
-    for (let i = 0; i < ops.length; i += KV_LIMITS.getMany) {
-      const group = ops.slice(i, i + KV_LIMITS.getMany);
-      reads.push(
-        this.#kv.getMany(group.map((op) => this.#full([VALUES, ...op.key])))
-          .then((entries) =>
-            entries.forEach((entry, j) => {
-              const manifest = replacedManifest(entry.value);
-              if (manifest !== null) old.set(group[j].id, manifest);
-            })
-          ),
-      );
-    }
-    await Promise.all(reads);
-    return old;
   }
 
   async #resolve<V>(key: StorageKey, raw: unknown): Promise<V | undefined> {

@@ -1,6 +1,7 @@
 // Overlapped steps (a worker on a real clock: `simulate: false`), driven
 // tick by tick on a ManualClock over an in-memory database: the
-// bookkeeping of steps in flight, two actors' steps committing
+// bookkeeping of steps in flight (a step that threw is one outcome, handed
+// on once; a settle leaves nothing behind), two actors' steps committing
 // independently, a commit that throws, and a worker fenced by a take-over
 // committing nothing while its steps overlap.
 
@@ -109,6 +110,76 @@ Deno.test("InFlight starts one step per actor, returns at the first commit and l
   steps.start("a", () => Promise.resolve(false));
   await steps.settle();
   assert.equal(await steps.next(), false);
+});
+
+Deno.test("InFlight: a step that threw is out of flight; next() throws its error once, and the actor steps again", async () => {
+  const steps = new InFlight();
+  steps.start("$checkpoints", () => Promise.reject(new Error("save failed")));
+  await assert.rejects(steps.next(), /save failed/);
+  let started = 0;
+  steps.start("$checkpoints", () => {
+    started++;
+    return Promise.resolve(true);
+  });
+  assert.equal(started, 1, "started again");
+  assert.equal(await steps.next(), true, "the old error is not thrown again");
+  assert.equal(await steps.next(), false);
+  assert.equal(await steps.settle(), false);
+  // A step that throws before it returns a promise is an outcome too.
+  steps.start("sync", () => {
+    throw new Error("thrown at once");
+  });
+  await assert.rejects(steps.next(), /thrown at once/);
+  assert.equal(await steps.next(), false);
+});
+
+Deno.test("InFlight: settle() waits for every step and tracked work, says whether one committed, throws the first error once and leaves nothing in flight", async () => {
+  const steps = new InFlight();
+  let release = () => {};
+  const slow = new Promise<boolean>((resolve) => release = () => resolve(true));
+  let readDone = false;
+  let endRead = () => {};
+  const read = new Promise<null>((resolve) =>
+    endRead = () => {
+      readDone = true;
+      resolve(null);
+    }
+  );
+  steps.start("slow", () => slow);
+  steps.start("broken", () => Promise.reject(new Error("first")));
+  steps.start("also broken", () => Promise.reject(new Error("second")));
+  steps.track(read);
+  steps.track(Promise.reject(new Error("a tracked read that failed")));
+  const settled = steps.settle();
+  await Promise.resolve();
+  release();
+  setTimeout(endRead, 0);
+  await assert.rejects(settled, /first/);
+  assert.equal(readDone, true, "it waited for the tracked read");
+  assert.equal(await steps.next(), false, "nothing left in flight");
+  assert.equal(await steps.settle(), false, "no error left either");
+  steps.start("slow", () => Promise.resolve(true));
+  steps.start("other", () => Promise.resolve(false));
+  assert.equal(await steps.settle(), true);
+});
+
+Deno.test("InFlight: a long step gets one handler, however many rounds wait meanwhile", async () => {
+  const steps = new InFlight();
+  let handlers = 0;
+  const long = new Promise<boolean>(() => {});
+  const then = long.then.bind(long);
+  Object.defineProperty(long, "then", {
+    value: (...args: Parameters<typeof then>) => {
+      handlers++;
+      return then(...args);
+    },
+  });
+  steps.start("long", () => long);
+  for (let round = 0; round < 5; round++) {
+    steps.start(`quick-${round}`, () => Promise.resolve(true));
+    assert.equal(await steps.next(), true);
+  }
+  assert.equal(handlers, 1);
 });
 
 Deno.test("overlapped steps: two actors' step commits are in flight at once, each its own commit; every result exactly once", async () => {

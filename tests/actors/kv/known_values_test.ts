@@ -104,3 +104,23 @@ Deno.test("after a commit that failed a check, a sole writer reads again what it
   assert.ok(reads() > before, "read again after the failure");
   assert.equal(await keysUnder(db, ["a"]), 1, "no part left behind");
 });
+
+Deno.test("a sole writer tells apart keys that JSON merges (0 and -0, Infinity and -Infinity), as Deno KV does", async () => {
+  for (const [a, b] of [[0, -0], [-0, 0], [Infinity, -Infinity]]) {
+    for (const soleWriter of [true, false]) {
+      using db = await Deno.openKv(":memory:");
+      const storage = new KvStorage(db, ["a"], { soleWriter });
+      await storage.atomic([
+        { type: "put", key: ["k", a], value: "small" },
+        { type: "put", key: ["k", b], value: BIG },
+      ]);
+      assert.equal(await keysUnder(db, ["a", "v"]), 2, "two keys");
+      // Replacing one must leave the other's parts alone.
+      await storage.atomic([{ type: "put", key: ["k", a], value: "small2" }]);
+      assert.equal(await storage.get(["k", b]), BIG, `${b} (${soleWriter})`);
+      await storage.atomic([{ type: "put", key: ["k", b], value: "small3" }]);
+      assert.equal(await storage.get(["k", a]), "small2");
+      assert.equal(await keysUnder(db, ["a"]), 2, "no part left behind");
+    }
+  }
+});

@@ -212,6 +212,54 @@ kvTest(
 );
 
 kvTest(
+  "KvStorage checks its options and those of a commit, naming the option and the value",
+  async (kv) => {
+    const bad = (options: unknown) => options as { soleWriter?: boolean };
+    for (
+      const [options, message] of [
+        [null, /'options' must be an object: current value is null/],
+        [3, /'options' must be an object: current value is 3/],
+        [
+          { soleWriter: "yes" },
+          /'options.soleWriter' must be a boolean: current value is "yes"/,
+        ],
+        [{ soleWriter: 1 }, /'options.soleWriter' .*current value is 1/],
+      ] as const
+    ) {
+      assert.throws(() => new KvStorage(kv, PREFIX, bad(options)), {
+        name: "TypeError",
+        message,
+      });
+    }
+    const storage = new KvStorage(kv, PREFIX, { soleWriter: true });
+    const put = [{ type: "put", key: ["k"], value: 1 }] as const;
+    const atomicBad = (options: unknown) =>
+      storage.atomic(put, options as { absent?: [] });
+    for (
+      const [options, message] of [
+        [null, /Cannot commit to KvStorage as 'options' must be an object/],
+        ["x", /'options' must be an object: current value is "x"/],
+        [
+          { absent: ["out", 0, 1] },
+          /'options.absent\[0\]' must be an array.*current value is "out"/,
+        ],
+        [{ absent: "out" }, /'options.absent' must be an array of keys/],
+        [
+          { absent: [["out", 1], ["out", NaN]] },
+          /'options.absent\[1\]' must be free of NaN parts/,
+        ],
+      ] as const
+    ) {
+      await assert.rejects(atomicBad(options), { message });
+    }
+    assert.equal(await storage.get(["k"]), undefined, "nothing committed");
+    // Unset options are no options.
+    await new KvStorage(kv, PREFIX, undefined).atomic(put, undefined);
+    assert.equal(await storage.get(["k"]), 1);
+  },
+);
+
+kvTest(
   "KvStorage overwrites and deletes values it did not write (set by hand), in put, delete and atomic batches",
   async (kv) => {
     const storage = new KvStorage(kv, PREFIX);

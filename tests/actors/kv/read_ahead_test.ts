@@ -1,6 +1,7 @@
 // The read-ahead of an actor's next input (`_read_ahead.ts`): used only
 // when it starts where the step starts and holds entries, taken (so never
-// used twice), and started only by a worker that overlaps its steps.
+// used twice), started only by a worker that overlaps its steps, and one
+// attempt (the step reads again, with retries, if it failed).
 
 import assert from "node:assert/strict";
 import type { StreamElement } from "../../../src/runtime/stream_element.ts";
@@ -8,7 +9,13 @@ import {
   startReadAhead,
   takeInput,
 } from "../../../src/actors/kv/_read_ahead.ts";
-import type { KvWorker } from "../../../src/actors/kv/_worker.ts";
+import {
+  ENTRIES_PER_CHANNEL,
+  type KvWorker,
+} from "../../../src/actors/kv/_worker.ts";
+import { readEntries } from "../../../src/actors/kv/channel_log.ts";
+import { retryTransient } from "../../../src/kv/retry.ts";
+import type { StorageKey } from "../../../src/actors/storage.ts";
 import type { LiveActor } from "../../../src/actors/kv/_live_actor.ts";
 import type { Meta } from "../../../src/actors/kv/_step_commit.ts";
 
@@ -16,14 +23,32 @@ const W = (watermark: number): StreamElement[] => [
   { kind: "watermark", watermark },
 ];
 
-/** A worker whose channel reads answer `entries`, counting them. */
-function fakeWorker(overlapSteps: boolean, entries: StreamElement[][]) {
+/**
+ * A worker whose channel reads answer `entries`, counting each attempt
+ * (the position it read from); the first `failures` attempts time out.
+ * Its `readEntries` retries as KvWorker's does.
+ */
+function fakeWorker(
+  overlapSteps: boolean,
+  entries: StreamElement[][],
+  failures = 0,
+) {
   const reads: number[] = [];
+  const reader = {
+    getMany<V>(keys: readonly StorageKey[]): Promise<Array<V | undefined>> {
+      reads.push((keys[0][2] as number) - 1);
+      if (failures-- > 0) return Promise.reject(new Error("request timed out"));
+      return Promise.resolve(keys.map((_, i) => entries[i] as V | undefined));
+    },
+  };
   const worker = {
     overlapSteps,
-    readEntries(_producer: string, _out: number, applied: number) {
-      reads.push(applied);
-      return Promise.resolve(entries);
+    readerOf: () => reader,
+    readEntries(_producer: string, out: number, applied: number) {
+      return retryTransient(
+        () => readEntries(reader, out, { applied, max: ENTRIES_PER_CHANNEL }),
+        { attempts: 12, sleep: () => Promise.resolve() },
+      );
     },
   } as unknown as KvWorker;
   return { worker, reads };
@@ -99,4 +124,16 @@ Deno.test("no read-ahead without overlapped steps, for a finished actor, or for 
   startReadAhead(overlapped.worker, source);
   assert.equal(source.readAhead, null);
   assert.deepEqual(overlapped.reads, []);
+});
+
+Deno.test("a read-ahead is one attempt: one that failed is not retried, the step reads again with retries", async () => {
+  const { worker, reads } = fakeWorker(true, [W(3)], 2);
+  const live = fakeLive([5]);
+  startReadAhead(worker, live);
+  assert.equal(await live.readAhead!.entries, null, "it failed");
+  assert.deepEqual(reads, [5], "one attempt, not retried in the background");
+  const taken = await takeInput(worker, live, live.meta);
+  assert.equal(taken.ahead, false);
+  assert.deepEqual(taken.batches, [[W(3)]]);
+  assert.deepEqual(reads, [5, 5, 5], "the step's own read retried once");
 });
