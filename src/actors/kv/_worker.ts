@@ -107,7 +107,10 @@ export class KvWorker {
   readonly failures: ActorFailures;
   readonly letters: DeadLetterRecorder;
   readonly coordinator: CheckpointCoordinator;
-  /** What the coordinator said at this round; `null` before it answered. */
+  /**
+   * What the coordinator said at its last finished step (with steps
+   * overlapped, possibly a round before this one); `null` before it answered.
+   */
   coordinatorState: CoordinatorState | null = null;
   // When the job first ran in this database (its record's creation): the
   // periodic schedules of actors activated with no state count from it.
