@@ -23,7 +23,7 @@ import {
 } from "./_pane_snapshot.ts";
 import { PaneSweep } from "./_pane_sweep.ts";
 import { CHANGED, FIRE, type PaneWindow, REGISTERED } from "./_pane_window.ts";
-import { WATERMARK } from "./_timer_checks.ts";
+import { checkTimer, REGISTER_EVENT, WATERMARK } from "./_timer_checks.ts";
 import { EventTimeTrigger } from "./event_time_trigger.ts";
 import type { OutputTag } from "./output_tag.ts";
 import { SlidingEventTimeWindows } from "./sliding.ts";
@@ -172,8 +172,13 @@ export class PaneEngine<T, K, ACC, OUT> {
     const fireNow = w.maxTimestamp <= this.#watermark;
     const p = w.index.get(key);
     if (p === undefined) {
-      // The id is taken before add, as the general engine takes it.
+      // The id is taken before add, as the general engine takes it; then
+      // its trigger registers the fire timer, which the timer service
+      // refuses beyond the safe range (a window clipped at its start), and
+      // the record leaves nothing behind but the id. An existing pane's
+      // timer passed this check when it was made.
       const id = this.#nextId++;
+      if (!fireNow) checkTimer(id, w.maxTimestamp, REGISTER_EVENT);
       const contents = fn.add(fn.create(), value);
       this.#numCreated++;
       if (!fireNow) {
