@@ -3,12 +3,9 @@
 
 import type { Clock } from "../time/mod.ts";
 import type { PaneIndex } from "./_pane_index.ts";
-import { paneFireContext } from "./_pane_fire_context.ts";
+import { PaneFire } from "./_pane_fire_context.ts";
 import { CLEAN, FIRE, GONE, type PaneWindow } from "./_pane_window.ts";
-import type {
-  ProcessWindowContext,
-  WindowFunction,
-} from "./window_function.ts";
+import type { WindowFunction } from "./window_function.ts";
 import type { WindowOutput } from "./window_output.ts";
 
 /** What a {@linkcode PaneSweep} works with: its engine's parts. */
@@ -30,10 +27,6 @@ export class PaneSweep<T, K, ACC, OUT> {
   readonly #clock: Clock;
   readonly #lateness: number;
   readonly #removed: (part: number) => void;
-  // The timestamp of the results being emitted, and how many so far.
-  #timestamp = 0;
-  #emitted = 0;
-  readonly #collect: (value: OUT) => void;
   readonly #done: () => void;
   /** The largest end of a window fired so far; `-Infinity` before the first. */
   lastFiredWindowEnd = -Infinity;
@@ -47,42 +40,39 @@ export class PaneSweep<T, K, ACC, OUT> {
     this.#clock = parts.clock;
     this.#lateness = parts.allowedLatenessMs;
     this.#removed = parts.removed;
-    this.#collect = (value: OUT): void => {
-      output.collect(value, this.#timestamp);
-      this.#emitted++;
-    };
     this.#done = output.windowDone?.bind(output) ?? function none() {};
   }
 
   /** Fires pane `p` of `w` now (a record within the allowed lateness). */
   fireNow(w: PaneWindow<K, ACC>, p: number, watermark: number): void {
-    this.#timestamp = w.maxTimestamp;
-    this.#emit(w, p, this.#context(w, watermark));
+    this.#emit(w, p, this.#fireOf(w, watermark));
   }
 
-  #context(w: PaneWindow<K, ACC>, watermark: number): ProcessWindowContext {
-    return paneFireContext(
+  // The clock is read here, once per fired window (see PaneFire).
+  #fireOf(w: PaneWindow<K, ACC>, watermark: number): PaneFire<OUT> {
+    return new PaneFire(
       w.window,
+      w.maxTimestamp,
       watermark,
-      this.#clock,
-      this.#output as WindowOutput<unknown>,
+      this.#clock.now(),
+      this.#output,
     );
   }
 
-  // Emits pane `p` of `w` (#timestamp set to its maxTimestamp).
-  #emit(w: PaneWindow<K, ACC>, p: number, context: ProcessWindowContext): void {
+  // Emits pane `p` of `w`, fired by `fire`.
+  #emit(w: PaneWindow<K, ACC>, p: number, fire: PaneFire<OUT>): void {
     const contents = w.contents[p];
     if (contents === undefined) return;
     const end = w.window.end;
     if (end > this.lastFiredWindowEnd) this.lastFiredWindowEnd = end;
-    this.#emitted = 0;
+    fire.emitted = 0;
     try {
-      this.#fn.emit(w.keys[p], context, contents, this.#collect);
+      this.#fn.emit(w.keys[p], fire.context(), contents, fire.collect);
     } catch (error) {
       // One try per pane fired, not per record.
       const reject = this.#output.rejectFire;
       if (reject === undefined) throw error;
-      reject(w.keys[p], w.window, error, this.#emitted);
+      reject(w.keys[p], w.window, error, fire.emitted);
     }
     this.#done();
   }
@@ -121,14 +111,14 @@ export class PaneSweep<T, K, ACC, OUT> {
     const pending = this.#lateness === 0 ? FIRE | CLEAN : FIRE;
     const cleaned = this.#lateness === 0 ? GONE : 0;
     const bits = w.bits;
-    const context = this.#context(w, watermark);
-    this.#timestamp = w.maxTimestamp;
+    let fire: PaneFire<OUT> | null = null;
     const n = w.size;
     for (let p = 0; p < n; p++) {
       const b = bits[p];
       if ((b & pending) === 0) continue;
       bits[p] = b & ~pending;
-      this.#emit(w, p, context);
+      fire ??= this.#fireOf(w, watermark);
+      this.#emit(w, p, fire);
       bits[p] |= cleaned;
     }
     w.due = false;
@@ -157,10 +147,9 @@ export class PaneSweep<T, K, ACC, OUT> {
       }
     }
     due.sort((a, b) => a[0] - b[0]);
-    this.#timestamp = time;
     for (const [, w, p] of due) {
       w.bits[p] &= ~pending;
-      this.#emit(w, p, this.#context(w, watermark));
+      this.#emit(w, p, this.#fireOf(w, watermark));
       w.bits[p] |= cleaned;
     }
     for (let i = first; i <= last; i++) order[i].due = false;
