@@ -32,6 +32,10 @@ export class PaneSweep<T, K, ACC, OUT> {
   lastFiredWindowEnd = -Infinity;
   /** Panes dropped so far. */
   numDropped = 0;
+  // The id of the pane whose emit threw (without rejectFire), so that a
+  // failed sweep cleans up only what the general engine's timers before
+  // that pane's fire timer clean.
+  #failedId = 0;
 
   constructor(parts: PaneSweepParts<T, K, ACC, OUT>) {
     this.#windows = parts.windows;
@@ -71,7 +75,10 @@ export class PaneSweep<T, K, ACC, OUT> {
     } catch (error) {
       // One try per pane fired, not per record.
       const reject = this.#output.rejectFire;
-      if (reject === undefined) throw error;
+      if (reject === undefined) {
+        this.#failedId = w.ids[p];
+        throw error;
+      }
       reject(w.keys[p], w.window, error, fire.emitted);
     }
     this.#done();
@@ -86,6 +93,7 @@ export class PaneSweep<T, K, ACC, OUT> {
     // them (at once), so a long allowed lateness costs no sweep per
     // watermark.
     let done = Math.min(this.#windows.swept, order.length);
+    let failed = false;
     try {
       for (let i = done; i < order.length; i = done) {
         const w = order[i];
@@ -100,8 +108,14 @@ export class PaneSweep<T, K, ACC, OUT> {
         }
         done = last + 1;
       }
+    } catch (error) {
+      failed = true;
+      throw error;
     } finally {
-      this.#dropGone(order, watermark, done);
+      // The general engine runs its timers in (timestamp, id) order and
+      // stops at the failing fire timer: cleanups after it stay pending.
+      const limit = failed ? order[done].maxTimestamp : Infinity;
+      this.#dropGone(order, watermark, done, limit, this.#failedId);
     }
   }
 
@@ -159,20 +173,28 @@ export class PaneSweep<T, K, ACC, OUT> {
   // Drops the panes cleaned up at `watermark` in the first `done` windows
   // (and those a throw left GONE in the next), and the windows left empty.
   // Cleanup times grow with the end, so the cleaned windows come first.
+  // After a throw, only cleanups before the failing fire timer (at
+  // `limit`, of pane `limitId`) count.
   #dropGone(
     order: PaneWindow<K, ACC>[],
     watermark: number,
     done: number,
+    limit: number,
+    limitId: number,
   ): void {
     let emptied = 0;
     for (let i = 0; i <= done && i < order.length; i++) {
       const w = order[i];
-      if (w.cleanup > watermark) break;
+      if (w.cleanup > watermark || w.cleanup > limit) break;
       const cleaning = i < done;
       if (cleaning) {
         const bits = w.bits;
+        const ids = w.ids;
+        const all = w.cleanup < limit;
         for (let p = 0; p < w.size; p++) {
-          if ((bits[p] & CLEAN) !== 0) bits[p] = GONE;
+          if ((bits[p] & CLEAN) !== 0 && (all || ids[p] < limitId)) {
+            bits[p] = GONE;
+          }
         }
       } else if (this.#lateness > 0) {
         // With lateness, only a cleanup marks panes GONE.

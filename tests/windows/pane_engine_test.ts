@@ -184,7 +184,7 @@ const configs: fc.Arbitrary<Config> = fc.record({
   lateness: fc.constantFrom(0, 0, 3, 10, Number.MAX_SAFE_INTEGER),
   lateTag: fc.boolean(),
   rejectRecord: fc.boolean(),
-  rejectFire: fc.constant(true),
+  rejectFire: fc.boolean(),
 });
 
 const ops: fc.Arbitrary<Op[]> = fc.array(
