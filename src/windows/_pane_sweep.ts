@@ -183,7 +183,14 @@ export class PaneSweep<T, K, ACC, OUT> {
     limitId: number,
   ): void {
     let emptied = 0;
-    for (let i = 0; i <= done && i < order.length; i++) {
+    // A throw among tied windows (see #fireTies) may leave panes GONE in
+    // any of them, not only the first.
+    let last = done;
+    while (
+      last + 1 < order.length &&
+      order[last + 1].maxTimestamp === order[done].maxTimestamp
+    ) last++;
+    for (let i = 0; i <= last && i < order.length; i++) {
       const w = order[i];
       if (w.cleanup > watermark || w.cleanup > limit) break;
       const cleaning = i < done;

@@ -13,10 +13,7 @@ import { OutputTag } from "../../src/windows/output_tag.ts";
 import { SlidingEventTimeWindows } from "../../src/windows/sliding.ts";
 import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
 import type { WindowAssigner } from "../../src/windows/window_assigner.ts";
-import type {
-  ProcessWindowContext,
-  WindowFunction,
-} from "../../src/windows/window_function.ts";
+import type { WindowFunction } from "../../src/windows/window_function.ts";
 import {
   WindowOperator,
   type WindowOperatorSnapshot,
@@ -335,59 +332,4 @@ Deno.test("WindowOperator's pane engine matches the general engine with many key
     }),
     { seed: 19, numRuns: 150 },
   );
-});
-
-// What a window function may keep of a firing: its context and `out`.
-function keeping(general: boolean) {
-  const log: string[] = [];
-  const clock = new ManualClock(100);
-  const contexts: ProcessWindowContext[] = [];
-  let keptOut: ((value: string) => void) | null = null;
-  const fn: WindowFunction<Rec, number[], string, number> = {
-    create: () => [],
-    add: (contents, value) => [...contents, value.v],
-    merge: (a, b) => a.concat(b),
-    emit(key, context, contents, out) {
-      contexts.push(context);
-      // A result deferred from the first window, collected in a later one.
-      if (keptOut === null) keptOut = out;
-      else keptOut(`${key} deferred`);
-      out(`${key} ${context.window} ${contents}`);
-    },
-  };
-  const operator = new WindowOperator<Rec, number, number[], string>({
-    assigner: TumblingEventTimeWindows.of(10),
-    keySelector: (r) => r.key,
-    windowFunction: fn,
-    trigger: general ? new GeneralEventTimeTrigger() : undefined,
-    clock,
-  }, {
-    collect: (value, ts) => log.push(`out ${value} @${ts}`),
-    sideOutput: () => {},
-    emitWatermark: (w) => log.push(`wm ${w}`),
-  });
-  const rec = (key: number, v: number) => ({ key, v, addThrows: false });
-  operator.processBatch([rec(1, 1), rec(2, 2), rec(1, 3)], [5, 6, 15]);
-  operator.processWatermark(10);
-  clock.advance(7);
-  operator.processWatermark(20);
-  clock.advance(7);
-  return {
-    log,
-    times: contexts.map((c) =>
-      Object.getOwnPropertyDescriptor(c, "currentProcessingTime")?.value
-    ),
-    distinct: new Set(contexts).size,
-    json: contexts.map((c) => JSON.stringify(c)),
-  };
-}
-
-Deno.test("WindowOperator's pane engine hands each pane its own plain context and a collector bound to its window, as the general engine does", () => {
-  const panes = keeping(false);
-  const general = keeping(true);
-  assert.deepEqual(panes, general);
-  // The clock, read when the window fired, not when the context is read.
-  assert.deepEqual(panes.times, [100, 100, 107]);
-  assert.equal(panes.distinct, 3);
-  assert.ok(panes.log.includes("out 1 deferred @9"), panes.log.join("\n"));
 });
