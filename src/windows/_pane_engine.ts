@@ -18,6 +18,7 @@ import { PaneIndex } from "./_pane_index.ts";
 import {
   countTimers,
   PaneGroups,
+  panesHold,
   restorePanes,
   timerPairs,
 } from "./_pane_snapshot.ts";
@@ -238,7 +239,14 @@ export class PaneEngine<T, K, ACC, OUT> {
     };
   }
 
-  restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
+  /**
+   * Restores `snapshot`; false (and nothing changed) if it holds what panes
+   * cannot (see panesHold): the operator then goes on on its general engine.
+   */
+  restore(snapshot: WindowOperatorSnapshot<K, ACC>): boolean {
+    if (!panesHold(snapshot.slots, snapshot.timers, this.#lateness)) {
+      return false;
+    }
     const restored = restorePanes(
       snapshot.slots,
       snapshot.timers,
@@ -251,6 +259,7 @@ export class PaneEngine<T, K, ACC, OUT> {
     this.#nextId = snapshot.nextId;
     this.#numLateRecordsDropped = snapshot.numLateRecordsDropped;
     this.#groups.clear();
+    return true;
   }
 }
 

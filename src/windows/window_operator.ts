@@ -92,7 +92,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   readonly #firing: WindowFiring<T, K, ACC, OUT>;
   // Tumbling and sliding event-time windows with the default trigger run
   // on the pane engine, the rest on the slots below: see _pane_engine.ts.
-  readonly #panes: ReturnType<typeof paneEngineOf<T, K, ACC, OUT>>;
+  #panes: ReturnType<typeof paneEngineOf<T, K, ACC, OUT>>;
   #numLateRecordsDropped = 0;
 
   /**
@@ -345,7 +345,10 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @param snapshot A snapshot of an operator with the same configuration.
    */
   restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
-    if (this.#panes) return this.#panes.restore(snapshot);
+    // A snapshot the pane engine cannot hold (e.g. of another trigger):
+    // the general engine restores it and runs from then on.
+    if (this.#panes?.restore(snapshot)) return;
+    this.#panes = null;
     this.#slots.restore(snapshot.slots, snapshot.nextId);
     this.#timers.restore(snapshot.timers);
     this.#numLateRecordsDropped = snapshot.numLateRecordsDropped;

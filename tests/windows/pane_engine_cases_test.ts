@@ -5,8 +5,11 @@
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";
+import { EarlyFiringTrigger } from "../../src/windows/early_firing_trigger.ts";
 import { EventTimeTrigger } from "../../src/windows/event_time_trigger.ts";
+import { ProcessingTimeTrigger } from "../../src/windows/processing_time_trigger.ts";
 import { SlidingEventTimeWindows } from "../../src/windows/sliding.ts";
+import type { Trigger } from "../../src/windows/trigger.ts";
 import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
 import type {
   ProcessWindowContext,
@@ -153,4 +156,55 @@ Deno.test("WindowOperator's pane engine drops the panes fired among windows tied
   assert.deepEqual(after[0].counters, after[1].counters);
   assert.deepEqual(after[0].log, after[1].log);
   assert.deepEqual(normal(after[0].snapshot), normal(after[1].snapshot));
+});
+
+function other(trigger: Trigger<Rec> | undefined, log: string[]) {
+  return new WindowOperator<Rec, number, number[], string>({
+    assigner: TumblingEventTimeWindows.of(10),
+    keySelector: (r) => r.key,
+    windowFunction: throwing,
+    trigger,
+    allowedLatenessMs: 4,
+    clock: new ManualClock(0),
+  }, {
+    collect: (value, ts) => log.push(`out ${value} @${ts}`),
+    sideOutput: () => {},
+    emitWatermark: (w) => log.push(`wm ${w}`),
+  });
+}
+
+Deno.test("WindowOperator restores a snapshot the pane engine cannot hold (trigger state, early or processing-time timers) on its general engine", () => {
+  for (
+    const trigger of [
+      () => EarlyFiringTrigger.every<Rec>(3),
+      () => ProcessingTimeTrigger.create<Rec>(),
+    ]
+  ) {
+    const old = other(trigger(), []);
+    old.processBatch([rec(1, 1), rec(2, 2), rec(1, 3)], [1, 2, 14]);
+    const snapshot = structuredClone(old.snapshot());
+    const runs = [false, true].map((general) => {
+      const log: string[] = [];
+      const operator = other(
+        general ? new GeneralEventTimeTrigger() : undefined,
+        log,
+      );
+      operator.restore(structuredClone(snapshot));
+      const restored = normal(operator.snapshot());
+      const seen = [counters(operator)];
+      for (const watermark of [5, 9, 13, 19, Infinity]) {
+        operator.processWatermark(watermark);
+        seen.push(counters(operator));
+      }
+      return { restored, log, seen, after: normal(operator.snapshot()) };
+    });
+    // The state survives the restore.
+    assert.deepEqual(runs[0].restored, normal(snapshot));
+    assert.deepEqual(runs[0], runs[1]);
+    // The early firing's timer at 3 fires the window before its end (the
+    // processing-time trigger's window is only cleaned up).
+    if (snapshot.timers.processingTime.length === 0) {
+      assert.ok(runs[0].log.includes("out 1 [0, 10) 1 @9"), runs[0].log.join());
+    }
+  }
 });
