@@ -18,12 +18,13 @@ import { PaneIndex } from "./_pane_index.ts";
 import {
   countTimers,
   PaneGroups,
+  panesHold,
   restorePanes,
   timerPairs,
 } from "./_pane_snapshot.ts";
 import { PaneSweep } from "./_pane_sweep.ts";
 import { CHANGED, FIRE, type PaneWindow, REGISTERED } from "./_pane_window.ts";
-import { WATERMARK } from "./_timer_checks.ts";
+import { checkTimer, REGISTER_EVENT, WATERMARK } from "./_timer_checks.ts";
 import { EventTimeTrigger } from "./event_time_trigger.ts";
 import type { OutputTag } from "./output_tag.ts";
 import { SlidingEventTimeWindows } from "./sliding.ts";
@@ -172,8 +173,13 @@ export class PaneEngine<T, K, ACC, OUT> {
     const fireNow = w.maxTimestamp <= this.#watermark;
     const p = w.index.get(key);
     if (p === undefined) {
-      // The id is taken before add, as the general engine takes it.
+      // The id is taken before add, as the general engine takes it; then
+      // its trigger registers the fire timer, which the timer service
+      // refuses beyond the safe range (a window clipped at its start), and
+      // the record leaves nothing behind but the id. An existing pane's
+      // timer passed this check when it was made.
       const id = this.#nextId++;
+      if (!fireNow) checkTimer(id, w.maxTimestamp, REGISTER_EVENT);
       const contents = fn.add(fn.create(), value);
       this.#numCreated++;
       if (!fireNow) {
@@ -233,7 +239,14 @@ export class PaneEngine<T, K, ACC, OUT> {
     };
   }
 
-  restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
+  /**
+   * Restores `snapshot`; false (and nothing changed) if it holds what panes
+   * cannot (see panesHold): the operator then goes on on its general engine.
+   */
+  restore(snapshot: WindowOperatorSnapshot<K, ACC>): boolean {
+    if (!panesHold(snapshot.slots, snapshot.timers, this.#lateness)) {
+      return false;
+    }
     const restored = restorePanes(
       snapshot.slots,
       snapshot.timers,
@@ -246,6 +259,7 @@ export class PaneEngine<T, K, ACC, OUT> {
     this.#nextId = snapshot.nextId;
     this.#numLateRecordsDropped = snapshot.numLateRecordsDropped;
     this.#groups.clear();
+    return true;
   }
 }
 

@@ -9,6 +9,7 @@ import {
   PaneWindow,
   REGISTERED,
 } from "./_pane_window.ts";
+import { cleanupTime } from "./lateness.ts";
 import { TimeWindow } from "./time_window.ts";
 import { TimerService, type TimerServiceSnapshot } from "./timer_service.ts";
 import type { WindowSlotSnapshot } from "./window_operator_snapshot.ts";
@@ -156,6 +157,48 @@ export interface RestoredPanes<K, ACC> {
  * read from the snapshot's event-time timers (checked as TimerService
  * checks them). Timers of no slot, and processing-time timers, which the
  * default trigger never sets, are not kept.
+ */
+/**
+ * Whether a snapshot holds only what panes can: no trigger state, no
+ * processing-time timers, event-time timers only at a slot's maxTimestamp
+ * or cleanup time, one slot per key and window. A snapshot of an operator
+ * with another trigger may hold more; the general engine restores it.
+ */
+export function panesHold<K, ACC>(
+  slots: readonly WindowSlotSnapshot<K, ACC>[],
+  timers: TimerServiceSnapshot,
+  allowedLatenessMs: number,
+): boolean {
+  // A malformed snapshot is for restorePanes to refuse.
+  const { eventTime, processingTime } = timers ?? {};
+  if (!Array.isArray(eventTime) || !Array.isArray(processingTime)) return true;
+  if (processingTime.length > 0) return false;
+  const times = new Map<number, [number, number]>();
+  const keys = new Map<string, Set<K>>();
+  for (const slot of slots) {
+    if (slot.triggerState !== undefined) return false;
+    const window = new TimeWindow(slot.start, slot.end);
+    times.set(slot.id, [
+      window.maxTimestamp(),
+      cleanupTime(window, allowedLatenessMs, true),
+    ]);
+    const bounds = `${slot.start} ${slot.end}`;
+    const inWindow = keys.get(bounds) ?? new Set<K>();
+    if (inWindow.has(slot.key)) return false;
+    keys.set(bounds, inWindow.add(slot.key));
+  }
+  for (let i = 0; i < eventTime.length; i += 2) {
+    const pair = times.get(eventTime[i]);
+    const time = eventTime[i + 1];
+    if (pair === undefined || (time !== pair[0] && time !== pair[1])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Panes from a snapshot that {@linkcode panesHold} accepts.
  */
 export function restorePanes<K, ACC>(
   slots: readonly WindowSlotSnapshot<K, ACC>[],

@@ -3,12 +3,9 @@
 
 import type { Clock } from "../time/mod.ts";
 import type { PaneIndex } from "./_pane_index.ts";
-import { paneFireContext } from "./_pane_fire_context.ts";
+import { PaneFire } from "./_pane_fire_context.ts";
 import { CLEAN, FIRE, GONE, type PaneWindow } from "./_pane_window.ts";
-import type {
-  ProcessWindowContext,
-  WindowFunction,
-} from "./window_function.ts";
+import type { WindowFunction } from "./window_function.ts";
 import type { WindowOutput } from "./window_output.ts";
 
 /** What a {@linkcode PaneSweep} works with: its engine's parts. */
@@ -30,15 +27,15 @@ export class PaneSweep<T, K, ACC, OUT> {
   readonly #clock: Clock;
   readonly #lateness: number;
   readonly #removed: (part: number) => void;
-  // The timestamp of the results being emitted, and how many so far.
-  #timestamp = 0;
-  #emitted = 0;
-  readonly #collect: (value: OUT) => void;
   readonly #done: () => void;
   /** The largest end of a window fired so far; `-Infinity` before the first. */
   lastFiredWindowEnd = -Infinity;
   /** Panes dropped so far. */
   numDropped = 0;
+  // The id of the pane whose emit threw (without rejectFire), so that a
+  // failed sweep cleans up only what the general engine's timers before
+  // that pane's fire timer clean.
+  #failedId = 0;
 
   constructor(parts: PaneSweepParts<T, K, ACC, OUT>) {
     this.#windows = parts.windows;
@@ -47,42 +44,42 @@ export class PaneSweep<T, K, ACC, OUT> {
     this.#clock = parts.clock;
     this.#lateness = parts.allowedLatenessMs;
     this.#removed = parts.removed;
-    this.#collect = (value: OUT): void => {
-      output.collect(value, this.#timestamp);
-      this.#emitted++;
-    };
     this.#done = output.windowDone?.bind(output) ?? function none() {};
   }
 
   /** Fires pane `p` of `w` now (a record within the allowed lateness). */
   fireNow(w: PaneWindow<K, ACC>, p: number, watermark: number): void {
-    this.#timestamp = w.maxTimestamp;
-    this.#emit(w, p, this.#context(w, watermark));
+    this.#emit(w, p, this.#fireOf(w, watermark));
   }
 
-  #context(w: PaneWindow<K, ACC>, watermark: number): ProcessWindowContext {
-    return paneFireContext(
+  // The clock is read here, once per fired window (see PaneFire).
+  #fireOf(w: PaneWindow<K, ACC>, watermark: number): PaneFire<OUT> {
+    return new PaneFire(
       w.window,
+      w.maxTimestamp,
       watermark,
-      this.#clock,
-      this.#output as WindowOutput<unknown>,
+      this.#clock.now(),
+      this.#output,
     );
   }
 
-  // Emits pane `p` of `w` (#timestamp set to its maxTimestamp).
-  #emit(w: PaneWindow<K, ACC>, p: number, context: ProcessWindowContext): void {
+  // Emits pane `p` of `w`, fired by `fire`.
+  #emit(w: PaneWindow<K, ACC>, p: number, fire: PaneFire<OUT>): void {
     const contents = w.contents[p];
     if (contents === undefined) return;
     const end = w.window.end;
     if (end > this.lastFiredWindowEnd) this.lastFiredWindowEnd = end;
-    this.#emitted = 0;
+    fire.emitted = 0;
     try {
-      this.#fn.emit(w.keys[p], context, contents, this.#collect);
+      this.#fn.emit(w.keys[p], fire.context(), contents, fire.collect);
     } catch (error) {
       // One try per pane fired, not per record.
       const reject = this.#output.rejectFire;
-      if (reject === undefined) throw error;
-      reject(w.keys[p], w.window, error, this.#emitted);
+      if (reject === undefined) {
+        this.#failedId = w.ids[p];
+        throw error;
+      }
+      reject(w.keys[p], w.window, error, fire.emitted);
     }
     this.#done();
   }
@@ -96,6 +93,7 @@ export class PaneSweep<T, K, ACC, OUT> {
     // them (at once), so a long allowed lateness costs no sweep per
     // watermark.
     let done = Math.min(this.#windows.swept, order.length);
+    let failed = false;
     try {
       for (let i = done; i < order.length; i = done) {
         const w = order[i];
@@ -110,8 +108,14 @@ export class PaneSweep<T, K, ACC, OUT> {
         }
         done = last + 1;
       }
+    } catch (error) {
+      failed = true;
+      throw error;
     } finally {
-      this.#dropGone(order, watermark, done);
+      // The general engine runs its timers in (timestamp, id) order and
+      // stops at the failing fire timer: cleanups after it stay pending.
+      const limit = failed ? order[done].maxTimestamp : Infinity;
+      this.#dropGone(order, watermark, done, limit, this.#failedId);
     }
   }
 
@@ -121,14 +125,14 @@ export class PaneSweep<T, K, ACC, OUT> {
     const pending = this.#lateness === 0 ? FIRE | CLEAN : FIRE;
     const cleaned = this.#lateness === 0 ? GONE : 0;
     const bits = w.bits;
-    const context = this.#context(w, watermark);
-    this.#timestamp = w.maxTimestamp;
+    let fire: PaneFire<OUT> | null = null;
     const n = w.size;
     for (let p = 0; p < n; p++) {
       const b = bits[p];
       if ((b & pending) === 0) continue;
       bits[p] = b & ~pending;
-      this.#emit(w, p, context);
+      fire ??= this.#fireOf(w, watermark);
+      this.#emit(w, p, fire);
       bits[p] |= cleaned;
     }
     w.due = false;
@@ -157,10 +161,9 @@ export class PaneSweep<T, K, ACC, OUT> {
       }
     }
     due.sort((a, b) => a[0] - b[0]);
-    this.#timestamp = time;
     for (const [, w, p] of due) {
       w.bits[p] &= ~pending;
-      this.#emit(w, p, this.#context(w, watermark));
+      this.#emit(w, p, this.#fireOf(w, watermark));
       w.bits[p] |= cleaned;
     }
     for (let i = first; i <= last; i++) order[i].due = false;
@@ -170,20 +173,35 @@ export class PaneSweep<T, K, ACC, OUT> {
   // Drops the panes cleaned up at `watermark` in the first `done` windows
   // (and those a throw left GONE in the next), and the windows left empty.
   // Cleanup times grow with the end, so the cleaned windows come first.
+  // After a throw, only cleanups before the failing fire timer (at
+  // `limit`, of pane `limitId`) count.
   #dropGone(
     order: PaneWindow<K, ACC>[],
     watermark: number,
     done: number,
+    limit: number,
+    limitId: number,
   ): void {
     let emptied = 0;
-    for (let i = 0; i <= done && i < order.length; i++) {
+    // A throw among tied windows (see #fireTies) may leave panes GONE in
+    // any of them, not only the first.
+    let last = done;
+    while (
+      last + 1 < order.length &&
+      order[last + 1].maxTimestamp === order[done].maxTimestamp
+    ) last++;
+    for (let i = 0; i <= last && i < order.length; i++) {
       const w = order[i];
-      if (w.cleanup > watermark) break;
+      if (w.cleanup > watermark || w.cleanup > limit) break;
       const cleaning = i < done;
       if (cleaning) {
         const bits = w.bits;
+        const ids = w.ids;
+        const all = w.cleanup < limit;
         for (let p = 0; p < w.size; p++) {
-          if ((bits[p] & CLEAN) !== 0) bits[p] = GONE;
+          if ((bits[p] & CLEAN) !== 0 && (all || ids[p] < limitId)) {
+            bits[p] = GONE;
+          }
         }
       } else if (this.#lateness > 0) {
         // With lateness, only a cleanup marks panes GONE.

@@ -215,8 +215,10 @@ export class TumblingEventTimeWindows<T = unknown>
     const start = clipStart(timestamp - distance);
     // The window of the latest start is memoised: records arrive clustered
     // in time, and reusing the immutable window saves allocations per record.
-    if (start !== this.#memoStart) {
-      const end = clipEnd(timestamp + (this.#size - distance));
+    // Compared by both bounds: starts clipped to the safe range are equal
+    // for windows with different ends.
+    const end = clipEnd(timestamp + (this.#size - distance));
+    if (start !== this.#memoStart || end !== this.#memoEnd) {
       this.#prevStart = this.#memoStart;
       this.#prevEnd = this.#memoEnd;
       this.#prev = this.#memo;

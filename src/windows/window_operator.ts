@@ -90,9 +90,10 @@ export class WindowOperator<T, K, ACC, OUT> {
   readonly #slots: WindowSlots<K, ACC>;
   readonly #merger: WindowMerger<T, K, ACC>;
   readonly #firing: WindowFiring<T, K, ACC, OUT>;
-  // Tumbling and sliding event-time windows with the default trigger run
-  // on the pane engine, the rest on the slots below: see _pane_engine.ts.
-  readonly #panes: ReturnType<typeof paneEngineOf<T, K, ACC, OUT>>;
+  // Fixed event-time windows with the default trigger run on the pane
+  // engine (null after restoring a snapshot it cannot hold), the rest on
+  // the slots below: see _pane_engine.ts.
+  #panes: ReturnType<typeof paneEngineOf<T, K, ACC, OUT>>;
   #numLateRecordsDropped = 0;
 
   /**
@@ -165,7 +166,10 @@ export class WindowOperator<T, K, ACC, OUT> {
     return this.#panes?.numLateRecordsDropped ?? this.#numLateRecordsDropped;
   }
 
-  /** The number of live (key, window) pairs. */
+  /**
+   * The number of live (key, window) pairs. Read inside a window function
+   * (during a watermark's firing) its value is unspecified.
+   */
   get numWindows(): number {
     return this.#panes?.numWindows ?? this.#slots.size;
   }
@@ -175,7 +179,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     return this.#panes?.lastFiredWindowEnd ?? this.#firing.lastFiredWindowEnd;
   }
 
-  /** The number of pending event-time and processing-time timers. */
+  /** Pending timers of both kinds; unspecified inside a window function. */
   get numTimers(): number {
     return this.#panes?.numTimers ?? this.#timers.numEventTimeTimers() +
         this.#timers.numProcessingTimeTimers();
@@ -345,7 +349,9 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @param snapshot A snapshot of an operator with the same configuration.
    */
   restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
-    if (this.#panes) return this.#panes.restore(snapshot);
+    // One the pane engine cannot hold: the general engine runs from now on.
+    if (this.#panes?.restore(snapshot)) return;
+    this.#panes = null;
     this.#slots.restore(snapshot.slots, snapshot.nextId);
     this.#timers.restore(snapshot.timers);
     this.#numLateRecordsDropped = snapshot.numLateRecordsDropped;

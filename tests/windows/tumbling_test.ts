@@ -256,3 +256,14 @@ Deno.test("TumblingEventTimeWindows is an event-time, non-merging assigner with 
   assert.equal(assigner.offsetMs, 100);
   assert.equal(String(assigner), "TumblingEventTimeWindows(5000, 100)");
 });
+
+Deno.test("TumblingEventTimeWindows tells apart windows clipped to the same start by their ends", () => {
+  const assigner = TumblingEventTimeWindows.of(10);
+  const context = { clock: new ManualClock(0) };
+  const [far] = assigner.assignWindows(null, -(2 ** 60), context);
+  const [near] = assigner.assignWindows(null, -1e17, context);
+  assert.equal(far.start, Number.MIN_SAFE_INTEGER);
+  assert.equal(near.start, Number.MIN_SAFE_INTEGER);
+  assert.ok(near.end > -1e17, `${near} holds -1e17`);
+  assert.ok(far.end <= -1e17, `${far} ends before -1e17`);
+});
