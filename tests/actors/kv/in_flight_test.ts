@@ -24,6 +24,7 @@ import {
   recordingKv,
   type WriteRecord,
 } from "../../_support/recording_kv.ts";
+import { driveKv } from "../../_support/drive_kv.ts";
 
 const LEASE_MS = 1_000;
 const BASE: Deno.KvKey = ["weir", "sensors", "kvrt"];
@@ -56,20 +57,6 @@ function worker(
     leaseMs: LEASE_MS,
     simulate: false,
   });
-}
-
-/** Ticks until `until()` or the job finished, moving the clock when idle. */
-async function drive(
-  runtime: KvRuntime,
-  clock: ManualClock,
-  until: () => boolean = () => false,
-): Promise<void> {
-  for (let round = 0; !until(); round++) {
-    assert.ok(round < 10_000 && clock.now() < 60_000, "the job must finish");
-    if (await runtime.tick()) continue;
-    if (runtime.finished) break;
-    clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
-  }
 }
 
 /** Whether a write commits a step of `actor`: its meta, under its lease. */
@@ -210,7 +197,7 @@ Deno.test("overlapped steps: two actors' step commits are in flight at once, eac
       partitions: READING_PARTITIONS,
       parallelism: 2,
     }).createKvRuntime({ kv: recorded.kv, workerId: "w", simulate });
-    await drive(runtime, clock);
+    await driveKv(runtime, clock);
     assert.equal(runtime.finished, true);
     assert.deepEqual(table.rows(), expectedSums(script));
     // A simulated clock steps actors one after another.
@@ -243,7 +230,7 @@ Deno.test("overlapped steps: a step whose commit threw is redone from the last c
     const errors = console.error;
     console.error = () => {};
     try {
-      await drive(runtime, clock);
+      await driveKv(runtime, clock);
     } finally {
       console.error = errors;
     }
@@ -260,12 +247,12 @@ Deno.test("overlapped steps: a worker whose leases were taken over commits nothi
   const script = sensorReadings(120);
   const a = recordingKv(kv);
   const workerA = worker(a.kv, "a", clock, table, script);
-  await drive(workerA, clock, () => clock.now() >= 1_200);
+  await driveKv(workerA, clock, () => clock.now() >= 1_200);
   assert.deepEqual(workerA.ownedActors.sort(), ACTORS);
   // a stops being called; b takes everything over once a's leases expire.
   clock.set(clock.now() + LEASE_MS + 1);
   const workerB = worker(kv, "b", clock, table, script);
-  await drive(workerB, clock);
+  await driveKv(workerB, clock);
   assert.equal(workerB.finished, true);
   assert.deepEqual(table.rows(), expectedSums(script));
   // Called again, a's overlapped steps all fail their lease checks.

@@ -24,6 +24,7 @@ import {
   recordingKv,
   type WriteRecord,
 } from "../../_support/recording_kv.ts";
+import { driveKv } from "../../_support/drive_kv.ts";
 
 const LEASE_MS = 1_000;
 const PARTITIONS = READING_PARTITIONS;
@@ -54,34 +55,6 @@ function worker(
     partitions: PARTITIONS,
     parallelism: 2,
   }).createKvRuntime({ kv, workerId: id, leaseMs: LEASE_MS });
-}
-
-/**
- * Ticks one worker (moving the clock when it has nothing to do) until
- * `until()` holds or the job has finished; returns the ticks that
- * committed something.
- */
-async function drive(
-  runtime: KvRuntime,
-  clock: ManualClock,
-  until: () => boolean = () => false,
-  what = "",
-): Promise<number> {
-  let progressed = 0;
-  for (let round = 0; !until(); round++) {
-    // The scripts end by 2.4 s: a job still running at 60 s is stuck.
-    assert.ok(
-      round < 10_000 && clock.now() < 60_000,
-      `worker ${runtime.workerId} must finish the job${what}`,
-    );
-    if (await runtime.tick()) {
-      progressed++;
-      continue;
-    }
-    if (runtime.finished) break;
-    clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
-  }
-  return progressed;
 }
 
 /**
@@ -179,7 +152,7 @@ Deno.test("a dead worker's actors are taken over after its leases expire; every 
   const workerB = worker(kv, "b", clock, table, script);
 
   // Worker a alone takes every actor and runs half the script.
-  await drive(workerA, clock, () => clock.now() >= 1_200);
+  await driveKv(workerA, clock, () => clock.now() >= 1_200);
   assert.deepEqual(workerA.ownedActors.sort(), ACTORS);
   const committedByA = table.rows().length;
   assert.ok(
@@ -206,7 +179,7 @@ Deno.test("a dead worker's actors are taken over after its leases expire; every 
     assert.equal(lease?.owner, "b", `lease of ${id}`);
     assert.ok(lease.epoch >= 2, `the take-over bumped the epoch of ${id}`);
   }
-  await drive(workerB, clock);
+  await driveKv(workerB, clock);
   assert.equal(workerB.finished, true);
   assert.deepEqual(table.rows(), expectedSums(script));
 
@@ -247,11 +220,15 @@ Deno.test("a crash before any write of a run loses and duplicates nothing once a
     const table = new ExternalTable<string>();
     const recorded = recordingKv(kv);
     let midway = false;
-    await drive(worker(recorded.kv, "w0", clock, table, script), clock, () => {
-      const rows = table.rows().length;
-      midway ||= rows > 0 && rows < expected.length;
-      return false;
-    });
+    await driveKv(
+      worker(recorded.kv, "w0", clock, table, script),
+      clock,
+      () => {
+        const rows = table.rows().length;
+        midway ||= rows > 0 && rows < expected.length;
+        return false;
+      },
+    );
     assert.ok(midway, "results were committed before the end");
     assert.deepEqual(table.rows(), expected);
     return recorded.writes;
@@ -277,7 +254,7 @@ Deno.test("a crash before any write of a run loses and duplicates nothing once a
     });
     const dead = worker(crashing.kv, "w0", clock, table, script);
     try {
-      await drive(dead, clock, () => crashed);
+      await driveKv(dead, clock, () => crashed);
     } catch (error) {
       if (!(error instanceof SimulatedCrash)) throw error;
     }
@@ -287,7 +264,7 @@ Deno.test("a crash before any write of a run loses and duplicates nothing once a
     // The process is gone; its leases expire; a new one runs the job out.
     clock.set(clock.now() + LEASE_MS + 1);
     const heir = worker(kv, "w1", clock, table, script);
-    await drive(heir, clock, undefined, ` after a crash before write ${n}`);
+    await driveKv(heir, clock, undefined, ` after a crash before write ${n}`);
     assert.equal(heir.finished, true, `crash before write ${n}`);
     assert.deepEqual(table.rows(), expected, `crash before write ${n}`);
   }
@@ -310,12 +287,12 @@ Deno.test("a paused worker that wakes after a take-over is fenced: it commits no
   const workerA = worker(a.kv, "a", clock, table, script);
   const workerB = worker(kv, "b", clock, table, script);
 
-  await drive(workerA, clock, () => clock.now() >= 800);
+  await driveKv(workerA, clock, () => clock.now() >= 800);
   assert.deepEqual(workerA.ownedActors.sort(), ACTORS);
   // a pauses (a GC pause, a stopped process) past its leases; b takes over
   // and commits steps of every actor.
   clock.set(clock.now() + LEASE_MS + 1);
-  const progressedB = await drive(workerB, clock, () => clock.now() >= 2_100);
+  const progressedB = await driveKv(workerB, clock, () => clock.now() >= 2_100);
   assert.ok(progressedB > 0);
   assert.deepEqual(workerB.ownedActors.sort(), ACTORS);
   const rows = table.rows();
@@ -334,7 +311,7 @@ Deno.test("a paused worker that wakes after a take-over is fenced: it commits no
   assert.deepEqual(table.rows(), rows);
   assert.ok(log.length > 0);
 
-  await drive(workerB, clock);
+  await driveKv(workerB, clock);
   assert.deepEqual(table.rows(), expectedSums(script));
 });
 
@@ -358,13 +335,13 @@ Deno.test("a worker paused just before a step's commit is fenced by the lease ch
       paused = { write, actor };
       clock.set(clock.now() + LEASE_MS + 1);
       const until = clock.now() + 300;
-      progressedB = await drive(workerB, clock, () => clock.now() >= until);
+      progressedB = await driveKv(workerB, clock, () => clock.now() >= until);
     },
   });
   const workerA = worker(a.kv, "a", clock, table, script);
 
   const [, log] = await captureLog(() =>
-    drive(workerA, clock, () => paused !== null)
+    driveKv(workerA, clock, () => paused !== null)
   );
   const pause = paused as { write: WriteRecord; actor: string } | null;
   assert.ok(pause !== null, "a paused before a commit of a window actor");
@@ -392,7 +369,7 @@ Deno.test("a worker paused just before a step's commit is fenced by the lease ch
   assert.deepEqual(await runtimeState(kv), state);
   assert.deepEqual(table.rows(), rows);
 
-  await drive(workerB, clock);
+  await driveKv(workerB, clock);
   assert.deepEqual(table.rows(), expectedSums(script));
 });
 
@@ -402,7 +379,7 @@ Deno.test("live workers split a dead worker's actors, at most ceil(actors / live
   const table = new ExternalTable<string>();
   const script = readings(120);
   const a = worker(kv, "a", clock, table, script);
-  await drive(a, clock, () => clock.now() >= 800);
+  await driveKv(a, clock, () => clock.now() >= 800);
   assert.deepEqual(a.ownedActors.sort(), ACTORS);
 
   // a dies; b and c run on, and take a's actors as its leases expire.

@@ -14,12 +14,12 @@ import {
 import { CollectSink } from "../../../src/connectors/sinks/collect.ts";
 import { MemoryStorage } from "../../../src/actors/local/memory_storage.ts";
 import { StreamEnvironment } from "../../../src/api/stream_environment.ts";
-import type { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
 import {
   hasPrefix,
   recordingKv,
   type WriteRecord,
 } from "../../_support/recording_kv.ts";
+import { driveKv } from "../../_support/drive_kv.ts";
 
 const KIB = 1024;
 const LIMITS = {
@@ -65,22 +65,6 @@ function digest(text: string): string {
     hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   }
   return (hash >>> 0).toString(16);
-}
-
-async function drive(
-  runtime: KvRuntime,
-  clock: ManualClock,
-  until: () => boolean = () => false,
-): Promise<void> {
-  for (let round = 0; !until(); round++) {
-    assert.ok(
-      round < 10_000 && clock.now() < 60_000,
-      "the job must finish",
-    );
-    if (await runtime.tick()) continue;
-    if (runtime.finished) return;
-    clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
-  }
 }
 
 interface Maxima {
@@ -223,7 +207,7 @@ Deno.test("an actor step stays within Deno KV's commit limits with megabytes of 
     leaseMs: 1_000,
   });
   const processActor = "big-state/process-1/0";
-  await drive(first, clock, () => clock.now() >= 600);
+  await driveKv(first, clock, () => clock.now() >= 600);
   assert.equal(sink.values.filter((v) => v.startsWith("in ")).length, KEYS);
   assert.ok(first.latestCheckpoint !== null, "a checkpoint completed");
   assert.ok(first.ownedActors.includes(processActor));
@@ -236,7 +220,7 @@ Deno.test("an actor step stays within Deno KV's commit limits with megabytes of 
   await second.tick();
   assert.ok(second.ownedActors.includes(processActor));
   assert.ok(clock.now() < 2_000, "taken over before the timers fire");
-  await drive(second, clock);
+  await driveKv(second, clock);
   assert.equal(second.finished, true);
 
   const expected: string[] = [];
@@ -291,7 +275,7 @@ Deno.test("an actor step stays within Deno KV's commit limits with megabytes of 
     }).sinkTo(sink);
 
   const runtime = env.createKvRuntime({ kv: recorded.kv, workerId: "w" });
-  await drive(runtime, clock);
+  await driveKv(runtime, clock);
   assert.equal(runtime.finished, true);
   assert.equal(sink.values.length, RECORDS);
   const expected = Array.from(

@@ -20,6 +20,7 @@ import {
   type Mode,
   type Reading,
 } from "../../_support/sensor_job.ts";
+import { driveKv } from "../../_support/drive_kv.ts";
 
 const LEASE_MS = 1_000;
 const BASE = ["weir", "late", "kvrt"];
@@ -79,20 +80,6 @@ function worker(
   });
 }
 
-/** Ticks `runtime` (moving the clock when idle) until `until()` or the end. */
-async function drive(
-  runtime: KvRuntime,
-  clock: ManualClock,
-  until: () => Promise<boolean> = () => Promise.resolve(false),
-): Promise<void> {
-  for (let round = 0; !(await until()); round++) {
-    assert.ok(round < 5_000 && clock.now() < 60_000, "the job must end");
-    if (await runtime.tick()) continue;
-    if (runtime.finished) return;
-    clock.set(Math.max(runtime.nextWakeup(), clock.now() + 1));
-  }
-}
-
 async function inputWatermark(runtime: KvRuntime, id: string) {
   const status = (await runtime.status()).find((s) => s.id === id)!;
   return status.inputWatermark;
@@ -113,7 +100,7 @@ async function takeOver(mode: Mode) {
   using kv = await Deno.openKv(":memory:");
   const world = freshWorld(kv);
   const a = worker(world, "a", mode);
-  await drive(
+  await driveKv(
     a,
     world.clock,
     async () => (await inputWatermark(a, WINDOW)) >= 4_999,
@@ -123,13 +110,13 @@ async function takeOver(mode: Mode) {
   const retained = await logEntries(kv);
   // Worker a dies as it is: leases held, memory gone.
   const b = worker(world, "b", mode);
-  await drive(
+  await driveKv(
     b,
     world.clock,
     () => Promise.resolve(b.ownedActors.length === 4),
   );
   const rebuilt = await inputWatermark(b, WINDOW);
-  await drive(b, world.clock);
+  await driveKv(b, world.clock);
   const left = await logEntries(kv);
   return {
     rows: world.table.rows(),
@@ -160,7 +147,7 @@ for (const mode of ["replay", "persist"] as const) {
       const world = freshWorld(kv);
       // A lag of 1: the source looks at what its consumer applied every step.
       const a = worker(world, "a", mode, 1);
-      await drive(
+      await driveKv(
         a,
         world.clock,
         () => Promise.resolve(world.clock.now() >= 1_900),
@@ -199,7 +186,7 @@ Deno.test("KvRuntime (replay mode): steps commit no event time", async () => {
   using kv = await Deno.openKv(":memory:");
   const world = freshWorld(kv);
   const a = worker(world, "a", "replay");
-  await drive(
+  await driveKv(
     a,
     world.clock,
     async () => (await inputWatermark(a, WINDOW)) >= 4_999,
@@ -330,7 +317,7 @@ Deno.test("KvRuntime (replay mode, no checkpoints): a channel deletes what its c
     watermarkRecovery: "replay",
     maxChannelLag: 1,
   });
-  await drive(
+  await driveKv(
     runtime,
     world.clock,
     () => Promise.resolve(world.clock.now() >= 1_900),
