@@ -225,44 +225,47 @@ const ops: fc.Arbitrary<Op[]> = fc.array(
   { maxLength: 30, size: "max" },
 );
 
+// Runs `steps` on both engines, checking after each that their outputs,
+// counters, snapshots and snapshot groups agree.
+function runBoth(config: Config, steps: readonly Op[]): void {
+  const panesLog: string[] = [];
+  const generalLog: string[] = [];
+  let panes = build(config, false, panesLog);
+  let general = build(config, true, generalLog);
+  for (const op of steps) {
+    if (op.kind === "restore") {
+      const a = structuredClone(panes.snapshot());
+      const b = structuredClone(general.snapshot());
+      assert.deepEqual(normal(a), normal(b));
+      panes = build(config, false, panesLog);
+      general = build(config, true, generalLog);
+      // Across: each engine restores the other's checkpoint.
+      panes.restore(op.cross ? b : a);
+      general.restore(op.cross ? a : b);
+    } else if (op.kind === "groups") {
+      const a = panes.slotGroups();
+      const b = general.slotGroups();
+      // A group handed out again as it was must still hold what the
+      // general engine holds now.
+      const byId = (g: { id: number }[]) => [...g].sort((x, y) => x.id - y.id);
+      assert.deepEqual(a.map(byId), b.map(byId));
+      // Unchanged groups are the very arrays of the call before.
+      const again = panes.slotGroups();
+      assert.equal(again.length, a.length);
+      again.forEach((group, i) => assert.equal(group, a[i]));
+    } else {
+      apply(panes, op, config, panesLog);
+      apply(general, op, config, generalLog);
+    }
+    assert.deepEqual(panesLog, generalLog);
+    assert.deepEqual(counters(panes), counters(general));
+  }
+  assert.deepEqual(normal(panes.snapshot()), normal(general.snapshot()));
+}
+
 Deno.test("WindowOperator's pane engine matches the general engine on tumbling and sliding windows", () => {
   fc.assert(
-    fc.property(configs, ops, (config, steps) => {
-      const panesLog: string[] = [];
-      const generalLog: string[] = [];
-      let panes = build(config, false, panesLog);
-      let general = build(config, true, generalLog);
-      for (const op of steps) {
-        if (op.kind === "restore") {
-          const a = structuredClone(panes.snapshot());
-          const b = structuredClone(general.snapshot());
-          assert.deepEqual(normal(a), normal(b));
-          panes = build(config, false, panesLog);
-          general = build(config, true, generalLog);
-          // Across: each engine restores the other's checkpoint.
-          panes.restore(op.cross ? b : a);
-          general.restore(op.cross ? a : b);
-        } else if (op.kind === "groups") {
-          const a = panes.slotGroups();
-          const b = general.slotGroups();
-          // A group handed out again as it was must still hold what the
-          // general engine holds now.
-          const byId = (g: { id: number }[]) =>
-            [...g].sort((x, y) => x.id - y.id);
-          assert.deepEqual(a.map(byId), b.map(byId));
-          // Unchanged groups are the very arrays of the call before.
-          const again = panes.slotGroups();
-          assert.equal(again.length, a.length);
-          again.forEach((group, i) => assert.equal(group, a[i]));
-        } else {
-          apply(panes, op, config, panesLog);
-          apply(general, op, config, generalLog);
-        }
-        assert.deepEqual(panesLog, generalLog);
-        assert.deepEqual(counters(panes), counters(general));
-      }
-      assert.deepEqual(normal(panes.snapshot()), normal(general.snapshot()));
-    }),
+    fc.property(configs, ops, (config, steps) => runBoth(config, steps)),
     { seed: 19, numRuns: 600 },
   );
 });
@@ -307,29 +310,11 @@ const wideOps: fc.Arbitrary<Op[]> = fc.array(
 
 Deno.test("WindowOperator's pane engine matches the general engine with many keys a window (columns that grow and compact)", () => {
   fc.assert(
-    fc.property(configs, wideOps, (config, steps) => {
-      const panesLog: string[] = [];
-      const generalLog: string[] = [];
-      let panes = build(config, false, panesLog);
-      let general = build(config, true, generalLog);
-      for (const op of [...steps, { kind: "end" as const }]) {
-        if (op.kind === "restore") {
-          const a = structuredClone(panes.snapshot());
-          const b = structuredClone(general.snapshot());
-          assert.deepEqual(normal(a), normal(b));
-          panes = build(config, false, panesLog);
-          general = build(config, true, generalLog);
-          panes.restore(op.cross ? b : a);
-          general.restore(op.cross ? a : b);
-        } else {
-          apply(panes, op, config, panesLog);
-          apply(general, op, config, generalLog);
-        }
-        assert.deepEqual(panesLog, generalLog);
-        assert.deepEqual(counters(panes), counters(general));
-      }
-      assert.deepEqual(normal(panes.snapshot()), normal(general.snapshot()));
-    }),
+    fc.property(
+      configs,
+      wideOps,
+      (config, steps) => runBoth(config, [...steps, { kind: "end" }]),
+    ),
     { seed: 19, numRuns: 150 },
   );
 });
