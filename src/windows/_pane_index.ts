@@ -17,6 +17,9 @@ function boundsKey(window: TimeWindow): number | string {
 // windows are created as dropped per watermark.
 const SPARE = 16;
 
+// How many of the latest live windows a new window takes its room from.
+const RECENT = 16;
+
 /** The live windows of a pane engine. */
 export class PaneIndex<K, ACC> {
   readonly #lateness: number;
@@ -82,13 +85,19 @@ export class PaneIndex<K, ACC> {
     const found = this.#windows.get(key);
     if (found !== undefined) return found.cleanup <= watermark ? null : found;
     // Windows of one stream hold about as many keys: room for as many
-    // panes as the last window dropped or the oldest live one (likely
-    // complete) had, in the columns of a dropped window if one is spare,
-    // so that columns seldom grow and are seldom made.
-    const room = Math.max(
-      this.room,
-      this.order.length > 0 ? this.order[0].size : 0,
-    );
+    // panes as the last window dropped or the largest of the oldest live
+    // one and the latest few had, in the columns of a dropped window if one
+    // is spare, so that columns seldom grow and are seldom made. The oldest
+    // window may have been cut short by the stream's start while the
+    // watermark stands; the latest ones include complete windows (a record
+    // lands in fewer windows than looked at here), and looking at a few
+    // keeps this bounded however many windows wait.
+    const order = this.order;
+    let room = this.room;
+    if (order.length > 0 && order[0].size > room) room = order[0].size;
+    for (let i = Math.max(0, order.length - RECENT); i < order.length; i++) {
+      if (order[i].size > room) room = order[i].size;
+    }
     const spare = this.#spare.pop();
     const created = new PaneWindow<K, ACC>(
       window,
@@ -100,7 +109,6 @@ export class PaneIndex<K, ACC> {
       return null;
     }
     this.#windows.set(key, created);
-    const order = this.order;
     let at = order.length;
     while (at > 0 && order[at - 1].window.end > window.end) at--;
     if (at === order.length) order.push(created);
