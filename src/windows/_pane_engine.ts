@@ -169,27 +169,13 @@ export class PaneEngine<T, K, ACC, OUT> {
   // the general engine takes back the timer (and a new pane) again, so the
   // record leaves nothing behind either way.
   #add(w: PaneWindow<K, ACC>, key: K, value: T): void {
-    const fn = this.#fn;
     const fireNow = w.maxTimestamp <= this.#watermark;
     const p = w.index.get(key);
     if (p === undefined) {
-      // The id is taken before add, as the general engine takes it; then
-      // its trigger registers the fire timer, which the timer service
-      // refuses beyond the safe range (a window clipped at its start), and
-      // the record leaves nothing behind but the id. An existing pane's
-      // timer passed this check when it was made.
-      const id = this.#nextId++;
-      if (!fireNow) checkTimer(id, w.maxTimestamp, REGISTER_EVENT);
-      const contents = fn.add(fn.create(), value);
-      this.#numCreated++;
-      if (!fireNow) {
-        w.add(key, contents, id, FIRE | CHANGED | w.registered);
-        w.due = true;
-        return;
-      }
-      this.#fireNow(w, w.add(key, contents, id, CHANGED));
+      this.#addPane(w, key, value, fireNow);
       return;
     }
+    const fn = this.#fn;
     const contents = w.contents;
     contents[p] = fn.add(contents[p] ?? fn.create(), value);
     const bits = w.bits;
@@ -203,6 +189,27 @@ export class PaneEngine<T, K, ACC, OUT> {
     }
     bits[p] = b | CHANGED;
     this.#fireNow(w, p);
+  }
+
+  // A record's first pane in `w`: kept apart from #add, the path of most
+  // records, so that #add stays small enough to inline.
+  #addPane(w: PaneWindow<K, ACC>, key: K, value: T, fireNow: boolean): void {
+    // The id is taken before add, as the general engine takes it; then
+    // its trigger registers the fire timer, which the timer service
+    // refuses beyond the safe range (a window clipped at its start), and
+    // the record leaves nothing behind but the id. An existing pane's
+    // timer passed this check when it was made.
+    const fn = this.#fn;
+    const id = this.#nextId++;
+    if (!fireNow) checkTimer(id, w.maxTimestamp, REGISTER_EVENT);
+    const contents = fn.add(fn.create(), value);
+    this.#numCreated++;
+    if (!fireNow) {
+      w.add(key, contents, id, FIRE | CHANGED | w.registered);
+      w.due = true;
+      return;
+    }
+    this.#fireNow(w, w.add(key, contents, id, CHANGED));
   }
 
   // A record for a window the watermark passed (within the allowed
