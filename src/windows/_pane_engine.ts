@@ -150,16 +150,21 @@ export class PaneEngine<T, K, ACC, OUT> {
       skipped = false;
       this.#add(w, key, value);
     }
-    if (skipped && timestamp + this.#lateness <= this.#watermark) {
-      if (this.#lateTag !== null) {
-        this.#output.sideOutput(
-          this.#lateTag as OutputTag<unknown>,
-          value,
-          timestamp,
-        );
-      } else {
-        this.#numLateRecordsDropped++;
-      }
+    if (skipped) this.#skipped(value, timestamp);
+  }
+
+  // A record in no live window: kept apart from #processRecord, as few
+  // records take it.
+  #skipped(value: T, timestamp: number): void {
+    if (!(timestamp + this.#lateness <= this.#watermark)) return;
+    if (this.#lateTag !== null) {
+      this.#output.sideOutput(
+        this.#lateTag as OutputTag<unknown>,
+        value,
+        timestamp,
+      );
+    } else {
+      this.#numLateRecordsDropped++;
     }
   }
 

@@ -58,6 +58,15 @@ export class PaneIndex<K, ACC> {
     watermark: number,
   ): (PaneWindow<K, ACC> | null)[] {
     if (assigned === this.#lastAssigned) return this.#lastResolved;
+    return this.#resolveOther(assigned, watermark);
+  }
+
+  // resolve() past its first test: kept apart so that the test, run per
+  // record, is small enough to inline.
+  #resolveOther(
+    assigned: TimeWindow[],
+    watermark: number,
+  ): (PaneWindow<K, ACC> | null)[] {
     let resolved: (PaneWindow<K, ACC> | null)[];
     if (assigned === this.#prevAssigned) {
       resolved = this.#prevResolved;
