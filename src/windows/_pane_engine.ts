@@ -143,12 +143,28 @@ export class PaneEngine<T, K, ACC, OUT> {
       this.#assignerContext,
     );
     const windows = this.#windows.resolve(assigned, this.#watermark);
+    const fn = this.#fn;
     let skipped = true;
     for (let i = 0; i < windows.length; i++) {
       const w = windows[i];
       if (w === null) continue;
       skipped = false;
-      this.#add(w, key, value);
+      const p = w.index.get(key);
+      if (p === undefined || w.maxTimestamp <= this.#watermark) {
+        this.#add(w, key, value, p);
+        continue;
+      }
+      // #add's path for an existing pane of a window not fired yet, the
+      // path of most records, written out here: a call per window a
+      // record lands in was a measurable part of its cost.
+      const contents = w.contents;
+      contents[p] = fn.add(contents[p] ?? fn.create(), value);
+      const bits = w.bits;
+      const b = bits[p];
+      if (b !== (b | FIRE | CHANGED)) {
+        bits[p] = b | FIRE | CHANGED;
+        w.due = true;
+      }
     }
     if (skipped) this.#skipped(value, timestamp);
   }
@@ -173,9 +189,9 @@ export class PaneEngine<T, K, ACC, OUT> {
   // general engine does. The timer is set once add returned: if add throws,
   // the general engine takes back the timer (and a new pane) again, so the
   // record leaves nothing behind either way.
-  #add(w: PaneWindow<K, ACC>, key: K, value: T): void {
+  // `p` is the pane of `key` in `w`, if it has one.
+  #add(w: PaneWindow<K, ACC>, key: K, value: T, p: number | undefined): void {
     const fireNow = w.maxTimestamp <= this.#watermark;
-    const p = w.index.get(key);
     if (p === undefined) {
       this.#addPane(w, key, value, fireNow);
       return;
