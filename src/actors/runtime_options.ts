@@ -7,7 +7,7 @@
  */
 
 import {
-  describeValue,
+  requireBoolean,
   requireNonNegativeInteger,
   requireWatermarkRecovery,
 } from "../time/validate.ts";
@@ -87,10 +87,6 @@ function optionalBoolean(
   action: string,
   param: string,
 ): boolean | undefined {
-  if (value === undefined || typeof value === "boolean") return value;
-  throw new TypeError(
-    `Cannot ${action} as '${param}' must be a boolean: current value is ${
-      describeValue(value)
-    }`,
-  );
+  if (value === undefined) return undefined;
+  return requireBoolean(value, { action, param });
 }

@@ -138,6 +138,33 @@ export function requireFunction<F>(value: F, subject: Subject): F {
   return value;
 }
 
+/** Checks a boolean (an option's flag); returns it typed. */
+export function requireBoolean(value: unknown, subject: Subject): boolean {
+  if (typeof value !== "boolean") fail(subject, "a boolean", value, false);
+  return value;
+}
+
+/** Checks an options object: not null, not a primitive; returns it typed. */
+export function requireObject<T extends object>(
+  value: T | unknown,
+  subject: Subject,
+): T {
+  if (value === null || typeof value !== "object") {
+    fail(subject, "an object", value, false);
+  }
+  return value as T;
+}
+
+/** Checks an array, `rule` naming what it holds; returns it typed. */
+export function requireArray(
+  value: unknown,
+  subject: Subject,
+  rule = "an array",
+): unknown[] {
+  if (!Array.isArray(value)) fail(subject, rule, value, false);
+  return value;
+}
+
 /**
  * Checks a `watermarkRecovery` option, the same for every runtime and the
  * API; returns it typed.

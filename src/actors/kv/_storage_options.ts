@@ -2,20 +2,11 @@
 // messages that name the option and the value: a wrong one is a mistake of
 // the caller's, caught before any I/O. Imported as `check`.
 
-import { describeValue } from "../../time/validate.ts";
-
-function typeError(
-  action: string,
-  param: string,
-  rule: string,
-  value: unknown,
-): TypeError {
-  return new TypeError(
-    `Cannot ${action} as '${param}' must be ${rule}: current value is ${
-      describeValue(value)
-    }`,
-  );
-}
+import {
+  requireArray,
+  requireBoolean,
+  requireObject,
+} from "../../time/validate.ts";
 
 /** An options object as given (none: `{}`); anything else is a TypeError. */
 export function options<T extends object>(
@@ -23,19 +14,13 @@ export function options<T extends object>(
   action: string,
 ): Partial<T> {
   if (value === undefined) return {};
-  if (value === null || typeof value !== "object") {
-    throw typeError(action, "options", "an object", value);
-  }
-  return value;
+  return requireObject<Partial<T>>(value, { action, param: "options" });
 }
 
 /** `options.soleWriter`: a boolean, `false` if not given. */
 export function soleWriter(value: unknown, action: string): boolean {
   if (value === undefined) return false;
-  if (typeof value !== "boolean") {
-    throw typeError(action, "options.soleWriter", "a boolean", value);
-  }
-  return value;
+  return requireBoolean(value, { action, param: "options.soleWriter" });
 }
 
 /**
@@ -48,8 +33,10 @@ export function absent<K>(
   check: (key: unknown, param: string) => K,
 ): K[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) {
-    throw typeError(action, "options.absent", "an array of keys", value);
-  }
-  return value.map((key, i) => check(key, `options.absent[${i}]`));
+  const keys = requireArray(
+    value,
+    { action, param: "options.absent" },
+    "an array of keys",
+  );
+  return keys.map((key, i) => check(key, `options.absent[${i}]`));
 }

@@ -20,6 +20,7 @@ import type { ActorFailure } from "../actor_failure.ts";
 import type { DeadLetterLog } from "../dead_letter_log.ts";
 import type { ActorRuntime, RuntimeOptions } from "../actor_runtime.ts";
 import { checkRuntimeOptions } from "../runtime_options.ts";
+import { requireBoolean } from "../../time/validate.ts";
 import { jobKeyPrefix } from "../job_keys.ts";
 import { wireActors } from "./_wiring.ts";
 import { checkStepFits } from "./_step_commit.ts";
@@ -146,13 +147,8 @@ export class KvRuntime implements ActorRuntime {
       }
     }
     const checked = checkRuntimeOptions(options, action);
-    if (
-      options.overlapSteps !== undefined &&
-      typeof options.overlapSteps !== "boolean"
-    ) {
-      throw new TypeError(
-        `Cannot ${action} as 'overlapSteps' must be a boolean: current value is ${options.overlapSteps}`,
-      );
+    if (options.overlapSteps !== undefined) {
+      requireBoolean(options.overlapSteps, { action, param: "overlapSteps" });
     }
     const wirings = wireActors(graph);
     const base = [...jobKeyPrefix(graph.jobName), "kvrt"];

@@ -8,6 +8,7 @@
 
 import {
   describeValue,
+  requireBoolean,
   requireIndex,
   requirePositiveInteger,
 } from "../../time/validate.ts";
@@ -156,15 +157,10 @@ export class KvLogSource<T> implements Source<T> {
       options.pollIntervalMs ?? 50,
       { action, param: "pollIntervalMs" },
     );
-    const bounded = options.bounded ?? false;
-    if (typeof bounded !== "boolean") {
-      throw new TypeError(
-        `Cannot ${action} as 'bounded' must be a boolean: current value is ${
-          describeValue(bounded)
-        }`,
-      );
-    }
-    this.#bounded = bounded;
+    this.#bounded = requireBoolean(options.bounded ?? false, {
+      action,
+      param: "bounded",
+    });
   }
 
   /**
