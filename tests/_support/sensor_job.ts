@@ -12,7 +12,8 @@ import {
   ScriptedSource,
   type ScriptStep,
 } from "../../src/connectors/sources/scripted.ts";
-import type { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
+import { MemoryStorage } from "../../src/actors/local/memory_storage.ts";
+import type { KvRuntime } from "../../src/actors/kv/kv_runtime.ts";
 import type { LocalRuntime } from "../../src/actors/local/local_runtime.ts";
 import { StreamEnvironment } from "../../src/api/stream_environment.ts";
 import { type ExternalTable, twoPhaseSink } from "./two_phase_sink.ts";
@@ -102,6 +103,30 @@ export function sensorJob(options: SensorJobOptions): StreamEnvironment {
     )
     .sinkTo(twoPhaseSink(options.table));
   return env;
+}
+
+/**
+ * One KV-runtime worker of the persist-mode job at parallelism 2 over
+ * {@linkcode READING_PARTITIONS}: its own checkpoint plan, the shared
+ * database, table and script. `simulate: false` overlaps its steps.
+ */
+export function sensorKvWorker(
+  kv: Deno.Kv,
+  id: string,
+  clock: ManualClock,
+  table: ExternalTable<string>,
+  script: ScriptStep<Reading>[],
+  options: { leaseMs: number; simulate?: boolean },
+): KvRuntime {
+  return sensorJob({
+    storage: new MemoryStorage(),
+    clock,
+    mode: "persist",
+    table,
+    script,
+    partitions: READING_PARTITIONS,
+    parallelism: 2,
+  }).createKvRuntime({ kv, workerId: id, ...options });
 }
 
 /** Runs step by step, making checkpoints durable after each step; stops after `limit` steps. */

@@ -8,15 +8,13 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../../src/time/clock.ts";
 import { MemoryStorage } from "../../../src/actors/local/memory_storage.ts";
-import type { ScriptStep } from "../../../src/connectors/sources/scripted.ts";
-import type { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
 import { InFlight } from "../../../src/actors/kv/_in_flight.ts";
 import { ExternalTable } from "../../_support/two_phase_sink.ts";
 import {
   expectedSums,
-  type Reading,
   READING_PARTITIONS,
   sensorJob,
+  sensorKvWorker,
   sensorReadings,
 } from "../../_support/sensor_job.ts";
 import {
@@ -34,30 +32,6 @@ const ACTORS = [
   "sensors/window-1/0",
   "sensors/window-1/1",
 ];
-
-/** A worker of the sensors job that overlaps its steps. */
-function worker(
-  kv: Deno.Kv,
-  id: string,
-  clock: ManualClock,
-  table: ExternalTable<string>,
-  script: ScriptStep<Reading>[],
-): KvRuntime {
-  return sensorJob({
-    storage: new MemoryStorage(),
-    clock,
-    mode: "persist",
-    table,
-    script,
-    partitions: READING_PARTITIONS,
-    parallelism: 2,
-  }).createKvRuntime({
-    kv,
-    workerId: id,
-    leaseMs: LEASE_MS,
-    simulate: false,
-  });
-}
 
 /** Whether a write commits a step of `actor`: its meta, under its lease. */
 function stepOf(write: WriteRecord, actor: string): boolean {
@@ -226,7 +200,10 @@ Deno.test("overlapped steps: a step whose commit threw is redone from the last c
         if (stepOf(write, actor) && ++steps === 4) throw new Crash();
       },
     });
-    const runtime = worker(recorded.kv, "w", clock, table, script);
+    const runtime = sensorKvWorker(recorded.kv, "w", clock, table, script, {
+      leaseMs: LEASE_MS,
+      simulate: false,
+    });
     const errors = console.error;
     console.error = () => {};
     try {
@@ -246,12 +223,18 @@ Deno.test("overlapped steps: a worker whose leases were taken over commits nothi
   const table = new ExternalTable<string>();
   const script = sensorReadings(120);
   const a = recordingKv(kv);
-  const workerA = worker(a.kv, "a", clock, table, script);
+  const workerA = sensorKvWorker(a.kv, "a", clock, table, script, {
+    leaseMs: LEASE_MS,
+    simulate: false,
+  });
   await driveKv(workerA, clock, () => clock.now() >= 1_200);
   assert.deepEqual(workerA.ownedActors.sort(), ACTORS);
   // a stops being called; b takes everything over once a's leases expire.
   clock.set(clock.now() + LEASE_MS + 1);
-  const workerB = worker(kv, "b", clock, table, script);
+  const workerB = sensorKvWorker(kv, "b", clock, table, script, {
+    leaseMs: LEASE_MS,
+    simulate: false,
+  });
   await driveKv(workerB, clock);
   assert.equal(workerB.finished, true);
   assert.deepEqual(table.rows(), expectedSums(script));

@@ -7,16 +7,12 @@
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../../src/time/clock.ts";
-import { MemoryStorage } from "../../../src/actors/local/memory_storage.ts";
-import type { ScriptStep } from "../../../src/connectors/sources/scripted.ts";
 import type { KvRuntime } from "../../../src/actors/kv/kv_runtime.ts";
 import { isTransient } from "../../../src/kv/retry.ts";
 import { ExternalTable } from "../../_support/two_phase_sink.ts";
 import {
   expectedSums,
-  type Reading,
-  READING_PARTITIONS,
-  sensorJob,
+  sensorKvWorker,
   sensorReadings,
 } from "../../_support/sensor_job.ts";
 import {
@@ -27,7 +23,6 @@ import {
 import { driveKv } from "../../_support/drive_kv.ts";
 
 const LEASE_MS = 1_000;
-const PARTITIONS = READING_PARTITIONS;
 const BASE: Deno.KvKey = ["weir", "sensors", "kvrt"];
 const ACTORS = [
   "sensors/source-0/0",
@@ -37,25 +32,6 @@ const ACTORS = [
 ];
 
 const readings = sensorReadings;
-
-/** One worker process of the sensors job: its own plan, the shared world. */
-function worker(
-  kv: Deno.Kv,
-  id: string,
-  clock: ManualClock,
-  table: ExternalTable<string>,
-  script: ScriptStep<Reading>[],
-): KvRuntime {
-  return sensorJob({
-    storage: new MemoryStorage(),
-    clock,
-    mode: "persist",
-    table,
-    script,
-    partitions: PARTITIONS,
-    parallelism: 2,
-  }).createKvRuntime({ kv, workerId: id, leaseMs: LEASE_MS });
-}
 
 /**
  * Ticks every worker each round (moving the clock to the earliest wake-up
@@ -148,8 +124,12 @@ Deno.test("a dead worker's actors are taken over after its leases expire; every 
   const table = new ExternalTable<string>();
   const script = readings(120);
   const a = recordingKv(kv);
-  const workerA = worker(a.kv, "a", clock, table, script);
-  const workerB = worker(kv, "b", clock, table, script);
+  const workerA = sensorKvWorker(a.kv, "a", clock, table, script, {
+    leaseMs: LEASE_MS,
+  });
+  const workerB = sensorKvWorker(kv, "b", clock, table, script, {
+    leaseMs: LEASE_MS,
+  });
 
   // Worker a alone takes every actor and runs half the script.
   await driveKv(workerA, clock, () => clock.now() >= 1_200);
@@ -221,7 +201,9 @@ Deno.test("a crash before any write of a run loses and duplicates nothing once a
     const recorded = recordingKv(kv);
     let midway = false;
     await driveKv(
-      worker(recorded.kv, "w0", clock, table, script),
+      sensorKvWorker(recorded.kv, "w0", clock, table, script, {
+        leaseMs: LEASE_MS,
+      }),
       clock,
       () => {
         const rows = table.rows().length;
@@ -252,7 +234,9 @@ Deno.test("a crash before any write of a run loses and duplicates nothing once a
         }
       },
     });
-    const dead = worker(crashing.kv, "w0", clock, table, script);
+    const dead = sensorKvWorker(crashing.kv, "w0", clock, table, script, {
+      leaseMs: LEASE_MS,
+    });
     try {
       await driveKv(dead, clock, () => crashed);
     } catch (error) {
@@ -263,7 +247,9 @@ Deno.test("a crash before any write of a run loses and duplicates nothing once a
     assert.deepEqual(crashing.writes[n - 1].keys, reference[n - 1].keys);
     // The process is gone; its leases expire; a new one runs the job out.
     clock.set(clock.now() + LEASE_MS + 1);
-    const heir = worker(kv, "w1", clock, table, script);
+    const heir = sensorKvWorker(kv, "w1", clock, table, script, {
+      leaseMs: LEASE_MS,
+    });
     await driveKv(heir, clock, undefined, ` after a crash before write ${n}`);
     assert.equal(heir.finished, true, `crash before write ${n}`);
     assert.deepEqual(table.rows(), expected, `crash before write ${n}`);
@@ -284,8 +270,12 @@ Deno.test("a paused worker that wakes after a take-over is fenced: it commits no
   const table = new ExternalTable<string>();
   const script = readings(120);
   const a = recordingKv(kv);
-  const workerA = worker(a.kv, "a", clock, table, script);
-  const workerB = worker(kv, "b", clock, table, script);
+  const workerA = sensorKvWorker(a.kv, "a", clock, table, script, {
+    leaseMs: LEASE_MS,
+  });
+  const workerB = sensorKvWorker(kv, "b", clock, table, script, {
+    leaseMs: LEASE_MS,
+  });
 
   await driveKv(workerA, clock, () => clock.now() >= 800);
   assert.deepEqual(workerA.ownedActors.sort(), ACTORS);
@@ -320,7 +310,9 @@ Deno.test("a worker paused just before a step's commit is fenced by the lease ch
   const clock = new ManualClock(0);
   const table = new ExternalTable<string>();
   const script = readings(120);
-  const workerB = worker(kv, "b", clock, table, script);
+  const workerB = sensorKvWorker(kv, "b", clock, table, script, {
+    leaseMs: LEASE_MS,
+  });
   let paused: { write: WriteRecord; actor: string } | null = null;
   let progressedB = 0;
   const a = recordingKv(kv, {
@@ -338,7 +330,9 @@ Deno.test("a worker paused just before a step's commit is fenced by the lease ch
       progressedB = await driveKv(workerB, clock, () => clock.now() >= until);
     },
   });
-  const workerA = worker(a.kv, "a", clock, table, script);
+  const workerA = sensorKvWorker(a.kv, "a", clock, table, script, {
+    leaseMs: LEASE_MS,
+  });
 
   const [, log] = await captureLog(() =>
     driveKv(workerA, clock, () => paused !== null)
@@ -378,14 +372,16 @@ Deno.test("live workers split a dead worker's actors, at most ceil(actors / live
   const clock = new ManualClock(0);
   const table = new ExternalTable<string>();
   const script = readings(120);
-  const a = worker(kv, "a", clock, table, script);
+  const a = sensorKvWorker(kv, "a", clock, table, script, {
+    leaseMs: LEASE_MS,
+  });
   await driveKv(a, clock, () => clock.now() >= 800);
   assert.deepEqual(a.ownedActors.sort(), ACTORS);
 
   // a dies; b and c run on, and take a's actors as its leases expire.
   const live = [
-    worker(kv, "b", clock, table, script),
-    worker(kv, "c", clock, table, script),
+    sensorKvWorker(kv, "b", clock, table, script, { leaseMs: LEASE_MS }),
+    sensorKvWorker(kv, "c", clock, table, script, { leaseMs: LEASE_MS }),
   ];
   let split = false;
   await driveAll(live, clock, ([b, c]) => {
@@ -405,8 +401,8 @@ Deno.test("two live workers share the actors, at most ceil(actors / workers) eac
   // a starts alone and takes every actor; b joins at once, and a gives
   // back what is above its share.
   const workers = [
-    worker(kv, "a", clock, table, script),
-    worker(kv, "b", clock, table, script),
+    sensorKvWorker(kv, "a", clock, table, script, { leaseMs: LEASE_MS }),
+    sensorKvWorker(kv, "b", clock, table, script, { leaseMs: LEASE_MS }),
   ];
   let shared = false;
   await driveAll(workers, clock, ([a, b]) => {
