@@ -23,6 +23,7 @@ import {
   timerPairs,
 } from "./_pane_snapshot.ts";
 import { PaneSweep } from "./_pane_sweep.ts";
+import type { WindowEngine } from "./_window_engine.ts";
 import { CHANGED, FIRE, type PaneWindow, REGISTERED } from "./_pane_window.ts";
 import { checkTimer, REGISTER_EVENT, WATERMARK } from "./_timer_checks.ts";
 import { EventTimeTrigger } from "./event_time_trigger.ts";
@@ -57,7 +58,7 @@ export interface PaneEngineOptions<T, K, ACC, OUT> {
  * The engine of a window operator with fixed event-time windows and the
  * default trigger; WindowOperator's methods of the same names delegate here.
  */
-export class PaneEngine<T, K, ACC, OUT> {
+export class PaneEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   readonly #assigner: WindowAssigner<T>;
   readonly #assignerContext: WindowAssignerContext;
   readonly #keyOf: (value: T) => K;
@@ -117,7 +118,7 @@ export class PaneEngine<T, K, ACC, OUT> {
     return this.#sweep.lastFiredWindowEnd;
   }
 
-  processBatch(values: readonly T[], timestamps: ArrayLike<number>): void {
+  processBatch(values: readonly T[], timestamps: ArrayLike<number>): number {
     const n = values.length;
     let i = 0;
     try {
@@ -129,10 +130,12 @@ export class PaneEngine<T, K, ACC, OUT> {
         takeBack() {},
       }, this.#output as WindowOutput<unknown>);
     }
+    return n;
   }
 
-  processElement(value: T, timestamp: number): void {
+  processElement(value: T, timestamp: number): boolean {
     this.#processRecord(value, timestamp);
+    return true;
   }
 
   #processRecord(value: T, timestamp: number): void {

@@ -337,6 +337,24 @@ export class WindowSlots<K, ACC> {
     this.#nextId = nextId;
   }
 
+  /**
+   * After a restore from another engine's state: each slot's snapshot
+   * group and changed flag from `flags` (by id), and the groups as of that
+   * engine's last snapshot, so that unchanged groups are reused still.
+   */
+  carryGroups(
+    groups: SnapshotGroups<never, WindowSlotSnapshot<K, ACC>>,
+    flags: ReadonlyMap<number, GroupedItem>,
+  ): void {
+    for (const slot of this.#byId.values()) {
+      const carried = flags.get(slot.id);
+      if (carried === undefined) continue;
+      slot.part = carried.part;
+      slot.changed = carried.changed;
+    }
+    this.#groups.adopt(groups);
+  }
+
   // An inner map appeared or went away: forget the recent ones.
   #forgetRecent(): void {
     this.#recentStarts.fill(NaN);

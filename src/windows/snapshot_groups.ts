@@ -45,6 +45,15 @@ export class SnapshotGroups<I extends GroupedItem, E> {
     if (item.part >= 0) this.#changed.add(item.part);
   }
 
+  /**
+   * Takes the groups of `other` as of its last snapshot, with the groups
+   * changed since: another engine's items, handed over with their flags.
+   */
+  adopt(other: SnapshotGroups<never, E>): void {
+    this.#snapshots = other.#snapshots;
+    for (const part of other.#changed) this.#changed.add(part);
+  }
+
   /** Forgets every group (after a restore: all items are new). */
   clear(): void {
     this.#snapshots = new Map();

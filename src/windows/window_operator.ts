@@ -8,8 +8,12 @@
 import type { Clock } from "../time/mod.ts";
 import { requireNonNegativeInteger } from "../time/validate.ts";
 import { resumeBatch } from "./_batch_resume.ts";
-import { paneEngineOf } from "./_pane_engine.ts";
 import { SlotContext } from "./_slot_context.ts";
+import {
+  type HandOver,
+  type WindowEngine,
+  windowEngineOf,
+} from "./_window_engine.ts";
 import { WindowFiring } from "./_window_firing.ts";
 import { WindowMerger } from "./_window_merging.ts";
 import { type Slot, WindowSlots } from "./_window_slots.ts";
@@ -90,10 +94,14 @@ export class WindowOperator<T, K, ACC, OUT> {
   readonly #slots: WindowSlots<K, ACC>;
   readonly #merger: WindowMerger<T, K, ACC>;
   readonly #firing: WindowFiring<T, K, ACC, OUT>;
-  // Fixed event-time windows with the default trigger run on the pane
-  // engine (null after restoring a snapshot it cannot hold), the rest on
-  // the slots below: see _pane_engine.ts.
-  #panes: ReturnType<typeof paneEngineOf<T, K, ACC, OUT>>;
+  // Fixed event-time windows and sessions with the default trigger run on
+  // an engine of their own (see _window_engine.ts) while it holds their
+  // state, the rest on the slots below; #native is that engine, #engine
+  // it while it runs (null after it handed over or refused a restore).
+  readonly #native: WindowEngine<T, K, ACC> | null;
+  #engine: WindowEngine<T, K, ACC> | null;
+  // The key of the record an engine handed over with, computed already.
+  #carried: { key: K } | undefined = undefined;
   #numLateRecordsDropped = 0;
 
   /**
@@ -153,17 +161,22 @@ export class WindowOperator<T, K, ACC, OUT> {
     };
     this.#merger = new WindowMerger(parts);
     this.#firing = new WindowFiring(parts);
-    this.#panes = paneEngineOf(options, this.#assignerContext, output);
+    this.#engine = this.#native = windowEngineOf(
+      options,
+      this.#assignerContext,
+      output,
+      (state) => this.#handOver(state),
+    );
   }
 
   /** The current watermark; `-Infinity` before the first. */
   get currentWatermark(): number {
-    return this.#panes?.currentWatermark ?? this.#timers.currentWatermark;
+    return this.#engine?.currentWatermark ?? this.#timers.currentWatermark;
   }
 
   /** Records dropped as late because no late-data tag was set. */
   get numLateRecordsDropped(): number {
-    return this.#panes?.numLateRecordsDropped ?? this.#numLateRecordsDropped;
+    return this.#engine?.numLateRecordsDropped ?? this.#numLateRecordsDropped;
   }
 
   /**
@@ -171,17 +184,17 @@ export class WindowOperator<T, K, ACC, OUT> {
    * (during a watermark's firing) its value is unspecified.
    */
   get numWindows(): number {
-    return this.#panes?.numWindows ?? this.#slots.size;
+    return this.#engine?.numWindows ?? this.#slots.size;
   }
 
   /** The largest end of a window fired so far; `-Infinity` before the first. */
   get lastFiredWindowEnd(): number {
-    return this.#panes?.lastFiredWindowEnd ?? this.#firing.lastFiredWindowEnd;
+    return this.#engine?.lastFiredWindowEnd ?? this.#firing.lastFiredWindowEnd;
   }
 
   /** Pending timers of both kinds; unspecified inside a window function. */
   get numTimers(): number {
-    return this.#panes?.numTimers ?? this.#timers.numEventTimeTimers() +
+    return this.#engine?.numTimers ?? this.#timers.numEventTimeTimers() +
         this.#timers.numProcessingTimeTimers();
   }
 
@@ -193,14 +206,23 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @param timestamps Their timestamps in milliseconds, same length.
    */
   processBatch(values: readonly T[], timestamps: ArrayLike<number>): void {
-    if (this.#panes) return this.#panes.processBatch(values, timestamps);
+    const from = this.#engine?.processBatch(values, timestamps) ?? 0;
+    if (from < values.length) this.#generalBatch(values, timestamps, from);
+  }
+
+  // The batch from record `from` on, on the general engine.
+  #generalBatch(
+    values: readonly T[],
+    timestamps: ArrayLike<number>,
+    from: number,
+  ): void {
     // One clock read per batch (a batch is processed at one instant): one
     // per record cost more than the rest of the record's work.
     if (!this.#eventTime) this.#batchTime = this.#clock.now();
     // A record whose user code throws goes to rejectRecord and the batch goes
     // on after it, in resumeBatch: no record pays for a try of its own.
     const n = values.length;
-    let i = 0;
+    let i = from;
     try {
       for (; i < n; i++) this.#processRecord(values[i], timestamps[i]);
     } catch (error) {
@@ -222,7 +244,7 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @throws {RangeError} If merging would make a window end before the watermark.
    */
   processElement(value: T, timestamp: number): void {
-    if (this.#panes) return this.#panes.processElement(value, timestamp);
+    if (this.#engine?.processElement(value, timestamp)) return;
     try {
       this.#processRecord(value, timestamp);
     } catch (error) {
@@ -235,7 +257,9 @@ export class WindowOperator<T, K, ACC, OUT> {
   // #addElement). Batches catch once per failure, not once per record: a
   // try per record and window cost the record path about 10%.
   #processRecord(value: T, timestamp: number): void {
-    const key = this.#keyOf(value);
+    const carried = this.#carried;
+    this.#carried = undefined;
+    const key = carried === undefined ? this.#keyOf(value) : carried.key;
     if (this.#merging && this.#merger.addRecord(key, value, timestamp)) return;
     const windows = this.#assigner.assignWindows(
       value,
@@ -287,7 +311,7 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @param watermark The new watermark in milliseconds.
    */
   processWatermark(watermark: number): void {
-    if (this.#panes) return this.#panes.processWatermark(watermark);
+    if (this.#engine) return this.#engine.processWatermark(watermark);
     if (!(watermark > this.#timers.currentWatermark)) return;
     this.#timers.advanceWatermark(watermark, this.#firing.onEventTime);
     this.#output.emitWatermark(watermark);
@@ -327,13 +351,13 @@ export class WindowOperator<T, K, ACC, OUT> {
    * records, and do not modify the arrays.
    */
   slotGroups(): WindowSlotSnapshot<K, ACC>[][] {
-    if (this.#panes) return this.#panes.slotGroups();
+    if (this.#engine) return this.#engine.slotGroups();
     return this.#slots.groups();
   }
 
   /** The snapshot's fields other than `slots`: see {@linkcode slotGroups}. */
   snapshotWithoutSlots(): Omit<WindowOperatorSnapshot<K, ACC>, "slots"> {
-    if (this.#panes) return this.#panes.snapshotWithoutSlots();
+    if (this.#engine) return this.#engine.snapshotWithoutSlots();
     this.#merger.settle();
     return {
       nextId: this.#slots.nextId,
@@ -349,12 +373,30 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @param snapshot A snapshot of an operator with the same configuration.
    */
   restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
-    // One the pane engine cannot hold: the general engine runs from now on.
-    if (this.#panes?.restore(snapshot)) return;
-    this.#panes = null;
+    // One the engine cannot hold: the general engine runs from now on.
+    const lastFired = this.lastFiredWindowEnd;
+    this.#engine = this.#native?.restore(snapshot, lastFired)
+      ? this.#native
+      : null;
+    if (this.#engine !== null) return;
+    this.#firing.lastFiredWindowEnd = lastFired;
     this.#slots.restore(snapshot.slots, snapshot.nextId);
     this.#timers.restore(snapshot.timers);
     this.#numLateRecordsDropped = snapshot.numLateRecordsDropped;
+  }
+
+  // An engine's state, for the general engine to go on with (see HandOver).
+  #handOver(state: HandOver<K, ACC>): void {
+    this.#engine = null;
+    this.#slots.restore(state.snapshot.slots, state.snapshot.nextId);
+    this.#timers.restore(state.snapshot.timers);
+    this.#numLateRecordsDropped = state.snapshot.numLateRecordsDropped;
+    this.#firing.lastFiredWindowEnd = state.lastFiredWindowEnd;
+    this.#slots.carryGroups(state.groups, state.flags);
+    if (state.noCleanup >= 0) {
+      this.#slots.get(state.noCleanup)!.cleanupRegistered = false;
+    }
+    this.#carried = state.key;
   }
 
   /**
