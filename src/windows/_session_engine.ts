@@ -150,27 +150,21 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     return this.#processRecord(value, timestamp);
   }
 
+  // The path of most records, kept small enough to inline: a record in or
+  // extending its key's newest session, pending and ahead of the watermark.
   #processRecord(value: T, timestamp: number): boolean {
-    if (!Number.isSafeInteger(timestamp)) return this.#handOver();
     const key = this.#keyOf(value);
     const row = this.#newest.get(key);
-    let end = timestamp + this.#gap;
-    if (end > MAX_WINDOW_END) end = MAX_WINDOW_END;
-    if (row === undefined || timestamp > row.end) {
-      if (end - 1 > this.#watermark) {
-        this.#open(key, value, timestamp, end, row);
-        return true;
-      }
-      return this.#late(key, value, timestamp, end, row);
-    }
     if (
-      timestamp < row.start || row.state !== PENDING ||
-      !(row.end - 1 > this.#watermark)
-    ) {
-      return this.#late(key, value, timestamp, end, row);
-    }
+      row === undefined || !(timestamp >= row.start && timestamp <= row.end) ||
+      row.state !== PENDING || !(row.end - 1 > this.#watermark) ||
+      !Number.isSafeInteger(timestamp)
+    ) return this.#other(key, value, timestamp, row);
+    const end = timestamp + this.#gap;
     if (end > row.end) {
-      if (this.#lateness > 0) return this.#growLate(row, value, end);
+      if (this.#lateness > 0 || end > MAX_WINDOW_END) {
+        return this.#grow(row, value, end);
+      }
       // The general engine grows the session before the add, and keeps it
       // grown (with its one timer moved) if the add throws.
       row.end = end;
@@ -182,19 +176,50 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     return true;
   }
 
-  // With allowed lateness, an add that throws after its session grew leaves
-  // the general engine's session with its fire timer but no cleanup timer,
-  // which no row holds: the engine hands over that state, then throws.
-  #growLate(row: Row<K, ACC>, value: T, end: number): boolean {
-    row.end = end;
-    row.changed = true;
-    const fn = this.#fn;
-    try {
-      row.contents = fn.add(row.contents ?? fn.create(), value);
-    } catch (error) {
-      this.#handOver(undefined, row.id);
-      throw error;
+  // A record after its key's newest session (or its key's first), or one
+  // the engine does not take.
+  #other(
+    key: K,
+    value: T,
+    timestamp: number,
+    row: Row<K, ACC> | undefined,
+  ): boolean {
+    if (!Number.isSafeInteger(timestamp)) return this.#handOver({ key });
+    let end = timestamp + this.#gap;
+    if (end > MAX_WINDOW_END) end = MAX_WINDOW_END;
+    if (
+      (row === undefined || timestamp > row.end) && end - 1 > this.#watermark
+    ) {
+      this.#open(key, value, timestamp, end, row);
+      return true;
     }
+    return this.#late(key, value, timestamp, end, row);
+  }
+
+  // A record that extends its session, off the inlined path: its end
+  // clipped to the safe range (then maybe not past the session's), or
+  // with allowed lateness, where an add that throws after its session
+  // grew leaves the general engine's session with its fire timer but no
+  // cleanup timer, which no row holds: the engine hands over that state,
+  // then throws.
+  #grow(row: Row<K, ACC>, value: T, end: number): boolean {
+    const fn = this.#fn;
+    if (end > MAX_WINDOW_END) end = MAX_WINDOW_END;
+    if (end > row.end) {
+      row.end = end;
+      row.changed = true;
+      if (this.#lateness > 0) {
+        try {
+          row.contents = fn.add(row.contents ?? fn.create(), value);
+        } catch (error) {
+          this.#handOver(undefined, row.id);
+          throw error;
+        }
+        return true;
+      }
+    }
+    row.contents = fn.add(row.contents ?? fn.create(), value);
+    row.changed = true;
     return true;
   }
 
