@@ -340,11 +340,13 @@ export class WindowSlots<K, ACC> {
   /**
    * After a restore from another engine's state: each slot's snapshot
    * group and changed flag from `flags` (by id), and the groups as of that
-   * engine's last snapshot, so that unchanged groups are reused still.
+   * engine's last snapshot, so that unchanged groups are reused still. The
+   * slot of id `noCleanup` (if any) has no cleanup timer registered.
    */
-  carryGroups(
+  carry(
     groups: SnapshotGroups<never, WindowSlotSnapshot<K, ACC>>,
     flags: ReadonlyMap<number, GroupedItem>,
+    noCleanup: number,
   ): void {
     for (const slot of this.#byId.values()) {
       const carried = flags.get(slot.id);
@@ -353,6 +355,8 @@ export class WindowSlots<K, ACC> {
       slot.changed = carried.changed;
     }
     this.#groups.adopt(groups);
+    const slot = this.#byId.get(noCleanup);
+    if (slot !== undefined) slot.cleanupRegistered = false;
   }
 
   // An inner map appeared or went away: forget the recent ones.

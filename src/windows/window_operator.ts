@@ -8,6 +8,7 @@
 import type { Clock } from "../time/mod.ts";
 import { requireNonNegativeInteger } from "../time/validate.ts";
 import { resumeBatch } from "./_batch_resume.ts";
+import { SlotAdds } from "./_slot_adds.ts";
 import { SlotContext } from "./_slot_context.ts";
 import {
   type HandOver,
@@ -16,11 +17,11 @@ import {
 } from "./_window_engine.ts";
 import { WindowFiring } from "./_window_firing.ts";
 import { WindowMerger } from "./_window_merging.ts";
-import { type Slot, WindowSlots } from "./_window_slots.ts";
+import { WindowSlots } from "./_window_slots.ts";
 import { isElementLate, isWindowLate } from "./lateness.ts";
 import type { OutputTag } from "./output_tag.ts";
 import { TimerService } from "./timer_service.ts";
-import type { Trigger, TriggerResult } from "./trigger.ts";
+import type { Trigger } from "./trigger.ts";
 import type { WindowFunction } from "./window_function.ts";
 import type {
   WindowAssigner,
@@ -90,14 +91,14 @@ export class WindowOperator<T, K, ACC, OUT> {
   readonly #assignerContext: WindowAssignerContext;
   #batchTime: number | null = null;
   readonly #timers = new TimerService();
-  readonly #context: SlotContext<K, ACC>;
+  readonly #adds: SlotAdds<T, K, ACC, OUT>;
   readonly #slots: WindowSlots<K, ACC>;
   readonly #merger: WindowMerger<T, K, ACC>;
   readonly #firing: WindowFiring<T, K, ACC, OUT>;
   // Fixed event-time windows and sessions with the default trigger run on
-  // an engine of their own (see _window_engine.ts) while it holds their
-  // state, the rest on the slots below; #native is that engine, #engine
-  // it while it runs (null after it handed over or refused a restore).
+  // an engine of their own (see _window_engine.ts), #native, the rest on
+  // the slots above; #engine is null once it handed over or refused a
+  // restore.
   readonly #native: WindowEngine<T, K, ACC> | null;
   #engine: WindowEngine<T, K, ACC> | null;
   // The key of the record an engine handed over with, computed already.
@@ -144,7 +145,7 @@ export class WindowOperator<T, K, ACC, OUT> {
       allowedLatenessMs: this.#lateness,
       partitionOf: options.partitionOf,
     });
-    this.#context = new SlotContext(this.#timers, options.clock);
+    const context = new SlotContext<K, ACC>(this.#timers, options.clock);
     // One set of parts for the two halves that act on the slots besides
     // the record path: merging (sessions) and firing (timers).
     const parts = {
@@ -152,7 +153,7 @@ export class WindowOperator<T, K, ACC, OUT> {
       slots: this.#slots,
       timers: this.#timers,
       trigger: this.#trigger,
-      context: this.#context,
+      context,
       windowFunction: this.#fn,
       output,
       clock,
@@ -161,6 +162,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     };
     this.#merger = new WindowMerger(parts);
     this.#firing = new WindowFiring(parts);
+    this.#adds = new SlotAdds(parts);
     this.#engine = this.#native = windowEngineOf(
       options,
       this.#assignerContext,
@@ -228,7 +230,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     } catch (error) {
       resumeBatch(values, timestamps, i, error, {
         process: (value, timestamp) => this.#processRecord(value, timestamp),
-        takeBack: () => this.#takeBack(),
+        takeBack: () => this.#adds.takeBack(),
       }, this.#output);
     } finally {
       this.#batchTime = null;
@@ -248,13 +250,13 @@ export class WindowOperator<T, K, ACC, OUT> {
     try {
       this.#processRecord(value, timestamp);
     } catch (error) {
-      this.#takeBack();
+      this.#adds.takeBack();
       throw error;
     }
   }
 
   // processElement without its take-back: the caller takes back (see
-  // #addElement). Batches catch once per failure, not once per record: a
+  // SlotAdds). Batches catch once per failure, not once per record: a
   // try per record and window cost the record path about 10%.
   #processRecord(value: T, timestamp: number): void {
     const carried = this.#carried;
@@ -284,7 +286,7 @@ export class WindowOperator<T, K, ACC, OUT> {
       skipped = false;
       const found = slots.find(key, window);
       const slot = found ?? slots.create(key, window);
-      const result = this.#addElement(value, timestamp, slot, found === slot);
+      const result = this.#adds.add(value, timestamp, slot, found === slot);
       this.#firing.apply(result, slot);
       if (!slot.cleanupRegistered) slots.registerCleanupTimer(slot);
     }
@@ -375,67 +377,23 @@ export class WindowOperator<T, K, ACC, OUT> {
   restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
     // One the engine cannot hold: the general engine runs from now on.
     const lastFired = this.lastFiredWindowEnd;
-    this.#engine = this.#native?.restore(snapshot, lastFired)
-      ? this.#native
-      : null;
-    if (this.#engine !== null) return;
-    this.#firing.lastFiredWindowEnd = lastFired;
-    this.#slots.restore(snapshot.slots, snapshot.nextId);
-    this.#timers.restore(snapshot.timers);
-    this.#numLateRecordsDropped = snapshot.numLateRecordsDropped;
+    const held = this.#native?.restore(snapshot, lastFired) ?? false;
+    this.#engine = held ? this.#native : null;
+    if (!held) this.#restoreGeneral(snapshot, lastFired);
   }
 
   // An engine's state, for the general engine to go on with (see HandOver).
   #handOver(state: HandOver<K, ACC>): void {
     this.#engine = null;
-    this.#slots.restore(state.snapshot.slots, state.snapshot.nextId);
-    this.#timers.restore(state.snapshot.timers);
-    this.#numLateRecordsDropped = state.snapshot.numLateRecordsDropped;
-    this.#firing.lastFiredWindowEnd = state.lastFiredWindowEnd;
-    this.#slots.carryGroups(state.groups, state.flags);
-    if (state.noCleanup >= 0) {
-      this.#slots.get(state.noCleanup)!.cleanupRegistered = false;
-    }
+    this.#restoreGeneral(state.snapshot, state.lastFiredWindowEnd);
+    this.#slots.carry(state.groups, state.flags, state.noCleanup);
     this.#carried = state.key;
   }
 
-  /**
-   * Adds a record to one of its windows: the trigger's `onElement`, then
-   * the function's `add`. The trigger sees only its own state, never the
-   * contents, so asking it first changes nothing it decides, and lets a
-   * record whose trigger or `add` throws be taken back whole
-   * ({@linkcode #takeBack}): a new slot goes, an existing one gets its
-   * trigger state and the timers of this call back, and its contents are
-   * replaced only once `add` returned (an `add` that changed its
-   * accumulator before it threw keeps that change; see
-   * `WindowOutput.rejectRecord`).
-   */
-  #addElement(
-    value: T,
-    timestamp: number,
-    slot: Slot<K, ACC>,
-    existed: boolean,
-  ): TriggerResult {
-    const context = this.#context.onAdd(slot, existed);
-    const result = this.#trigger.onElement(
-      value,
-      timestamp,
-      slot.window,
-      context,
-    );
-    slot.contents = this.#fn.add(slot.contents ?? this.#fn.create(), value);
-    slot.changed = true;
-    context.endAdd();
-    return result;
-  }
-
-  /**
-   * Takes back the add a record's user code threw in, if it threw in
-   * {@linkcode #addElement}: called by whatever caught the error, so the
-   * record path needs no try of its own.
-   */
-  #takeBack(): void {
-    const created = this.#context.takeBack();
-    if (created !== null) this.#slots.remove(created);
+  #restoreGeneral(state: WindowOperatorSnapshot<K, ACC>, last: number): void {
+    this.#slots.restore(state.slots, state.nextId);
+    this.#timers.restore(state.timers);
+    this.#numLateRecordsDropped = state.numLateRecordsDropped;
+    this.#firing.lastFiredWindowEnd = last;
   }
 }
