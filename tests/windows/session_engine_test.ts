@@ -1,0 +1,256 @@
+// Cases of the session engine (src/windows/_session_engine.ts) against the
+// general engine: which operators it takes, handovers in the middle of a
+// batch, restores it can and cannot hold, and the counters at each step.
+
+import assert from "node:assert/strict";
+import { ManualClock } from "../../src/time/clock.ts";
+import { sessionEngineOf } from "../../src/windows/_session_engine.ts";
+import type { HandOver } from "../../src/windows/_window_engine.ts";
+import { EventTimeTrigger } from "../../src/windows/event_time_trigger.ts";
+import { EventTimeSessionWindows } from "../../src/windows/session.ts";
+import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
+import { aggregateWindow } from "../../src/windows/window_function.ts";
+import {
+  WindowOperator,
+  type WindowOperatorOptions,
+  type WindowOperatorSnapshot,
+  type WindowOutput,
+} from "../../src/windows/window_operator.ts";
+
+type Rec = { key: number; v: number };
+
+// Decides as EventTimeTrigger, but is another class: the general engine.
+class GeneralEventTimeTrigger<T> extends EventTimeTrigger<T> {}
+
+const GAP = 10;
+
+function optionsOf(
+  general: boolean,
+  lateness: number,
+): WindowOperatorOptions<Rec, number, number, string> {
+  return {
+    assigner: EventTimeSessionWindows.withGap<Rec>(GAP),
+    keySelector: (r) => r.key,
+    trigger: general ? new GeneralEventTimeTrigger<Rec>() : undefined,
+    allowedLatenessMs: lateness,
+    clock: new ManualClock(),
+    windowFunction: aggregateWindow<Rec, number, number, number, string>({
+      createAccumulator: () => 0,
+      add(r, acc) {
+        if (r.v === 0) throw new Error(`add of ${r.key} refused`);
+        return acc + r.v;
+      },
+      getResult: (acc) => acc,
+      merge: (a, b) => a + b,
+    }, (key, ctx, [acc], out) => {
+      out(`${key}|${ctx.window.start}|${ctx.window.end}|${acc}`);
+    }),
+  };
+}
+
+function outputOf(log: string[]): WindowOutput<string> {
+  return {
+    collect: (value, ts) => log.push(`fire ${value} @${ts}`),
+    sideOutput: (_tag, value, ts) => log.push(`side ${value} @${ts}`),
+    emitWatermark: (w) => log.push(`watermark ${w}`),
+    rejectRecord: (value, ts, error, index) =>
+      log.push(
+        `reject ${JSON.stringify(value)} @${ts} #${index}: ${
+          (error as Error).message
+        }`,
+      ),
+  };
+}
+
+type Op = WindowOperator<Rec, number, number, string>;
+
+/** An operator on the session engine and one on the general engine. */
+function pair(lateness = 0): { ops: [Op, Op]; logs: [string[], string[]] } {
+  const logs: [string[], string[]] = [[], []];
+  const ops = [false, true].map((general, i) =>
+    new WindowOperator(optionsOf(general, lateness), outputOf(logs[i]))
+  ) as [Op, Op];
+  return { ops, logs };
+}
+
+function counters(op: Op): number[] {
+  return [
+    op.currentWatermark,
+    op.numWindows,
+    op.numTimers,
+    op.lastFiredWindowEnd,
+    op.numLateRecordsDropped,
+  ];
+}
+
+// Applies `step` to both, then checks they agree in everything observable.
+function both(
+  { ops, logs }: ReturnType<typeof pair>,
+  step: (op: Op) => void,
+): void {
+  for (const op of ops) step(op);
+  assert.deepEqual(logs[0], logs[1]);
+  assert.deepEqual(counters(ops[0]), counters(ops[1]));
+  assert.deepEqual(ops[0].snapshot(), ops[1].snapshot());
+}
+
+const batch = (op: Op, records: [number, number, number][]) =>
+  op.processBatch(
+    records.map(([key, , v]) => ({ key, v })),
+    records.map(([, ts]) => ts),
+  );
+
+Deno.test("sessionEngineOf takes exactly EventTimeSessionWindows with a fixed gap and EventTimeTrigger", () => {
+  const output = outputOf([]);
+  const none = () => {};
+  const options = optionsOf(false, 0);
+  assert.notEqual(sessionEngineOf(options, output, none), null);
+  assert.notEqual(
+    sessionEngineOf(
+      { ...options, trigger: EventTimeTrigger.create() },
+      output,
+      none,
+    ),
+    null,
+  );
+  for (
+    const other of [
+      { trigger: new GeneralEventTimeTrigger<Rec>() },
+      { assigner: EventTimeSessionWindows.withDynamicGap<Rec>(() => GAP) },
+      { assigner: TumblingEventTimeWindows.of<Rec>(GAP) },
+    ]
+  ) {
+    assert.equal(sessionEngineOf({ ...options, ...other }, output, none), null);
+  }
+});
+
+Deno.test("session engine: a handover in the middle of a batch keeps every result and counter", () => {
+  const runs = pair();
+  both(runs, (op) => batch(op, [[1, 0, 1], [2, 1, 2], [1, 5, 3]]));
+  both(runs, (op) => op.processWatermark(3));
+  // Key 2's record at -5 touches its session from before: out of order,
+  // so the general engine takes it and the records after it.
+  both(
+    runs,
+    (op) => batch(op, [[1, 12, 4], [2, -5, 5], [1, 20, 6], [3, 30, 7]]),
+  );
+  both(runs, (op) => op.processWatermark(40));
+  both(runs, (op) => op.processWatermark(Infinity));
+  assert.deepEqual(runs.logs[0].filter((line) => line.startsWith("fire")), [
+    "fire 2|-5|11|7 @10",
+    "fire 1|0|30|14 @29",
+    "fire 3|30|40|7 @39",
+  ]);
+});
+
+Deno.test("session engine: an add that throws as its session grows, with allowed lateness, hands over and the batch goes on", () => {
+  const runs = pair(5);
+  both(runs, (op) => batch(op, [[1, 0, 1], [2, 0, 1]]));
+  // Grows key 1's session, then its add throws: the general engine's
+  // session then has no cleanup timer until its next record.
+  both(runs, (op) => batch(op, [[2, 3, 2], [1, 4, 0], [2, 6, 3], [3, 7, 1]]));
+  both(runs, (op) => op.processWatermark(13));
+  both(runs, (op) => batch(op, [[1, 9, 2]]));
+  both(runs, (op) => op.processWatermark(100));
+  assert.ok(runs.logs[0].some((line) => line.startsWith("reject")));
+});
+
+Deno.test("session engine: late records whose window touches no session stay on the engine; one within the lateness fires at once", () => {
+  const runs = pair(3);
+  both(runs, (op) => batch(op, [[1, 20, 1], [1, 25, 2]]));
+  both(runs, (op) => op.processWatermark(15));
+  // [0, 10) is late (9 + 3 <= 15) and touches nothing: dropped, counted.
+  both(runs, (op) => batch(op, [[1, 0, 5]]));
+  assert.equal(runs.ops[0].numLateRecordsDropped, 1);
+  // [4, 14) is not late but fires at once: the general engine takes it.
+  both(runs, (op) => batch(op, [[2, 4, 6]]));
+  both(runs, (op) => op.processWatermark(Infinity));
+});
+
+Deno.test("session engine: restore holds a general engine's snapshot, and refuses one with trigger state or a missing cleanup timer", () => {
+  const general = new WindowOperator(optionsOf(true, 5), outputOf([]));
+  general.processBatch([{ key: 1, v: 1 }, { key: 2, v: 2 }], [0, 30]);
+  general.processWatermark(12);
+  const snapshot = general.snapshot();
+  const handed: HandOver<number, number>[] = [];
+  const engine = sessionEngineOf(
+    optionsOf(false, 5),
+    outputOf([]),
+    (state) => handed.push(state),
+  )!;
+  assert.equal(engine.restore(structuredClone(snapshot), 7), true);
+  assert.deepEqual(
+    [engine.numWindows, engine.numTimers, engine.currentWatermark],
+    [general.numWindows, general.numTimers, general.currentWatermark],
+  );
+  assert.equal(engine.lastFiredWindowEnd, 7);
+  assert.deepEqual(engine.slotGroups().flat(), snapshot.slots);
+  assert.deepEqual(engine.snapshotWithoutSlots(), {
+    nextId: snapshot.nextId,
+    timers: snapshot.timers,
+    numLateRecordsDropped: 0,
+  });
+  const refused: WindowOperatorSnapshot<number, number>[] = [
+    {
+      ...snapshot,
+      slots: snapshot.slots.map((slot) => ({ ...slot, triggerState: 1 })),
+    },
+    // Key 2's session (id 1, [30, 40)) with its fire timer only.
+    {
+      ...snapshot,
+      timers: { ...snapshot.timers, eventTime: [1, 39] },
+    },
+    {
+      ...snapshot,
+      timers: { ...snapshot.timers, processingTime: [1, 39] },
+    },
+  ];
+  for (const bad of refused) assert.equal(engine.restore(bad, 7), false);
+  assert.equal(handed.length, 0);
+  // An operator restored from either goes on as the general engine does.
+  for (const bad of refused) {
+    const runs = pair(5);
+    both(runs, (op) => op.restore(structuredClone(bad)));
+    both(runs, (op) => batch(op, [[2, 35, 4], [3, 50, 1]]));
+    both(runs, (op) => op.processWatermark(Infinity));
+  }
+});
+
+Deno.test("session engine: an operator restored after a handover runs on the engine again, with the counters of the general engine", () => {
+  const runs = pair(2);
+  both(runs, (op) => batch(op, [[1, 10, 1], [1, 2, 2]]));
+  both(runs, (op) => op.processWatermark(5));
+  const snapshot = runs.ops[1].snapshot();
+  both(runs, (op) => op.restore(structuredClone(snapshot)));
+  both(runs, (op) => batch(op, [[1, 14, 3], [2, 40, 4]]));
+  both(runs, (op) => op.processWatermark(45));
+  both(runs, (op) => op.processWatermark(Infinity));
+  assert.equal(runs.ops[0].numWindows, 0);
+});
+
+Deno.test("session engine: processBatch stops at the first record it does not take and hands over the state before it, with that record's key", () => {
+  const handed: HandOver<number, number>[] = [];
+  const engine = sessionEngineOf(
+    optionsOf(false, 0),
+    outputOf([]),
+    (state) => handed.push(state),
+  )!;
+  const values = [1, 2, 1, 2].map((key, v) => ({ key, v: v + 1 }));
+  assert.equal(engine.processBatch(values, [0, 20, 5, 15]), 3);
+  assert.equal(handed.length, 1);
+  assert.deepEqual(handed[0].key, { key: 2 });
+  assert.equal(handed[0].noCleanup, -1);
+  assert.deepEqual(handed[0].snapshot, {
+    slots: [
+      { id: 0, key: 1, start: 0, end: 15, contents: 4 },
+      { id: 1, key: 2, start: 20, end: 30, contents: 2 },
+    ],
+    nextId: 2,
+    timers: {
+      currentWatermark: -Infinity,
+      eventTime: [0, 14, 1, 29],
+      processingTime: [],
+    },
+    numLateRecordsDropped: 0,
+  });
+});
