@@ -80,6 +80,8 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   #nextId = 0;
   #numRows = 0;
   #numLateRecordsDropped = 0;
+  // The clock read for the sweep under way (see #fire).
+  #now = NaN;
   // False once the engine handed over, until a restore.
   #active = true;
   lastFiredWindowEnd = -Infinity;
@@ -283,6 +285,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   // Runs the timers due at `watermark` in (time, id) order. An entry whose
   // row's earliest timer moved later goes back at that time.
   #fireDue(watermark: number): void {
+    this.#now = NaN;
     const due = this.#due;
     const lateness = this.#lateness;
     while (due.size > 0 && due.topTime() <= watermark) {
@@ -316,7 +319,12 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     }
   }
 
-  // Emits a session as the general engine does, with one clock read.
+  // Emits a session as the general engine does. The clock is read once per
+  // watermark's sweep (#now, NaN until read), not per session as the
+  // general engine reads it: sessions fired in one sweep see one instant,
+  // which differs from the general engine's only if the clock moves during
+  // the sweep (e.g. a window function advancing a ManualClock), as in the
+  // pane engine (see PaneFire).
   #fire(row: Row<K, ACC>, watermark: number): void {
     const contents = row.contents;
     if (contents === undefined) return;
@@ -327,7 +335,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       window,
       row.end - 1,
       watermark,
-      this.#clock.now(),
+      this.#now === this.#now ? this.#now : (this.#now = this.#clock.now()),
       output,
     );
     try {
