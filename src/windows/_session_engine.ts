@@ -2,7 +2,7 @@
 // the default trigger: what the general engine does with EventTimeTrigger,
 // without a slot, TimeWindow, index entry or timer object per session.
 //
-// A session is a row (see SessionRow), found through its key's newest
+// A session is a row (see SessionRows), found through its key's newest
 // session; its timers are implied by its end and state, and one entry per
 // row in a due queue ordered by (time, id) stands for them. A record that
 // extends a session only moves its end: the entry, at an older time, is
@@ -23,12 +23,10 @@ import {
   DEAD,
   DueQueue,
   FIRED,
+  NONE,
   PENDING,
-  rowsOf,
-  SessionRow,
-  slotOf,
-  timerPairsOf,
-  timesOf,
+  restoredSessions,
+  SessionRows,
 } from "./_session_rows.ts";
 import { WATERMARK } from "./_timer_checks.ts";
 import type { HandOverTo, WindowEngine } from "./_window_engine.ts";
@@ -47,7 +45,12 @@ import type {
 import type { WindowOperatorOptions } from "./window_operator_options.ts";
 import type { WindowOutput } from "./window_output.ts";
 
-type Row<K, ACC> = SessionRow<K, ACC>;
+// A row as an item of the snapshot groups, made at snapshot time.
+interface Item {
+  row: number;
+  part: number;
+  changed: boolean;
+}
 
 /** What a {@linkcode SessionEngine} is built from. */
 export interface SessionEngineOptions<T, K, ACC, OUT> {
@@ -71,14 +74,14 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   readonly #output: WindowOutput<OUT>;
   readonly #done: () => void;
   readonly #handOverTo: HandOverTo<K, ACC>;
-  #groups: SnapshotGroups<Row<K, ACC>, WindowSlotSnapshot<K, ACC>>;
-  readonly #partOf: (row: Row<K, ACC>) => number;
-  // Each key's newest session; Row.older leads to the others.
-  #newest = new Map<K, Row<K, ACC>>();
-  readonly #due = new DueQueue<Row<K, ACC>>();
+  readonly #partitionOf: (key: K) => number;
+  #groups: SnapshotGroups<Item, WindowSlotSnapshot<K, ACC>>;
+  #rows = new SessionRows<K, ACC>();
+  // Each key's newest session; SessionRows.older leads to the others.
+  #newest = new Map<K, number>();
+  readonly #due = new DueQueue();
   #watermark = -Infinity;
   #nextId = 0;
-  #numRows = 0;
   #numLateRecordsDropped = 0;
   // The clock read for the sweep under way (see #fire).
   #now = NaN;
@@ -100,11 +103,8 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     this.#output = output;
     this.#done = output.windowDone?.bind(output) ?? function none() {};
     this.#handOverTo = handOverTo;
-    const partitionOf = options.partitionOf;
-    this.#partOf = partitionOf === undefined
-      ? () => 0
-      : (row) => partitionOf(row.key);
-    this.#groups = new SnapshotGroups(this.#partOf, slotOf);
+    this.#partitionOf = options.partitionOf ?? (() => 0);
+    this.#groups = this.#newGroups();
   }
 
   get currentWatermark(): number {
@@ -116,13 +116,13 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   }
 
   get numWindows(): number {
-    return this.#numRows;
+    return this.#rows.size;
   }
 
   get numTimers(): number {
     let count = 0;
-    for (const row of this.#rows()) {
-      count += timesOf(row, this.#lateness).length;
+    for (const row of this.#rows.live()) {
+      count += this.#rows.timesOf(row, this.#lateness).length;
     }
     return count;
   }
@@ -138,7 +138,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
         return n;
       } catch (error) {
         // The record left what the general engine's record would: nothing,
-        // or (see #growLate) a handover.
+        // or (see #grow) a handover.
         const reject = this.#output.rejectRecord;
         if (reject === undefined) throw error;
         reject(values[i], timestamps[i], error, i);
@@ -157,40 +157,41 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   #processRecord(value: T, timestamp: number): boolean {
     const key = this.#keyOf(value);
     const row = this.#newest.get(key);
+    if (row === undefined) return this.#other(key, value, timestamp, NONE);
+    const rows = this.#rows;
+    const ends = rows.ends;
+    const last = ends[row];
     if (
-      row === undefined || !(timestamp >= row.start && timestamp <= row.end) ||
-      row.state !== PENDING || !(row.end - 1 > this.#watermark) ||
+      !(timestamp >= rows.starts[row] && timestamp <= last) ||
+      rows.states[row] !== PENDING || !(last - 1 > this.#watermark) ||
       !Number.isSafeInteger(timestamp)
     ) return this.#other(key, value, timestamp, row);
     const end = timestamp + this.#gap;
-    if (end > row.end) {
+    if (end > last) {
       if (this.#lateness > 0 || end > MAX_WINDOW_END) {
         return this.#grow(row, value, end);
       }
       // The general engine grows the session before the add, and keeps it
       // grown (with its one timer moved) if the add throws.
-      row.end = end;
-      row.changed = true;
+      ends[row] = end;
+      rows.changed[row] = 1;
     }
     const fn = this.#fn;
-    row.contents = fn.add(row.contents ?? fn.create(), value);
-    row.changed = true;
+    const contents = rows.contents;
+    contents[row] = fn.add(contents[row] ?? fn.create(), value);
+    rows.changed[row] = 1;
     return true;
   }
 
   // A record after its key's newest session (or its key's first), or one
   // the engine does not take.
-  #other(
-    key: K,
-    value: T,
-    timestamp: number,
-    row: Row<K, ACC> | undefined,
-  ): boolean {
+  #other(key: K, value: T, timestamp: number, row: number): boolean {
     if (!Number.isSafeInteger(timestamp)) return this.#handOver({ key });
     let end = timestamp + this.#gap;
     if (end > MAX_WINDOW_END) end = MAX_WINDOW_END;
     if (
-      (row === undefined || timestamp > row.end) && end - 1 > this.#watermark
+      (row === NONE || timestamp > this.#rows.ends[row]) &&
+      end - 1 > this.#watermark
     ) {
       this.#open(key, value, timestamp, end, row);
       return true;
@@ -204,43 +205,39 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   // grew leaves the general engine's session with its fire timer but no
   // cleanup timer, which no row holds: the engine hands over that state,
   // then throws.
-  #grow(row: Row<K, ACC>, value: T, end: number): boolean {
+  #grow(row: number, value: T, end: number): boolean {
     const fn = this.#fn;
+    const rows = this.#rows;
+    const contents = rows.contents;
     if (end > MAX_WINDOW_END) end = MAX_WINDOW_END;
-    if (end > row.end) {
-      row.end = end;
-      row.changed = true;
+    if (end > rows.ends[row]) {
+      rows.ends[row] = end;
+      rows.changed[row] = 1;
       if (this.#lateness > 0) {
         try {
-          row.contents = fn.add(row.contents ?? fn.create(), value);
+          contents[row] = fn.add(contents[row] ?? fn.create(), value);
         } catch (error) {
-          this.#handOver(undefined, row.id);
+          this.#handOver(undefined, rows.ids[row]);
           throw error;
         }
         return true;
       }
     }
-    row.contents = fn.add(row.contents ?? fn.create(), value);
-    row.changed = true;
+    contents[row] = fn.add(contents[row] ?? fn.create(), value);
+    rows.changed[row] = 1;
     return true;
   }
 
-  // A new newest session of `key` (after `older`, if any): the id is taken
-  // before the add, as the general engine takes it.
-  #open(
-    key: K,
-    value: T,
-    start: number,
-    end: number,
-    older: Row<K, ACC> | undefined,
-  ): void {
+  // A new newest session of `key` (after row `older`, if any): the id is
+  // taken before the add, as the general engine takes it.
+  #open(key: K, value: T, start: number, end: number, older: number): void {
     const id = this.#nextId++;
     const fn = this.#fn;
     const contents = fn.add(fn.create(), value);
-    const row = new SessionRow(id, key, start, end, contents, older ?? null);
-    if (older !== undefined) older.newer = row;
+    const rows = this.#rows;
+    const row = rows.add(id, key, start, end, contents, older);
+    if (older !== NONE) rows.newer[older] = row;
     this.#newest.set(key, row);
-    this.#numRows++;
     this.#due.push(end - 1, id, row);
   }
 
@@ -252,13 +249,14 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     value: T,
     timestamp: number,
     end: number,
-    newest: Row<K, ACC> | undefined,
+    newest: number,
   ): boolean {
     if (!(end - 1 + this.#lateness <= this.#watermark)) {
       return this.#handOver({ key });
     }
-    for (let row = newest ?? null; row !== null; row = row.older) {
-      if (timestamp <= row.end && end >= row.start) {
+    const rows = this.#rows;
+    for (let row = newest; row !== NONE; row = rows.older[row]) {
+      if (timestamp <= rows.ends[row] && end >= rows.starts[row]) {
         return this.#handOver({ key });
       }
     }
@@ -287,33 +285,33 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   #fireDue(watermark: number): void {
     this.#now = NaN;
     const due = this.#due;
+    const rows = this.#rows;
     const lateness = this.#lateness;
     while (due.size > 0 && due.topTime() <= watermark) {
       const time = due.topTime();
       const row = due.pop();
-      const last = row.end - 1;
-      if (row.state === FIRED) {
-        if (last + lateness > time) due.push(last + lateness, row.id, row);
-        else this.#drop(row);
+      const last = rows.ends[row] - 1;
+      if (rows.states[row] === FIRED) {
+        this.#drop(row);
         continue;
       }
       if (last > time) {
-        due.push(last, row.id, row);
+        due.push(last, rows.ids[row], row);
         continue;
       }
       // The fire timer, then the cleanup timer; with lateness 0 they are
       // one, and the session goes once it fired (not when its emit threw
       // with no rejectFire: the general engine's cleanup is then not run).
       if (lateness === 0) {
-        row.state = DEAD;
+        rows.states[row] = DEAD;
         this.#fire(row, watermark);
         this.#drop(row);
       } else if (last + lateness <= Number.MAX_SAFE_INTEGER) {
-        row.state = FIRED;
-        due.push(last + lateness, row.id, row);
+        rows.states[row] = FIRED;
+        due.push(last + lateness, rows.ids[row], row);
         this.#fire(row, watermark);
       } else {
-        row.state = DEAD;
+        rows.states[row] = DEAD;
         this.#fire(row, watermark);
       }
     }
@@ -325,72 +323,89 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   // which differs from the general engine's only if the clock moves during
   // the sweep (e.g. a window function advancing a ManualClock), as in the
   // pane engine (see PaneFire).
-  #fire(row: Row<K, ACC>, watermark: number): void {
-    const contents = row.contents;
+  #fire(row: number, watermark: number): void {
+    const rows = this.#rows;
+    const contents = rows.contents[row];
     if (contents === undefined) return;
-    if (row.end > this.lastFiredWindowEnd) this.lastFiredWindowEnd = row.end;
-    const window = new TimeWindow(row.start, row.end);
+    const end = rows.ends[row];
+    if (end > this.lastFiredWindowEnd) this.lastFiredWindowEnd = end;
+    const window = new TimeWindow(rows.starts[row], end);
+    const key = rows.keys[row] as K;
     const output = this.#output;
     const fire = new PaneFire(
       window,
-      row.end - 1,
+      end - 1,
       watermark,
       this.#now === this.#now ? this.#now : (this.#now = this.#clock.now()),
       output,
     );
     try {
-      this.#fn.emit(row.key, fire.context(), contents, fire.collect);
+      this.#fn.emit(key, fire.context(), contents, fire.collect);
     } catch (error) {
       const reject = output.rejectFire;
       if (reject === undefined) throw error;
-      reject(row.key, window, error, fire.emitted);
+      reject(key, window, error, fire.emitted);
     }
     this.#done();
   }
 
   // Drops a session at its cleanup.
-  #drop(row: Row<K, ACC>): void {
-    const { older, newer } = row;
-    if (older !== null) older.newer = newer;
-    if (newer !== null) newer.older = older;
-    else if (older !== null) this.#newest.set(row.key, older);
-    else this.#newest.delete(row.key);
-    this.#numRows--;
-    this.#groups.removed(row);
+  #drop(row: number): void {
+    const rows = this.#rows;
+    const older = rows.older[row];
+    const newer = rows.newer[row];
+    if (older !== NONE) rows.newer[older] = newer;
+    if (newer !== NONE) rows.older[newer] = older;
+    else if (older !== NONE) this.#newest.set(rows.keys[row] as K, older);
+    else this.#newest.delete(rows.keys[row] as K);
+    const part = rows.parts[row];
+    if (part >= 0) this.#groups.removed({ row, part, changed: false });
+    rows.remove(row);
   }
 
-  // Every row, in no order.
-  *#rows(): Generator<Row<K, ACC>> {
-    for (const newest of this.#newest.values()) {
-      for (let row: Row<K, ACC> | null = newest; row !== null;) {
-        yield row;
-        row = row.older;
-      }
-    }
+  #newGroups(): SnapshotGroups<Item, WindowSlotSnapshot<K, ACC>> {
+    const rows = () => this.#rows;
+    const partitionOf = this.#partitionOf;
+    return new SnapshotGroups<Item, WindowSlotSnapshot<K, ACC>>(
+      (item) => partitionOf(rows().keys[item.row] as K),
+      (item) => rows().slotOf(item.row),
+    );
   }
 
-  // Every row in id order, the general engine's order of its slots.
-  #sorted(): Row<K, ACC>[] {
-    return [...this.#rows()].sort((a, b) => a.id - b.id);
+  // The live rows in id order as items of the snapshot groups.
+  #items(live: number[]): Item[] {
+    const rows = this.#rows;
+    return live.map((row) => ({
+      row,
+      part: rows.parts[row],
+      changed: rows.changed[row] === 1,
+    }));
   }
 
   slotGroups(): WindowSlotSnapshot<K, ACC>[][] {
-    return this.#groups.groups(this.#sorted());
+    const items = this.#items(this.#rows.live());
+    const groups = this.#groups.groups(items);
+    const rows = this.#rows;
+    for (const item of items) {
+      rows.parts[item.row] = item.part;
+      rows.changed[item.row] = 0;
+    }
+    return groups;
   }
 
   snapshotWithoutSlots(): Omit<WindowOperatorSnapshot<K, ACC>, "slots"> {
-    return this.#state(this.#sorted(), -1);
+    return this.#state(this.#rows.live(), -1);
   }
 
   #state(
-    rows: Row<K, ACC>[],
+    live: number[],
     noCleanup: number,
   ): Omit<WindowOperatorSnapshot<K, ACC>, "slots"> {
     return {
       nextId: this.#nextId,
       timers: {
         currentWatermark: this.#watermark,
-        eventTime: timerPairsOf(rows, this.#lateness, noCleanup),
+        eventTime: this.#rows.timerPairs(live, this.#lateness, noCleanup),
         processingTime: [],
       },
       numLateRecordsDropped: this.#numLateRecordsDropped,
@@ -400,12 +415,16 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   // Hands the state over to the general engine (see HandOver), with the
   // key of the record it goes on with; returns false, the record not taken.
   #handOver(key?: { key: K }, noCleanup = -1): false {
-    const rows = this.#sorted();
-    const flags = new Map<number, Row<K, ACC>>();
-    for (const row of rows) flags.set(row.id, row);
+    const rows = this.#rows;
+    const live = rows.live();
+    const flags = new Map<number, Item>();
+    for (const item of this.#items(live)) flags.set(rows.ids[item.row], item);
     this.#active = false;
     this.#handOverTo({
-      snapshot: { ...this.#state(rows, noCleanup), slots: rows.map(slotOf) },
+      snapshot: {
+        ...this.#state(live, noCleanup),
+        slots: live.map((row) => rows.slotOf(row)),
+      },
       lastFiredWindowEnd: this.lastFiredWindowEnd,
       groups: this.#groups,
       flags,
@@ -417,10 +436,10 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   }
 
   #clear(): void {
+    this.#rows = new SessionRows();
     this.#newest = new Map();
     this.#due.clear();
-    this.#numRows = 0;
-    this.#groups = new SnapshotGroups(this.#partOf, slotOf);
+    this.#groups = this.#newGroups();
   }
 
   restore(
@@ -436,16 +455,29 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       return false;
     }
     const flat = timers.snapshot();
-    const rows = rowsOf(snapshot.slots, flat, this.#lateness);
-    if (rows === null || !Number.isSafeInteger(snapshot.nextId)) return false;
+    const sessions = restoredSessions(snapshot.slots, flat, this.#lateness);
+    if (sessions === null || !Number.isSafeInteger(snapshot.nextId)) {
+      return false;
+    }
     this.#clear();
-    for (const row of rows) {
-      if (row.newer === null) this.#newest.set(row.key, row);
-      if (row.state !== DEAD) {
-        this.#due.push(timesOf(row, this.#lateness)[0], row.id, row);
+    const rows = this.#rows;
+    for (const { slot, state } of sessions) {
+      const older = this.#newest.get(slot.key) ?? NONE;
+      const row = rows.add(
+        slot.id,
+        slot.key,
+        slot.start,
+        slot.end,
+        slot.contents,
+        older,
+      );
+      if (older !== NONE) rows.newer[older] = row;
+      this.#newest.set(slot.key, row);
+      rows.states[row] = state;
+      if (state !== DEAD) {
+        this.#due.push(rows.timesOf(row, this.#lateness)[0], slot.id, row);
       }
     }
-    this.#numRows = rows.length;
     this.#watermark = flat.currentWatermark;
     this.#nextId = snapshot.nextId;
     this.#numLateRecordsDropped = snapshot.numLateRecordsDropped;

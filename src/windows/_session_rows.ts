@@ -1,8 +1,8 @@
-// The session engine's state: one lean row per session (no TimeWindow, no
-// timer objects), the due queue its timers stand in, and the rows as the
+// The session engine's state: its sessions as columns, a row per live
+// session with no object of its own (no TimeWindow, no timer objects, no
+// boxed number), the due queue its timers stand in, and the rows as the
 // general engine's snapshot format.
 
-import type { GroupedItem } from "./snapshot_groups.ts";
 import type { TimerServiceSnapshot } from "./timer_service.ts";
 import type { WindowSlotSnapshot } from "./window_operator_snapshot.ts";
 
@@ -18,37 +18,215 @@ export const PENDING = 0;
 export const FIRED = 1;
 /** The session has no pending timer. */
 export const DEAD = 2;
+// A row of no live session, free for the next one.
+const FREE = 3;
 
-/** One live session of a key. */
-export class SessionRow<K, ACC> implements GroupedItem {
-  part = -1;
-  changed = true;
-  state = PENDING;
-  /** The next newer session of the key, null for its newest. */
-  newer: SessionRow<K, ACC> | null = null;
+/** No row (the end of a key's list). */
+export const NONE = -1;
 
-  constructor(
-    readonly id: number,
-    readonly key: K,
-    readonly start: number,
-    public end: number,
-    public contents: ACC | undefined,
-    /** The next older session of the key. */
-    public older: SessionRow<K, ACC> | null,
-  ) {}
+/**
+ * The sessions of one engine as columns, one row per live session; the row
+ * of a session gone goes to the next new one. A row lives for several
+ * watermarks: kept in typed arrays, it costs the garbage collector nothing,
+ * where an object per session (and a box per double field) would be copied
+ * by each young-generation collection it lives through.
+ */
+export class SessionRows<K, ACC> {
+  ids = new Float64Array(64);
+  starts = new Float64Array(64);
+  ends = new Float64Array(64);
+  states = new Uint8Array(64).fill(FREE);
+  /** 1 if the session changed since the last snapshot. */
+  changed = new Uint8Array(64);
+  /** The snapshot group of the session; -1 before its first snapshot. */
+  parts = new Int32Array(64);
+  /** The next older and newer session of the key, or NONE. */
+  older = new Int32Array(64);
+  newer = new Int32Array(64);
+  keys: (K | undefined)[] = [];
+  contents: (ACC | undefined)[] = [];
+  /** The number of live rows. */
+  size = 0;
+  #used = 0;
+  #free: number[] = [];
+
+  /** A row for a new session (no newer one), changed, PENDING. */
+  add(
+    id: number,
+    key: K,
+    start: number,
+    end: number,
+    contents: ACC | undefined,
+    older: number,
+  ): number {
+    let row = this.#free.pop();
+    if (row === undefined) {
+      if (this.#used === this.ids.length) this.#grow();
+      row = this.#used++;
+    }
+    this.ids[row] = id;
+    this.keys[row] = key;
+    this.starts[row] = start;
+    this.ends[row] = end;
+    this.contents[row] = contents;
+    this.states[row] = PENDING;
+    this.changed[row] = 1;
+    this.parts[row] = -1;
+    this.older[row] = older;
+    this.newer[row] = NONE;
+    this.size++;
+    return row;
+  }
+
+  /** Frees the row of a session gone. */
+  remove(row: number): void {
+    this.keys[row] = undefined;
+    this.contents[row] = undefined;
+    this.states[row] = FREE;
+    this.#free.push(row);
+    this.size--;
+  }
+
+  /** The live rows in id order, the general engine's order of its slots. */
+  live(): number[] {
+    const rows: number[] = [];
+    for (let row = 0; row < this.#used; row++) {
+      if (this.states[row] !== FREE) rows.push(row);
+    }
+    const ids = this.ids;
+    return rows.sort((a, b) => ids[a] - ids[b]);
+  }
+
+  /** The pending timers of `row`, as times (see PENDING). */
+  timesOf(row: number, lateness: number): number[] {
+    const last = this.ends[row] - 1;
+    const cleanup = last + lateness;
+    const state = this.states[row];
+    if (state === DEAD) return [];
+    if (state === FIRED) return [cleanup];
+    return lateness > 0 && cleanup <= Number.MAX_SAFE_INTEGER
+      ? [last, cleanup]
+      : [last];
+  }
+
+  /** The row as the general engine's slot snapshot. */
+  slotOf(row: number): WindowSlotSnapshot<K, ACC> {
+    const slot: WindowSlotSnapshot<K, ACC> = {
+      id: this.ids[row],
+      key: this.keys[row] as K,
+      start: this.starts[row],
+      end: this.ends[row],
+    };
+    const contents = this.contents[row];
+    if (contents !== undefined) slot.contents = contents;
+    return slot;
+  }
+
+  /**
+   * The pending timers of `rows` as the general engine lists them: flat
+   * (id, timestamp) pairs in (timestamp, id) order. The session of id
+   * `noCleanup` has its fire timer only (see SessionEngine's handover).
+   */
+  timerPairs(rows: number[], lateness: number, noCleanup = -1): number[] {
+    const pairs: [number, number][] = [];
+    for (const row of rows) {
+      const id = this.ids[row];
+      const times = this.timesOf(row, lateness);
+      if (id === noCleanup) times.length = Math.min(times.length, 1);
+      for (const time of times) pairs.push([time, id]);
+    }
+    pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const flat: number[] = [];
+    for (const [time, id] of pairs) flat.push(id, time);
+    return flat;
+  }
+
+  #grow(): void {
+    const n = this.ids.length * 2;
+    const grown = <A extends Float64Array | Int32Array | Uint8Array>(
+      from: A,
+      to: A,
+    ): A => {
+      to.set(from);
+      return to;
+    };
+    this.ids = grown(this.ids, new Float64Array(n));
+    this.starts = grown(this.starts, new Float64Array(n));
+    this.ends = grown(this.ends, new Float64Array(n));
+    this.states = grown(this.states, new Uint8Array(n).fill(FREE));
+    this.changed = grown(this.changed, new Uint8Array(n));
+    this.parts = grown(this.parts, new Int32Array(n));
+    this.older = grown(this.older, new Int32Array(n));
+    this.newer = grown(this.newer, new Int32Array(n));
+  }
 }
 
-/** The pending timers of `row`, as times (see PENDING). */
-export function timesOf<K, ACC>(
-  row: SessionRow<K, ACC>,
+/** A session of a snapshot the engine can hold (see restoredSessions). */
+export interface RestoredSession<K, ACC> {
+  slot: WindowSlotSnapshot<K, ACC>;
+  state: number;
+}
+
+/**
+ * The sessions of a snapshot by ascending start, with their states, or
+ * null if it holds what rows cannot: trigger state, processing-time timers,
+ * sessions of a key that touch, a timer of no slot or at another time than
+ * a session's pattern (see PENDING), or a session with its fire timer but
+ * not its cleanup timer. `timers` is checked already (TimerService.restore).
+ */
+export function restoredSessions<K, ACC>(
+  slots: readonly WindowSlotSnapshot<K, ACC>[],
+  timers: TimerServiceSnapshot,
   lateness: number,
-): number[] {
-  const last = row.end - 1;
+): RestoredSession<K, ACC>[] | null {
+  if (!Array.isArray(slots) || timers.processingTime.length > 0) return null;
+  const found = new Map<number, number[]>();
+  for (const slot of slots) {
+    if (
+      slot === null || typeof slot !== "object" ||
+      slot.triggerState !== undefined || found.has(slot.id) ||
+      !Number.isSafeInteger(slot.id) || !Number.isSafeInteger(slot.start) ||
+      !(slot.end > slot.start)
+    ) return null;
+    found.set(slot.id, []);
+  }
+  const pairs = timers.eventTime;
+  for (let i = 0; i < pairs.length; i += 2) {
+    const times = found.get(pairs[i]);
+    if (times === undefined) return null;
+    times.push(pairs[i + 1]);
+  }
+  const sessions: RestoredSession<K, ACC>[] = [];
+  for (const slot of slots) {
+    const times = found.get(slot.id)!.sort((a, b) => a - b);
+    const state = stateOf(slot.end, times, lateness);
+    if (state === null) return null;
+    sessions.push({ slot, state });
+  }
+  sessions.sort((a, b) => a.slot.start - b.slot.start);
+  // Sessions of a key never touch: the general engine merges them.
+  const ends = new Map<K, number>();
+  for (const { slot } of sessions) {
+    const end = ends.get(slot.key);
+    if (end !== undefined && end >= slot.start) return null;
+    ends.set(slot.key, slot.end);
+  }
+  return sessions;
+}
+
+// The state whose timers are `times` (ascending), or null.
+function stateOf(end: number, times: number[], lateness: number) {
+  const last = end - 1;
   const cleanup = last + lateness;
   const hasCleanup = lateness > 0 && cleanup <= Number.MAX_SAFE_INTEGER;
-  if (row.state === DEAD) return [];
-  if (row.state === FIRED) return [cleanup];
-  return hasCleanup ? [last, cleanup] : [last];
+  if (times.length === 0) return DEAD;
+  if (times.length === 1 && times[0] === last && !hasCleanup) return PENDING;
+  if (times.length === 1 && times[0] === cleanup && hasCleanup) return FIRED;
+  if (
+    times.length === 2 && hasCleanup && times[0] === last &&
+    times[1] === cleanup
+  ) return PENDING;
+  return null;
 }
 
 /**
@@ -61,11 +239,11 @@ export function timesOf<K, ACC>(
  * queue that costs O(1) per entry; the others go to a binary heap. The
  * first entry is the first of the run's and the heap's.
  */
-export class DueQueue<R> {
-  readonly #heap = new PairHeap<R>();
+export class DueQueue {
+  readonly #heap = new PairHeap();
   #runTimes = new Float64Array(256);
   #runIds = new Float64Array(256);
-  #runRows: (R | undefined)[] = [];
+  #runRows = new Int32Array(256);
   #head = 0;
   #tail = 0;
 
@@ -85,12 +263,11 @@ export class DueQueue<R> {
   /** Drops every entry. */
   clear(): void {
     this.#heap.clear();
-    this.#runRows = [];
     this.#head = this.#tail = 0;
   }
 
   /** Adds `row` at (time, id). */
-  push(time: number, id: number, row: R): void {
+  push(time: number, id: number, row: number): void {
     const tail = this.#tail;
     if (tail > this.#head) {
       const last = this.#runTimes[tail - 1];
@@ -107,7 +284,7 @@ export class DueQueue<R> {
   }
 
   /** Removes the first entry and returns its row; only when size > 0. */
-  pop(): R {
+  pop(): number {
     const heap = this.#heap;
     const head = this.#head;
     if (head < this.#tail) {
@@ -116,8 +293,7 @@ export class DueQueue<R> {
         heap.size === 0 || time < heap.topTime() ||
         (time === heap.topTime() && this.#runIds[head] < heap.topId())
       ) {
-        const row = this.#runRows[head]!;
-        this.#runRows[head] = undefined;
+        const row = this.#runRows[head];
         if (++this.#head === this.#tail) this.#head = this.#tail = 0;
         return row;
       }
@@ -132,25 +308,28 @@ export class DueQueue<R> {
     const length = this.#tail - head;
     let times = this.#runTimes;
     let ids = this.#runIds;
+    let rows = this.#runRows;
     if (length * 2 > times.length) {
       times = new Float64Array(times.length * 2);
       ids = new Float64Array(times.length);
+      rows = new Int32Array(times.length);
     }
     times.set(this.#runTimes.subarray(head, this.#tail));
     ids.set(this.#runIds.subarray(head, this.#tail));
+    rows.set(this.#runRows.subarray(head, this.#tail));
     this.#runTimes = times;
     this.#runIds = ids;
-    this.#runRows = this.#runRows.slice(head, this.#tail);
+    this.#runRows = rows;
     this.#head = 0;
     this.#tail = length;
   }
 }
 
 // A binary min-heap of (time, id) pairs with their rows, in typed arrays.
-class PairHeap<R> {
+class PairHeap {
   #times = new Float64Array(256);
   #ids = new Float64Array(256);
-  #rows: (R | undefined)[] = [];
+  #rows = new Int32Array(256);
   size = 0;
 
   topTime(): number {
@@ -162,11 +341,10 @@ class PairHeap<R> {
   }
 
   clear(): void {
-    this.#rows = [];
     this.size = 0;
   }
 
-  push(time: number, id: number, row: R): void {
+  push(time: number, id: number, row: number): void {
     let i = this.size++;
     if (i === this.#times.length) this.#grow();
     const times = this.#times;
@@ -186,16 +364,15 @@ class PairHeap<R> {
     rows[i] = row;
   }
 
-  pop(): R {
+  pop(): number {
     const times = this.#times;
     const ids = this.#ids;
     const rows = this.#rows;
-    const top = rows[0]!;
+    const top = rows[0];
     const n = --this.size;
     const time = times[n];
     const id = ids[n];
     const row = rows[n];
-    rows[n] = undefined;
     let i = 0;
     for (;;) {
       let child = 2 * i + 1;
@@ -228,114 +405,8 @@ class PairHeap<R> {
     const ids = new Float64Array(times.length);
     ids.set(this.#ids);
     this.#ids = ids;
+    const rows = new Int32Array(times.length);
+    rows.set(this.#rows);
+    this.#rows = rows;
   }
-}
-
-/** A row as the general engine's slot snapshot. */
-export function slotOf<K, ACC>(
-  row: SessionRow<K, ACC>,
-): WindowSlotSnapshot<K, ACC> {
-  const slot: WindowSlotSnapshot<K, ACC> = {
-    id: row.id,
-    key: row.key,
-    start: row.start,
-    end: row.end,
-  };
-  if (row.contents !== undefined) slot.contents = row.contents;
-  return slot;
-}
-
-/**
- * The pending timers of `rows` as the general engine lists them: flat
- * (id, timestamp) pairs in (timestamp, id) order. The row of id
- * `noCleanup` has its fire timer only (see SessionEngine's handover).
- */
-export function timerPairsOf<K, ACC>(
-  rows: Iterable<SessionRow<K, ACC>>,
-  lateness: number,
-  noCleanup = -1,
-): number[] {
-  const pairs: [number, number][] = [];
-  for (const row of rows) {
-    const times = timesOf(row, lateness);
-    if (row.id === noCleanup) times.length = Math.min(times.length, 1);
-    for (const time of times) pairs.push([time, row.id]);
-  }
-  pairs.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const flat: number[] = [];
-  for (const [time, id] of pairs) flat.push(id, time);
-  return flat;
-}
-
-/**
- * The rows of a snapshot, newest first per key, or null if it holds what
- * rows cannot: trigger state, processing-time timers, sessions of a key
- * that touch, a timer of no slot or at another time than a session's
- * pattern (see PENDING), or a session with its fire timer but not its
- * cleanup timer. `timers` is checked already (TimerService.restore).
- */
-export function rowsOf<K, ACC>(
-  slots: readonly WindowSlotSnapshot<K, ACC>[],
-  timers: TimerServiceSnapshot,
-  lateness: number,
-): SessionRow<K, ACC>[] | null {
-  if (!Array.isArray(slots) || timers.processingTime.length > 0) return null;
-  const byId = new Map<number, SessionRow<K, ACC>>();
-  const found = new Map<number, number[]>();
-  for (const slot of slots) {
-    if (
-      slot === null || typeof slot !== "object" ||
-      slot.triggerState !== undefined || byId.has(slot.id) ||
-      !Number.isSafeInteger(slot.start) || !(slot.end > slot.start)
-    ) return null;
-    byId.set(
-      slot.id,
-      new SessionRow(
-        slot.id,
-        slot.key,
-        slot.start,
-        slot.end,
-        slot.contents,
-        null,
-      ),
-    );
-    found.set(slot.id, []);
-  }
-  const pairs = timers.eventTime;
-  for (let i = 0; i < pairs.length; i += 2) {
-    const times = found.get(pairs[i]);
-    if (times === undefined) return null;
-    times.push(pairs[i + 1]);
-  }
-  for (const row of byId.values()) {
-    const times = found.get(row.id)!.sort((a, b) => a - b);
-    const state = [PENDING, FIRED, DEAD].find((state) => {
-      row.state = state;
-      const expected = timesOf(row, lateness);
-      return expected.length === times.length &&
-        expected.every((time, i) => time === times[i]);
-    });
-    if (state === undefined) return null;
-    row.state = state;
-  }
-  return linked([...byId.values()]);
-}
-
-// Links the rows of each key by start, newest first; null if two of a key
-// touch (the general engine would have merged them).
-function linked<K, ACC>(
-  rows: SessionRow<K, ACC>[],
-): SessionRow<K, ACC>[] | null {
-  rows.sort((a, b) => a.start - b.start);
-  const newest = new Map<K, SessionRow<K, ACC>>();
-  for (const row of rows) {
-    const older = newest.get(row.key);
-    if (older !== undefined) {
-      if (older.end >= row.start) return null;
-      older.newer = row;
-      row.older = older;
-    }
-    newest.set(row.key, row);
-  }
-  return rows.sort((a, b) => a.id - b.id);
 }

@@ -21,7 +21,7 @@ Deno.test("DueQueue pops its entries in (time, id) order, pushed in order or not
       fc.array(op, { minLength: 200, maxLength: 1500, size: "max" }),
       fc.boolean(),
       (ops: Op[], ordered) => {
-        const queue = new DueQueue<number>();
+        const queue = new DueQueue();
         const model: [number, number][] = [];
         let clock = 0;
         let id = 0;
