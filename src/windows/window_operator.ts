@@ -67,9 +67,9 @@ export type { WindowOutput } from "./window_output.ts";
  * Cost: per record, one key lookup and one window lookup per assigned window
  * plus the trigger's timer registration (deduplicated in O(1)). Memory is one
  * slot per live (key, window), released at cleanup. Not thread safe.
- * Tumbling and sliding event-time windows with the default trigger cost
- * less, the same contract kept: per record one key lookup per window, no
- * timer; a watermark fires each due window's panes in one sweep.
+ * Tumbling, sliding and fixed-gap session event-time windows with the
+ * default trigger cost less, the same contract kept: per record one key
+ * lookup per window, no timer object; a watermark fires in one sweep.
  *
  * @typeParam T The record type.
  * @typeParam K The key type.
