@@ -20,6 +20,7 @@ import type { Clock } from "../time/mod.ts";
 import { requireWatermark } from "../time/validate.ts";
 import { PaneFire } from "./_pane_fire_context.ts";
 import {
+  CHANGED,
   DEAD,
   DueQueue,
   FIRED,
@@ -27,6 +28,7 @@ import {
   PENDING,
   restoredSessions,
   SessionRows,
+  STATE,
 } from "./_session_rows.ts";
 import { WATERMARK } from "./_timer_checks.ts";
 import type { HandOverTo, WindowEngine } from "./_window_engine.ts";
@@ -159,11 +161,12 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     const row = this.#newest.get(key);
     if (row === undefined) return this.#other(key, value, timestamp, NONE);
     const rows = this.#rows;
-    const ends = rows.ends;
-    const last = ends[row];
+    const bounds = rows.bounds;
+    const last = bounds[2 * row + 1];
+    const flags = rows.flags;
     if (
-      !(timestamp >= rows.starts[row] && timestamp <= last) ||
-      rows.states[row] !== PENDING || !(last - 1 > this.#watermark) ||
+      !(timestamp >= bounds[2 * row] && timestamp <= last) ||
+      (flags[row] & STATE) !== PENDING || !(last - 1 > this.#watermark) ||
       !Number.isSafeInteger(timestamp)
     ) return this.#other(key, value, timestamp, row);
     const end = timestamp + this.#gap;
@@ -173,13 +176,13 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       }
       // The general engine grows the session before the add, and keeps it
       // grown (with its one timer moved) if the add throws.
-      ends[row] = end;
-      rows.changed[row] = 1;
+      bounds[2 * row + 1] = end;
+      flags[row] |= CHANGED;
     }
     const fn = this.#fn;
     const contents = rows.contents;
     contents[row] = fn.add(contents[row] ?? fn.create(), value);
-    rows.changed[row] = 1;
+    flags[row] |= CHANGED;
     return true;
   }
 
@@ -190,7 +193,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     let end = timestamp + this.#gap;
     if (end > MAX_WINDOW_END) end = MAX_WINDOW_END;
     if (
-      (row === NONE || timestamp > this.#rows.ends[row]) &&
+      (row === NONE || timestamp > this.#rows.end(row)) &&
       end - 1 > this.#watermark
     ) {
       this.#open(key, value, timestamp, end, row);
@@ -210,9 +213,9 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     const rows = this.#rows;
     const contents = rows.contents;
     if (end > MAX_WINDOW_END) end = MAX_WINDOW_END;
-    if (end > rows.ends[row]) {
-      rows.ends[row] = end;
-      rows.changed[row] = 1;
+    if (end > rows.end(row)) {
+      rows.bounds[2 * row + 1] = end;
+      rows.flags[row] |= CHANGED;
       if (this.#lateness > 0) {
         try {
           contents[row] = fn.add(contents[row] ?? fn.create(), value);
@@ -224,7 +227,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       }
     }
     contents[row] = fn.add(contents[row] ?? fn.create(), value);
-    rows.changed[row] = 1;
+    rows.flags[row] |= CHANGED;
     return true;
   }
 
@@ -256,7 +259,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     }
     const rows = this.#rows;
     for (let row = newest; row !== NONE; row = rows.older[row]) {
-      if (timestamp <= rows.ends[row] && end >= rows.starts[row]) {
+      if (timestamp <= rows.end(row) && end >= rows.start(row)) {
         return this.#handOver({ key });
       }
     }
@@ -290,8 +293,8 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     while (due.size > 0 && due.topTime() <= watermark) {
       const time = due.topTime();
       const row = due.pop();
-      const last = rows.ends[row] - 1;
-      if (rows.states[row] === FIRED) {
+      const last = rows.end(row) - 1;
+      if (rows.state(row) === FIRED) {
         this.#drop(row);
         continue;
       }
@@ -303,15 +306,15 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       // one, and the session goes once it fired (not when its emit threw
       // with no rejectFire: the general engine's cleanup is then not run).
       if (lateness === 0) {
-        rows.states[row] = DEAD;
+        rows.setState(row, DEAD);
         this.#fire(row, watermark);
         this.#drop(row);
       } else if (last + lateness <= Number.MAX_SAFE_INTEGER) {
-        rows.states[row] = FIRED;
+        rows.setState(row, FIRED);
         due.push(last + lateness, rows.ids[row], row);
         this.#fire(row, watermark);
       } else {
-        rows.states[row] = DEAD;
+        rows.setState(row, DEAD);
         this.#fire(row, watermark);
       }
     }
@@ -327,9 +330,9 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     const rows = this.#rows;
     const contents = rows.contents[row];
     if (contents === undefined) return;
-    const end = rows.ends[row];
+    const end = rows.end(row);
     if (end > this.lastFiredWindowEnd) this.lastFiredWindowEnd = end;
-    const window = new TimeWindow(rows.starts[row], end);
+    const window = new TimeWindow(rows.start(row), end);
     const key = rows.keys[row] as K;
     const output = this.#output;
     const fire = new PaneFire(
@@ -378,7 +381,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     return live.map((row) => ({
       row,
       part: rows.parts[row],
-      changed: rows.changed[row] === 1,
+      changed: (rows.flags[row] & CHANGED) !== 0,
     }));
   }
 
@@ -388,7 +391,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     const rows = this.#rows;
     for (const item of items) {
       rows.parts[item.row] = item.part;
-      rows.changed[item.row] = 0;
+      rows.flags[item.row] &= ~CHANGED;
     }
     return groups;
   }
@@ -473,7 +476,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       );
       if (older !== NONE) rows.newer[older] = row;
       this.#newest.set(slot.key, row);
-      rows.states[row] = state;
+      rows.setState(row, state);
       if (state !== DEAD) {
         this.#due.push(rows.timesOf(row, this.#lateness)[0], slot.id, row);
       }

@@ -20,6 +20,10 @@ export const FIRED = 1;
 export const DEAD = 2;
 // A row of no live session, free for the next one.
 const FREE = 3;
+/** The bits of a row's flags that hold its state. */
+export const STATE = 3;
+/** The bit of a row's flags set when it changed since the last snapshot. */
+export const CHANGED = 4;
 
 /** No row (the end of a key's list). */
 export const NONE = -1;
@@ -33,11 +37,10 @@ export const NONE = -1;
  */
 export class SessionRows<K, ACC> {
   ids = new Float64Array(64);
-  starts = new Float64Array(64);
-  ends = new Float64Array(64);
-  states = new Uint8Array(64).fill(FREE);
-  /** 1 if the session changed since the last snapshot. */
-  changed = new Uint8Array(64);
+  /** Each row's start and end, side by side: a record reads both. */
+  bounds = new Float64Array(128);
+  /** Each row's state and CHANGED bit. */
+  flags = new Uint8Array(64).fill(FREE);
   /** The snapshot group of the session; -1 before its first snapshot. */
   parts = new Int32Array(64);
   /** The next older and newer session of the key, or NONE. */
@@ -66,11 +69,10 @@ export class SessionRows<K, ACC> {
     }
     this.ids[row] = id;
     this.keys[row] = key;
-    this.starts[row] = start;
-    this.ends[row] = end;
+    this.bounds[2 * row] = start;
+    this.bounds[2 * row + 1] = end;
     this.contents[row] = contents;
-    this.states[row] = PENDING;
-    this.changed[row] = 1;
+    this.flags[row] = PENDING | CHANGED;
     this.parts[row] = -1;
     this.older[row] = older;
     this.newer[row] = NONE;
@@ -78,11 +80,31 @@ export class SessionRows<K, ACC> {
     return row;
   }
 
+  /** The row's start. */
+  start(row: number): number {
+    return this.bounds[2 * row];
+  }
+
+  /** The row's end. */
+  end(row: number): number {
+    return this.bounds[2 * row + 1];
+  }
+
+  /** The row's state (see PENDING). */
+  state(row: number): number {
+    return this.flags[row] & STATE;
+  }
+
+  /** Sets the row's state. */
+  setState(row: number, state: number): void {
+    this.flags[row] = (this.flags[row] & ~STATE) | state;
+  }
+
   /** Frees the row of a session gone. */
   remove(row: number): void {
     this.keys[row] = undefined;
     this.contents[row] = undefined;
-    this.states[row] = FREE;
+    this.flags[row] = FREE;
     this.#free.push(row);
     this.size--;
   }
@@ -91,7 +113,7 @@ export class SessionRows<K, ACC> {
   live(): number[] {
     const rows: number[] = [];
     for (let row = 0; row < this.#used; row++) {
-      if (this.states[row] !== FREE) rows.push(row);
+      if (this.flags[row] !== FREE) rows.push(row);
     }
     const ids = this.ids;
     return rows.sort((a, b) => ids[a] - ids[b]);
@@ -99,9 +121,9 @@ export class SessionRows<K, ACC> {
 
   /** The pending timers of `row`, as times (see PENDING). */
   timesOf(row: number, lateness: number): number[] {
-    const last = this.ends[row] - 1;
+    const last = this.end(row) - 1;
     const cleanup = last + lateness;
-    const state = this.states[row];
+    const state = this.state(row);
     if (state === DEAD) return [];
     if (state === FIRED) return [cleanup];
     return lateness > 0 && cleanup <= Number.MAX_SAFE_INTEGER
@@ -114,8 +136,8 @@ export class SessionRows<K, ACC> {
     const slot: WindowSlotSnapshot<K, ACC> = {
       id: this.ids[row],
       key: this.keys[row] as K,
-      start: this.starts[row],
-      end: this.ends[row],
+      start: this.bounds[2 * row],
+      end: this.end(row),
     };
     const contents = this.contents[row];
     if (contents !== undefined) slot.contents = contents;
@@ -151,10 +173,8 @@ export class SessionRows<K, ACC> {
       return to;
     };
     this.ids = grown(this.ids, new Float64Array(n));
-    this.starts = grown(this.starts, new Float64Array(n));
-    this.ends = grown(this.ends, new Float64Array(n));
-    this.states = grown(this.states, new Uint8Array(n).fill(FREE));
-    this.changed = grown(this.changed, new Uint8Array(n));
+    this.bounds = grown(this.bounds, new Float64Array(2 * n));
+    this.flags = grown(this.flags, new Uint8Array(n).fill(FREE));
     this.parts = grown(this.parts, new Int32Array(n));
     this.older = grown(this.older, new Int32Array(n));
     this.newer = grown(this.newer, new Int32Array(n));
