@@ -274,7 +274,10 @@ export class PaneEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
    * Restores `snapshot`; false (and nothing changed) if it holds what panes
    * cannot (see panesHold): the operator then goes on on its general engine.
    */
-  restore(snapshot: WindowOperatorSnapshot<K, ACC>): boolean {
+  restore(
+    snapshot: WindowOperatorSnapshot<K, ACC>,
+    lastFiredWindowEnd: number,
+  ): boolean {
     if (!panesHold(snapshot.slots, snapshot.timers, this.#lateness)) {
       return false;
     }
@@ -286,6 +289,8 @@ export class PaneEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     this.#windows.reset(restored.windows);
     this.#numCreated = snapshot.slots.length;
     this.#sweep.numDropped = 0;
+    // The operator's, which it had from the general engine if it ran there.
+    this.#sweep.lastFiredWindowEnd = lastFiredWindowEnd;
     this.#watermark = restored.watermark;
     this.#nextId = snapshot.nextId;
     this.#numLateRecordsDropped = snapshot.numLateRecordsDropped;

@@ -254,3 +254,35 @@ Deno.test("session engine: processBatch stops at the first record it does not ta
     numLateRecordsDropped: 0,
   });
 });
+
+Deno.test("WindowOperator's restore picks the engine again after the general engine ran, keeping the general engine's lastFiredWindowEnd (sessions and panes)", () => {
+  for (
+    const assigner of [
+      EventTimeSessionWindows.withGap<Rec>(GAP),
+      TumblingEventTimeWindows.of<Rec>(GAP),
+    ]
+  ) {
+    const logs: [string[], string[]] = [[], []];
+    const ops = [false, true].map((general, i) =>
+      new WindowOperator(
+        { ...optionsOf(general, 0), assigner },
+        outputOf(logs[i]),
+      )
+    ) as [Op, Op];
+    const runs = { ops, logs };
+    both(runs, (op) => batch(op, [[1, 0, 1]]));
+    const holdable = ops[1].snapshot();
+    // Trigger state: only the general engine holds it.
+    const refused = {
+      ...holdable,
+      slots: holdable.slots.map((slot) => ({ ...slot, triggerState: 1 })),
+    };
+    both(runs, (op) => op.restore(structuredClone(refused)));
+    both(runs, (op) => op.processWatermark(50));
+    assert.equal(ops[0].lastFiredWindowEnd, 10);
+    both(runs, (op) => op.restore(structuredClone(holdable)));
+    assert.equal(ops[0].lastFiredWindowEnd, 10);
+    both(runs, (op) => batch(op, [[2, 60, 1]]));
+    both(runs, (op) => op.processWatermark(Infinity));
+  }
+});
