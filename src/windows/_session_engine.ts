@@ -18,41 +18,33 @@
 
 import type { Clock } from "../time/mod.ts";
 import { requireWatermark } from "../time/validate.ts";
-import { PaneFire } from "./_pane_fire_context.ts";
+import { SessionFiring } from "./_session_fire.ts";
+import { DueQueue } from "./_due_queue.ts";
 import {
   CHANGED,
   DEAD,
-  DueQueue,
   FIRED,
   NONE,
   PENDING,
-  restoredSessions,
   SessionRows,
   STATE,
 } from "./_session_rows.ts";
+import {
+  restoreRows,
+  type RowItem,
+  SessionGroups,
+  snapshotOf,
+} from "./_session_snapshot.ts";
 import { WATERMARK } from "./_timer_checks.ts";
 import type { HandOverTo, WindowEngine } from "./_window_engine.ts";
 import { MAX_WINDOW_END } from "./_window_bounds.ts";
-import { EventTimeTrigger } from "./event_time_trigger.ts";
 import type { OutputTag } from "./output_tag.ts";
-import { EventTimeSessionWindows } from "./session.ts";
-import { SnapshotGroups } from "./snapshot_groups.ts";
-import { TimeWindow } from "./time_window.ts";
-import { TimerService } from "./timer_service.ts";
 import type { WindowFunction } from "./window_function.ts";
 import type {
   WindowOperatorSnapshot,
   WindowSlotSnapshot,
 } from "./window_operator_snapshot.ts";
-import type { WindowOperatorOptions } from "./window_operator_options.ts";
 import type { WindowOutput } from "./window_output.ts";
-
-// A row as an item of the snapshot groups, made at snapshot time.
-interface Item {
-  row: number;
-  part: number;
-  changed: boolean;
-}
 
 /** What a {@linkcode SessionEngine} is built from. */
 export interface SessionEngineOptions<T, K, ACC, OUT> {
@@ -72,24 +64,19 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   readonly #fn: WindowFunction<T, ACC, OUT, K>;
   readonly #lateness: number;
   readonly #lateTag: OutputTag<T> | null;
-  readonly #clock: Clock;
   readonly #output: WindowOutput<OUT>;
-  readonly #done: () => void;
   readonly #handOverTo: HandOverTo<K, ACC>;
-  readonly #partitionOf: (key: K) => number;
-  #groups: SnapshotGroups<Item, WindowSlotSnapshot<K, ACC>>;
   #rows = new SessionRows<K, ACC>();
+  readonly #groups: SessionGroups<K, ACC>;
   // Each key's newest session; SessionRows.older leads to the others.
   #newest = new Map<K, number>();
   readonly #due = new DueQueue();
   #watermark = -Infinity;
   #nextId = 0;
   #numLateRecordsDropped = 0;
-  // The clock read for the sweep under way (see #fire).
-  #now = NaN;
   // False once the engine handed over, until a restore.
   #active = true;
-  lastFiredWindowEnd = -Infinity;
+  readonly #firing: SessionFiring<T, K, ACC, OUT>;
 
   constructor(
     options: SessionEngineOptions<T, K, ACC, OUT>,
@@ -101,12 +88,14 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     this.#fn = options.windowFunction;
     this.#lateness = options.allowedLatenessMs;
     this.#lateTag = options.lateDataTag;
-    this.#clock = options.clock;
     this.#output = output;
-    this.#done = output.windowDone?.bind(output) ?? function none() {};
+    this.#firing = new SessionFiring(
+      options.windowFunction,
+      output,
+      options.clock,
+    );
     this.#handOverTo = handOverTo;
-    this.#partitionOf = options.partitionOf ?? (() => 0);
-    this.#groups = this.#newGroups();
+    this.#groups = new SessionGroups(options.partitionOf, this.#rows);
   }
 
   get currentWatermark(): number {
@@ -115,6 +104,10 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
 
   get numLateRecordsDropped(): number {
     return this.#numLateRecordsDropped;
+  }
+
+  get lastFiredWindowEnd(): number {
+    return this.#firing.lastFiredWindowEnd;
   }
 
   get numWindows(): number {
@@ -286,7 +279,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   // Runs the timers due at `watermark` in (time, id) order. An entry whose
   // row's earliest timer moved later goes back at that time.
   #fireDue(watermark: number): void {
-    this.#now = NaN;
+    this.#firing.begin();
     const due = this.#due;
     const rows = this.#rows;
     const lateness = this.#lateness;
@@ -307,112 +300,42 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       // with no rejectFire: the general engine's cleanup is then not run).
       if (lateness === 0) {
         rows.setState(row, DEAD);
-        this.#fire(row, watermark);
+        this.#firing.fire(rows, row, watermark);
         this.#drop(row);
       } else if (last + lateness <= Number.MAX_SAFE_INTEGER) {
         rows.setState(row, FIRED);
         due.push(last + lateness, rows.ids[row], row);
-        this.#fire(row, watermark);
+        this.#firing.fire(rows, row, watermark);
       } else {
         rows.setState(row, DEAD);
-        this.#fire(row, watermark);
+        this.#firing.fire(rows, row, watermark);
       }
     }
   }
 
-  // Emits a session as the general engine does. The clock is read once per
-  // watermark's sweep (#now, NaN until read), not per session as the
-  // general engine reads it: sessions fired in one sweep see one instant,
-  // which differs from the general engine's only if the clock moves during
-  // the sweep (e.g. a window function advancing a ManualClock), as in the
-  // pane engine (see PaneFire).
-  #fire(row: number, watermark: number): void {
-    const rows = this.#rows;
-    const contents = rows.contents[row];
-    if (contents === undefined) return;
-    const end = rows.end(row);
-    if (end > this.lastFiredWindowEnd) this.lastFiredWindowEnd = end;
-    const window = new TimeWindow(rows.start(row), end);
-    const key = rows.keys[row] as K;
-    const output = this.#output;
-    const fire = new PaneFire(
-      window,
-      end - 1,
-      watermark,
-      this.#now === this.#now ? this.#now : (this.#now = this.#clock.now()),
-      output,
-    );
-    try {
-      this.#fn.emit(key, fire.context(), contents, fire.collect);
-    } catch (error) {
-      const reject = output.rejectFire;
-      if (reject === undefined) throw error;
-      reject(key, window, error, fire.emitted);
-    }
-    this.#done();
-  }
-
   // Drops a session at its cleanup.
   #drop(row: number): void {
-    const rows = this.#rows;
-    const older = rows.older[row];
-    const newer = rows.newer[row];
-    if (older !== NONE) rows.newer[older] = newer;
-    if (newer !== NONE) rows.older[newer] = older;
-    else if (older !== NONE) this.#newest.set(rows.keys[row] as K, older);
-    else this.#newest.delete(rows.keys[row] as K);
-    const part = rows.parts[row];
-    if (part >= 0) this.#groups.removed({ row, part, changed: false });
-    rows.remove(row);
-  }
-
-  #newGroups(): SnapshotGroups<Item, WindowSlotSnapshot<K, ACC>> {
-    const rows = () => this.#rows;
-    const partitionOf = this.#partitionOf;
-    return new SnapshotGroups<Item, WindowSlotSnapshot<K, ACC>>(
-      (item) => partitionOf(rows().keys[item.row] as K),
-      (item) => rows().slotOf(item.row),
-    );
-  }
-
-  // The live rows in id order as items of the snapshot groups.
-  #items(live: number[]): Item[] {
-    const rows = this.#rows;
-    return live.map((row) => ({
-      row,
-      part: rows.parts[row],
-      changed: (rows.flags[row] & CHANGED) !== 0,
-    }));
+    this.#groups.removed(row);
+    this.#rows.remove(row, this.#newest);
   }
 
   slotGroups(): WindowSlotSnapshot<K, ACC>[][] {
-    const items = this.#items(this.#rows.live());
-    const groups = this.#groups.groups(items);
-    const rows = this.#rows;
-    for (const item of items) {
-      rows.parts[item.row] = item.part;
-      rows.flags[item.row] &= ~CHANGED;
-    }
-    return groups;
+    return this.#groups.slotGroups();
   }
 
   snapshotWithoutSlots(): Omit<WindowOperatorSnapshot<K, ACC>, "slots"> {
-    return this.#state(this.#rows.live(), -1);
+    return this.#snapshot(this.#rows.live(), -1);
   }
 
-  #state(
+  #snapshot(
     live: number[],
     noCleanup: number,
   ): Omit<WindowOperatorSnapshot<K, ACC>, "slots"> {
-    return {
+    return snapshotOf(this.#rows, live, this.#lateness, {
       nextId: this.#nextId,
-      timers: {
-        currentWatermark: this.#watermark,
-        eventTime: this.#rows.timerPairs(live, this.#lateness, noCleanup),
-        processingTime: [],
-      },
+      watermark: this.#watermark,
       numLateRecordsDropped: this.#numLateRecordsDropped,
-    };
+    }, noCleanup);
   }
 
   // Hands the state over to the general engine (see HandOver), with the
@@ -420,111 +343,50 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   #handOver(key?: { key: K }, noCleanup = -1): false {
     const rows = this.#rows;
     const live = rows.live();
-    const flags = new Map<number, Item>();
-    for (const item of this.#items(live)) flags.set(rows.ids[item.row], item);
+    const flags = new Map<number, RowItem>();
+    for (const item of this.#groups.items(live)) {
+      flags.set(rows.ids[item.row], item);
+    }
     this.#active = false;
     this.#handOverTo({
       snapshot: {
-        ...this.#state(live, noCleanup),
+        ...this.#snapshot(live, noCleanup),
         slots: live.map((row) => rows.slotOf(row)),
       },
-      lastFiredWindowEnd: this.lastFiredWindowEnd,
-      groups: this.#groups,
+      lastFiredWindowEnd: this.#firing.lastFiredWindowEnd,
+      groups: this.#groups.groups,
       flags,
       noCleanup,
       key,
     });
-    this.#clear();
+    this.#reset(new SessionRows(), new Map());
     return false;
   }
 
-  #clear(): void {
-    this.#rows = new SessionRows();
-    this.#newest = new Map();
+  #reset(rows: SessionRows<K, ACC>, newest: Map<K, number>): void {
+    this.#rows = rows;
+    this.#newest = newest;
     this.#due.clear();
-    this.#groups = this.#newGroups();
+    this.#groups.reset(rows);
   }
 
   restore(
     snapshot: WindowOperatorSnapshot<K, ACC>,
     lastFiredWindowEnd: number,
   ): boolean {
-    // A snapshot the timer service refuses is for the general engine to
-    // refuse, with its own message.
-    const timers = new TimerService();
-    try {
-      timers.restore(snapshot.timers);
-    } catch {
-      return false;
+    const restored = restoreRows(snapshot, this.#lateness);
+    if (restored === null) return false;
+    const { rows, newest, counters } = restored;
+    this.#reset(rows, newest);
+    for (const row of rows.live()) {
+      const first = rows.timesOf(row, this.#lateness)[0];
+      if (first !== undefined) this.#due.push(first, rows.ids[row], row);
     }
-    const flat = timers.snapshot();
-    const sessions = restoredSessions(snapshot.slots, flat, this.#lateness);
-    if (sessions === null || !Number.isSafeInteger(snapshot.nextId)) {
-      return false;
-    }
-    this.#clear();
-    const rows = this.#rows;
-    for (const { slot, state } of sessions) {
-      const older = this.#newest.get(slot.key) ?? NONE;
-      const row = rows.add(
-        slot.id,
-        slot.key,
-        slot.start,
-        slot.end,
-        slot.contents,
-        older,
-      );
-      if (older !== NONE) rows.newer[older] = row;
-      this.#newest.set(slot.key, row);
-      rows.setState(row, state);
-      if (state !== DEAD) {
-        this.#due.push(rows.timesOf(row, this.#lateness)[0], slot.id, row);
-      }
-    }
-    this.#watermark = flat.currentWatermark;
-    this.#nextId = snapshot.nextId;
-    this.#numLateRecordsDropped = snapshot.numLateRecordsDropped;
-    this.lastFiredWindowEnd = lastFiredWindowEnd;
+    this.#watermark = counters.watermark;
+    this.#nextId = counters.nextId;
+    this.#numLateRecordsDropped = counters.numLateRecordsDropped;
+    this.#firing.lastFiredWindowEnd = lastFiredWindowEnd;
     this.#active = true;
     return true;
   }
-}
-
-/**
- * The session engine of a window operator with these options, or null:
- * it takes exactly EventTimeSessionWindows with a fixed gap and
- * EventTimeTrigger (not subclasses, which may decide otherwise).
- *
- * @param options The operator's options.
- * @param output Receives results, side outputs and watermarks.
- * @param handOverTo Takes the engine's state when it hands over.
- */
-export function sessionEngineOf<T, K, ACC, OUT>(
-  options: WindowOperatorOptions<T, K, ACC, OUT>,
-  output: WindowOutput<OUT>,
-  handOverTo: HandOverTo<K, ACC>,
-): SessionEngine<T, K, ACC, OUT> | null {
-  const trigger = options.trigger;
-  if (
-    Object.getPrototypeOf(options.assigner) !==
-      EventTimeSessionWindows.prototype ||
-    (trigger !== undefined &&
-      Object.getPrototypeOf(trigger) !== EventTimeTrigger.prototype)
-  ) return null;
-  const gap = (options.assigner as EventTimeSessionWindows<T>).gapMs;
-  if (gap === null) return null;
-  return new SessionEngine(
-    {
-      gap,
-      keySelector: options.keySelector,
-      windowFunction: options.windowFunction,
-      // Checked by WindowOperator before.
-      allowedLatenessMs: options.allowedLatenessMs ?? 0,
-      lateDataTag: options.lateDataTag ?? null,
-      clock: options.clock,
-      partitionOf: options.partitionOf,
-    },
-    output,
-    handOverTo,
-  );
 }

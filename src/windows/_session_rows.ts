@@ -1,9 +1,7 @@
 // The session engine's state: its sessions as columns, a row per live
 // session with no object of its own (no TimeWindow, no timer objects, no
-// boxed number), the due queue its timers stand in, and the rows as the
-// general engine's snapshot format.
+// boxed number), and a row as the general engine's slot and timers.
 
-import type { TimerServiceSnapshot } from "./timer_service.ts";
 import type { WindowSlotSnapshot } from "./window_operator_snapshot.ts";
 
 // What a session's timers are, as the general engine would hold them with
@@ -100,8 +98,17 @@ export class SessionRows<K, ACC> {
     this.flags[row] = (this.flags[row] & ~STATE) | state;
   }
 
-  /** Frees the row of a session gone. */
-  remove(row: number): void {
+  /**
+   * Frees the row of a session gone, out of its key's list, whose newest
+   * session `newest` holds.
+   */
+  remove(row: number, newest: Map<K, number>): void {
+    const older = this.older[row];
+    const newer = this.newer[row];
+    if (older !== NONE) this.newer[older] = newer;
+    if (newer !== NONE) this.older[newer] = older;
+    else if (older !== NONE) newest.set(this.keys[row] as K, older);
+    else newest.delete(this.keys[row] as K);
     this.keys[row] = undefined;
     this.contents[row] = undefined;
     this.flags[row] = FREE;
@@ -178,255 +185,5 @@ export class SessionRows<K, ACC> {
     this.parts = grown(this.parts, new Int32Array(n));
     this.older = grown(this.older, new Int32Array(n));
     this.newer = grown(this.newer, new Int32Array(n));
-  }
-}
-
-/** A session of a snapshot the engine can hold (see restoredSessions). */
-export interface RestoredSession<K, ACC> {
-  slot: WindowSlotSnapshot<K, ACC>;
-  state: number;
-}
-
-/**
- * The sessions of a snapshot by ascending start, with their states, or
- * null if it holds what rows cannot: trigger state, processing-time timers,
- * sessions of a key that touch, a timer of no slot or at another time than
- * a session's pattern (see PENDING), or a session with its fire timer but
- * not its cleanup timer. `timers` is checked already (TimerService.restore).
- */
-export function restoredSessions<K, ACC>(
-  slots: readonly WindowSlotSnapshot<K, ACC>[],
-  timers: TimerServiceSnapshot,
-  lateness: number,
-): RestoredSession<K, ACC>[] | null {
-  if (!Array.isArray(slots) || timers.processingTime.length > 0) return null;
-  const found = new Map<number, number[]>();
-  for (const slot of slots) {
-    if (
-      slot === null || typeof slot !== "object" ||
-      slot.triggerState !== undefined || found.has(slot.id) ||
-      !Number.isSafeInteger(slot.id) || !Number.isSafeInteger(slot.start) ||
-      !(slot.end > slot.start)
-    ) return null;
-    found.set(slot.id, []);
-  }
-  const pairs = timers.eventTime;
-  for (let i = 0; i < pairs.length; i += 2) {
-    const times = found.get(pairs[i]);
-    if (times === undefined) return null;
-    times.push(pairs[i + 1]);
-  }
-  const sessions: RestoredSession<K, ACC>[] = [];
-  for (const slot of slots) {
-    const times = found.get(slot.id)!.sort((a, b) => a - b);
-    const state = stateOf(slot.end, times, lateness);
-    if (state === null) return null;
-    sessions.push({ slot, state });
-  }
-  sessions.sort((a, b) => a.slot.start - b.slot.start);
-  // Sessions of a key never touch: the general engine merges them.
-  const ends = new Map<K, number>();
-  for (const { slot } of sessions) {
-    const end = ends.get(slot.key);
-    if (end !== undefined && end >= slot.start) return null;
-    ends.set(slot.key, slot.end);
-  }
-  return sessions;
-}
-
-// The state whose timers are `times` (ascending), or null.
-function stateOf(end: number, times: number[], lateness: number) {
-  const last = end - 1;
-  const cleanup = last + lateness;
-  const hasCleanup = lateness > 0 && cleanup <= Number.MAX_SAFE_INTEGER;
-  if (times.length === 0) return DEAD;
-  if (times.length === 1 && times[0] === last && !hasCleanup) return PENDING;
-  if (times.length === 1 && times[0] === cleanup && hasCleanup) return FIRED;
-  if (
-    times.length === 2 && hasCleanup && times[0] === last &&
-    times[1] === cleanup
-  ) return PENDING;
-  return null;
-}
-
-/**
- * A min-queue of (time, id) pairs, each with its row, in typed arrays: the
- * due timers of the session engine, one entry per row at the time of its
- * earliest timer when pushed. A row whose end moved since is pushed again
- * at its true time when its entry comes up (ends only move later).
- *
- * Entries pushed in order (new sessions of ordered input) join a run, a
- * queue that costs O(1) per entry; the others go to a binary heap. The
- * first entry is the first of the run's and the heap's.
- */
-export class DueQueue {
-  readonly #heap = new PairHeap();
-  #runTimes = new Float64Array(256);
-  #runIds = new Float64Array(256);
-  #runRows = new Int32Array(256);
-  #head = 0;
-  #tail = 0;
-
-  /** The number of entries. */
-  get size(): number {
-    return this.#tail - this.#head + this.#heap.size;
-  }
-
-  /** The time of the first entry; only when size > 0. */
-  topTime(): number {
-    const heap = this.#heap;
-    if (this.#head === this.#tail) return heap.topTime();
-    const time = this.#runTimes[this.#head];
-    return heap.size > 0 && heap.topTime() < time ? heap.topTime() : time;
-  }
-
-  /** Drops every entry. */
-  clear(): void {
-    this.#heap.clear();
-    this.#head = this.#tail = 0;
-  }
-
-  /** Adds `row` at (time, id). */
-  push(time: number, id: number, row: number): void {
-    const tail = this.#tail;
-    if (tail > this.#head) {
-      const last = this.#runTimes[tail - 1];
-      if (time < last || (time === last && id < this.#runIds[tail - 1])) {
-        this.#heap.push(time, id, row);
-        return;
-      }
-    }
-    if (tail === this.#runTimes.length) this.#makeRoom();
-    const at = this.#tail++;
-    this.#runTimes[at] = time;
-    this.#runIds[at] = id;
-    this.#runRows[at] = row;
-  }
-
-  /** Removes the first entry and returns its row; only when size > 0. */
-  pop(): number {
-    const heap = this.#heap;
-    const head = this.#head;
-    if (head < this.#tail) {
-      const time = this.#runTimes[head];
-      if (
-        heap.size === 0 || time < heap.topTime() ||
-        (time === heap.topTime() && this.#runIds[head] < heap.topId())
-      ) {
-        const row = this.#runRows[head];
-        if (++this.#head === this.#tail) this.#head = this.#tail = 0;
-        return row;
-      }
-    }
-    return heap.pop();
-  }
-
-  // The run is at the end of its arrays: moves it to their start, or
-  // doubles them when it fills more than half.
-  #makeRoom(): void {
-    const head = this.#head;
-    const length = this.#tail - head;
-    let times = this.#runTimes;
-    let ids = this.#runIds;
-    let rows = this.#runRows;
-    if (length * 2 > times.length) {
-      times = new Float64Array(times.length * 2);
-      ids = new Float64Array(times.length);
-      rows = new Int32Array(times.length);
-    }
-    times.set(this.#runTimes.subarray(head, this.#tail));
-    ids.set(this.#runIds.subarray(head, this.#tail));
-    rows.set(this.#runRows.subarray(head, this.#tail));
-    this.#runTimes = times;
-    this.#runIds = ids;
-    this.#runRows = rows;
-    this.#head = 0;
-    this.#tail = length;
-  }
-}
-
-// A binary min-heap of (time, id) pairs with their rows, in typed arrays.
-class PairHeap {
-  #times = new Float64Array(256);
-  #ids = new Float64Array(256);
-  #rows = new Int32Array(256);
-  size = 0;
-
-  topTime(): number {
-    return this.#times[0];
-  }
-
-  topId(): number {
-    return this.#ids[0];
-  }
-
-  clear(): void {
-    this.size = 0;
-  }
-
-  push(time: number, id: number, row: number): void {
-    let i = this.size++;
-    if (i === this.#times.length) this.#grow();
-    const times = this.#times;
-    const ids = this.#ids;
-    const rows = this.#rows;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      const t = times[parent];
-      if (t < time || (t === time && ids[parent] < id)) break;
-      times[i] = t;
-      ids[i] = ids[parent];
-      rows[i] = rows[parent];
-      i = parent;
-    }
-    times[i] = time;
-    ids[i] = id;
-    rows[i] = row;
-  }
-
-  pop(): number {
-    const times = this.#times;
-    const ids = this.#ids;
-    const rows = this.#rows;
-    const top = rows[0];
-    const n = --this.size;
-    const time = times[n];
-    const id = ids[n];
-    const row = rows[n];
-    let i = 0;
-    for (;;) {
-      let child = 2 * i + 1;
-      if (child >= n) break;
-      const right = child + 1;
-      if (
-        right < n &&
-        (times[right] < times[child] ||
-          (times[right] === times[child] && ids[right] < ids[child]))
-      ) child = right;
-      const t = times[child];
-      if (time < t || (time === t && id < ids[child])) break;
-      times[i] = t;
-      ids[i] = ids[child];
-      rows[i] = rows[child];
-      i = child;
-    }
-    if (n > 0) {
-      times[i] = time;
-      ids[i] = id;
-      rows[i] = row;
-    }
-    return top;
-  }
-
-  #grow(): void {
-    const times = new Float64Array(this.#times.length * 2);
-    times.set(this.#times);
-    this.#times = times;
-    const ids = new Float64Array(times.length);
-    ids.set(this.#ids);
-    this.#ids = ids;
-    const rows = new Int32Array(times.length);
-    rows.set(this.#rows);
-    this.#rows = rows;
   }
 }

@@ -4,7 +4,9 @@
 
 import type { SnapshotGroups } from "./snapshot_groups.ts";
 import { paneEngineOf } from "./_pane_engine.ts";
-import { sessionEngineOf } from "./_session_engine.ts";
+import { SessionEngine } from "./_session_engine.ts";
+import { EventTimeTrigger } from "./event_time_trigger.ts";
+import { EventTimeSessionWindows } from "./session.ts";
 import type { GroupedItem } from "./snapshot_groups.ts";
 import type { WindowAssignerContext } from "./window_assigner.ts";
 import type {
@@ -85,4 +87,43 @@ export function windowEngineOf<T, K, ACC, OUT>(
 ): WindowEngine<T, K, ACC> | null {
   return paneEngineOf(options, assignerContext, output) ??
     sessionEngineOf(options, output, handOver);
+}
+
+/**
+ * The session engine of a window operator with these options, or null:
+ * it takes exactly EventTimeSessionWindows with a fixed gap and
+ * EventTimeTrigger (not subclasses, which may decide otherwise).
+ *
+ * @param options The operator's options.
+ * @param output Receives results, side outputs and watermarks.
+ * @param handOverTo Takes the engine's state when it hands over.
+ */
+export function sessionEngineOf<T, K, ACC, OUT>(
+  options: WindowOperatorOptions<T, K, ACC, OUT>,
+  output: WindowOutput<OUT>,
+  handOverTo: HandOverTo<K, ACC>,
+): SessionEngine<T, K, ACC, OUT> | null {
+  const trigger = options.trigger;
+  if (
+    Object.getPrototypeOf(options.assigner) !==
+      EventTimeSessionWindows.prototype ||
+    (trigger !== undefined &&
+      Object.getPrototypeOf(trigger) !== EventTimeTrigger.prototype)
+  ) return null;
+  const gap = (options.assigner as EventTimeSessionWindows<T>).gapMs;
+  if (gap === null) return null;
+  return new SessionEngine(
+    {
+      gap,
+      keySelector: options.keySelector,
+      windowFunction: options.windowFunction,
+      // Checked by WindowOperator before.
+      allowedLatenessMs: options.allowedLatenessMs ?? 0,
+      lateDataTag: options.lateDataTag ?? null,
+      clock: options.clock,
+      partitionOf: options.partitionOf,
+    },
+    output,
+    handOverTo,
+  );
 }

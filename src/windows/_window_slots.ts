@@ -2,6 +2,7 @@
 // the two-level index that finds a record's slots, the ids timers refer to,
 // and the groups an incremental checkpoint hands out.
 
+import type { HandOver } from "./_window_engine.ts";
 import { type GroupedItem, SnapshotGroups } from "./snapshot_groups.ts";
 import { cleanupTime } from "./lateness.ts";
 import { TimeWindow } from "./time_window.ts";
@@ -343,19 +344,12 @@ export class WindowSlots<K, ACC> {
    * engine's last snapshot, so that unchanged groups are reused still. The
    * slot of id `noCleanup` (if any) has no cleanup timer registered.
    */
-  carry(
-    groups: SnapshotGroups<never, WindowSlotSnapshot<K, ACC>>,
-    flags: ReadonlyMap<number, GroupedItem>,
-    noCleanup: number,
-  ): void {
-    for (const slot of this.#byId.values()) {
-      const carried = flags.get(slot.id);
-      if (carried === undefined) continue;
-      slot.part = carried.part;
-      slot.changed = carried.changed;
+  carry(state: Pick<HandOver<K, ACC>, "groups" | "flags" | "noCleanup">): void {
+    for (const [id, { part, changed }] of state.flags) {
+      Object.assign(this.#byId.get(id)!, { part, changed });
     }
-    this.#groups.adopt(groups);
-    const slot = this.#byId.get(noCleanup);
+    this.#groups.adopt(state.groups);
+    const slot = this.#byId.get(state.noCleanup);
     if (slot !== undefined) slot.cleanupRegistered = false;
   }
 

@@ -386,7 +386,7 @@ export class WindowOperator<T, K, ACC, OUT> {
   #handOver(state: HandOver<K, ACC>): void {
     this.#engine = null;
     this.#restoreGeneral(state.snapshot, state.lastFiredWindowEnd);
-    this.#slots.carry(state.groups, state.flags, state.noCleanup);
+    this.#slots.carry(state);
     this.#carried = state.key;
   }
 

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";
-import { sessionEngineOf } from "../../src/windows/_session_engine.ts";
+import { sessionEngineOf } from "../../src/windows/_window_engine.ts";
 import type { HandOver } from "../../src/windows/_window_engine.ts";
 import { EventTimeTrigger } from "../../src/windows/event_time_trigger.ts";
 import { EventTimeSessionWindows } from "../../src/windows/session.ts";

@@ -1,10 +1,10 @@
-// The session engine's due queue (src/windows/_session_rows.ts) against a
+// The session engine's due queue (src/windows/_due_queue.ts) against a
 // sorted list: entries in (time, id) order, whether pushed in order (its
 // run) or not (its heap), past the size its arrays start with.
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { DueQueue } from "../../src/windows/_session_rows.ts";
+import { DueQueue } from "../../src/windows/_due_queue.ts";
 
 type Op = { push: boolean; time: number };
 

@@ -1,0 +1,69 @@
+// Firing in the session engine: the window function's emit for a session,
+// with what it is handed, as the general engine hands it.
+
+import type { Clock } from "../time/mod.ts";
+import { PaneFire } from "./_pane_fire_context.ts";
+import type { SessionRows } from "./_session_rows.ts";
+import { TimeWindow } from "./time_window.ts";
+import type { WindowFunction } from "./window_function.ts";
+import type { WindowOutput } from "./window_output.ts";
+
+/**
+ * Emits the sessions a watermark fires. The clock is read once per
+ * watermark's sweep, not per session as the general engine reads it:
+ * sessions fired in one sweep see one instant, which differs from the
+ * general engine's only if the clock moves during the sweep (e.g. a window
+ * function advancing a ManualClock), as in the pane engine (see PaneFire).
+ */
+export class SessionFiring<T, K, ACC, OUT> {
+  readonly #fn: WindowFunction<T, ACC, OUT, K>;
+  readonly #output: WindowOutput<OUT>;
+  readonly #clock: Clock;
+  readonly #done: () => void;
+  // The clock read for the sweep under way; NaN until read.
+  #now = NaN;
+  /** The largest end of a window fired so far; `-Infinity` before the first. */
+  lastFiredWindowEnd = -Infinity;
+
+  constructor(
+    fn: WindowFunction<T, ACC, OUT, K>,
+    output: WindowOutput<OUT>,
+    clock: Clock,
+  ) {
+    this.#fn = fn;
+    this.#output = output;
+    this.#clock = clock;
+    this.#done = output.windowDone?.bind(output) ?? function none() {};
+  }
+
+  /** A watermark's sweep begins. */
+  begin(): void {
+    this.#now = NaN;
+  }
+
+  /** Emits the session of `row`, fired by `watermark`. */
+  fire(rows: SessionRows<K, ACC>, row: number, watermark: number): void {
+    const contents = rows.contents[row];
+    if (contents === undefined) return;
+    const end = rows.end(row);
+    if (end > this.lastFiredWindowEnd) this.lastFiredWindowEnd = end;
+    const window = new TimeWindow(rows.start(row), end);
+    const key = rows.keys[row] as K;
+    const output = this.#output;
+    const fire = new PaneFire(
+      window,
+      end - 1,
+      watermark,
+      this.#now === this.#now ? this.#now : (this.#now = this.#clock.now()),
+      output,
+    );
+    try {
+      this.#fn.emit(key, fire.context(), contents, fire.collect);
+    } catch (error) {
+      const reject = output.rejectFire;
+      if (reject === undefined) throw error;
+      reject(key, window, error, fire.emitted);
+    }
+    this.#done();
+  }
+}
