@@ -68,10 +68,20 @@ export function stampBatch<T>(
   return { timestamps, rejected: stampRest(rest, i, bad, error) };
 }
 
+// Adding 1.5 * 2^52 rounds any double of magnitude at most 2^51 to an
+// integer: such a value is an integer if it comes back unchanged. Two
+// additions and a few compares cost half of Number.isSafeInteger per
+// record; larger magnitudes take the exact test, and a value that is not a
+// number is never coerced (an assigner may return anything).
+const ROUND = 1.5 * 2 ** 52;
+const SMALL = 2 ** 51;
+
 // -Infinity is "no timestamp" (a processing-time stream); event-time
 // windows reject such records with their own message.
 function isTimestamp(ts: number): boolean {
-  return Number.isSafeInteger(ts) || ts === -Infinity;
+  return (typeof ts === "number" && ts >= -SMALL && ts <= SMALL &&
+    ts + ROUND - ROUND === ts) ||
+    Number.isSafeInteger(ts) || ts === -Infinity;
 }
 
 function invalidTimestamp(ts: unknown, i: number, partition: string): Error {
