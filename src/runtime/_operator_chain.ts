@@ -30,6 +30,9 @@ export class OperatorChain {
   /** How far replayed records and watermarks go, and what reached that boundary. */
   readonly replay: ReplayGate;
   readonly #pending: Promise<unknown>[] = [];
+  // The operators that can be full (asynchronous ones): asked before
+  // every element, so the others are left out once here.
+  readonly #pressured: readonly StreamOperator<unknown, unknown>[];
 
   /**
    * @param operators The operators, head first.
@@ -42,6 +45,9 @@ export class OperatorChain {
     guard: RecordGuard,
   ) {
     this.operators = operators;
+    this.#pressured = operators.filter((op) =>
+      op.isBackPressured !== undefined
+    );
     this.replay = new ReplayGate(operators);
     const tail = this.replay.gate(operators.length, output.tail);
     for (let i = 0; i < operators.length; i++) {
@@ -148,8 +154,9 @@ export class OperatorChain {
 
   /** Whether an operator is full. */
   get backPressured(): boolean {
-    for (const operator of this.operators) {
-      if (operator.isBackPressured?.()) return true;
+    const pressured = this.#pressured;
+    for (let i = 0; i < pressured.length; i++) {
+      if (pressured[i].isBackPressured!()) return true;
     }
     return false;
   }

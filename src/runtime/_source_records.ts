@@ -140,9 +140,12 @@ export class SourceRecords<T> {
     // a failed poll counts.
     if (read) {
       const lateness = this.lateness;
-      for (let i = 0; i < timestamps.length; i++) {
-        if (timestamps[i] === -Infinity || rejected?.[i]) continue;
-        lateness.record(timestamps[i]);
+      if (rejected === null) lateness.recordAll(timestamps);
+      else {
+        for (let i = 0; i < timestamps.length; i++) {
+          if (timestamps[i] === -Infinity || rejected[i]) continue;
+          lateness.record(timestamps[i]);
+        }
       }
       this.read[batch.partition] += values.length;
     }

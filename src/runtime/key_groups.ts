@@ -18,6 +18,15 @@ export const DEFAULT_MAX_PARALLELISM = 128;
  * @throws {TypeError} If the key is of another type (objects need a string key).
  */
 export function hashKey(key: unknown): number {
+  // The usual key, an integer of 31 bits and a sign, first and small
+  // enough to inline: the switch below costs several times the mixing.
+  if (typeof key === "number" && (key | 0) === key && key !== -0x80000000) {
+    return fmix32(key);
+  }
+  return hashOther(key);
+}
+
+function hashOther(key: unknown): number {
   switch (typeof key) {
     case "string": {
       let hash = 0x811c9dc5;
@@ -62,7 +71,13 @@ function fmix32(h: number): number {
  * @returns A key group in `[0, maxParallelism)`.
  */
 export function keyGroupOf(key: unknown, maxParallelism: number): number {
-  return hashKey(key) % maxParallelism;
+  const hash = hashKey(key);
+  // Both sides as unsigned 32-bit integers where they are, so the optimiser
+  // divides integers: a hash above 2^31 is no small integer, and a modulo
+  // of doubles is a call per record.
+  return maxParallelism === maxParallelism >>> 0
+    ? (hash >>> 0) % (maxParallelism >>> 0)
+    : hash % maxParallelism;
 }
 
 /**

@@ -111,57 +111,104 @@ export function hashPartitioner<T>(
   keySelector: (value: T) => unknown,
   maxParallelism: number,
 ): Partitioner<T> {
+  // Reused from batch to batch (a partitioner serves one subtask, and
+  // route never runs inside itself): each record's channel, -1 for one
+  // rejected; and the channel of each key group, for the last numChannels.
+  let channelOf = new Int32Array(0);
+  let owners = new Int32Array(0);
+  let ownersFor = 0;
   return {
     name: "hash",
     route(values, timestamps, numChannels, send, reject = rethrowRecord) {
       const n = values.length;
       if (numChannels === 1) {
-        // One channel needs no hash, but the same keys must be rejected as at
-        // any parallelism.
-        let i = 0;
-        let kept: boolean[] | null = null;
-        while (i < n) {
-          try {
-            for (; i < n; i++) requireHashableKey(keySelector(values[i]));
-          } catch (error) {
-            reject(values[i], timestamps[i], error, i);
-            (kept ??= new Array(n).fill(true))[i++] = false;
-          }
-        }
-        if (kept === null) send(0, values as T[], timestamps as number[]);
-        else {
-          const v = values.filter((_, j) => kept[j]);
-          if (v.length > 0) send(0, v, timestamps.filter((_, j) => kept[j]));
-        }
+        routeToOne(values, timestamps, keySelector, send, reject);
         return;
       }
-      const parts: Array<[T[], number[]] | undefined> = new Array(numChannels);
+      if (n === 0) return;
+      if (ownersFor !== numChannels) {
+        owners = new Int32Array(maxParallelism);
+        for (let g = 0; g < maxParallelism; g++) {
+          owners[g] = subtaskForKeyGroup(g, maxParallelism, numChannels);
+        }
+        ownersFor = numChannels;
+      }
+      if (channelOf.length < n) channelOf = new Int32Array(n);
+      // In locals: the loops below call user code, after which the
+      // optimiser would load captured variables again.
+      const ownerOf = owners;
+      const channels = channelOf;
+      const counts = new Int32Array(numChannels);
+      // First pass: the channel of each record, and how many each gets.
       let i = 0;
       while (i < n) {
         try {
           for (; i < n; i++) {
-            const group = keyGroupOf(keySelector(values[i]), maxParallelism);
-            const channel = subtaskForKeyGroup(
-              group,
-              maxParallelism,
-              numChannels,
-            );
-            const part = parts[channel] ??= [[], []];
-            part[0].push(values[i]);
-            part[1].push(timestamps[i]);
+            const channel =
+              ownerOf[keyGroupOf(keySelector(values[i]), maxParallelism)];
+            channels[i] = channel;
+            counts[channel]++;
           }
         } catch (error) {
-          // Nothing of record i was pushed: the key is computed first.
+          channels[i] = -1;
           reject(values[i], timestamps[i], error, i);
           i++;
         }
       }
+      // Second pass: each channel's records, in arrays of their exact size
+      // (a copy of the input's first records, overwritten: no growing), or
+      // the input itself when one channel gets everything.
+      const partValues: T[][] = new Array(numChannels);
+      const partTimestamps: number[][] = new Array(numChannels);
       for (let c = 0; c < numChannels; c++) {
-        const part = parts[c];
-        if (part !== undefined) send(c, part[0], part[1]);
+        const count = counts[c];
+        if (count === n) {
+          send(c, values as T[], timestamps as number[]);
+          return;
+        }
+        partValues[c] = values.slice(0, count);
+        partTimestamps[c] = timestamps.slice(0, count);
+      }
+      const at = new Int32Array(numChannels);
+      for (let j = 0; j < n; j++) {
+        const channel = channels[j];
+        if (channel < 0) continue;
+        const k = at[channel]++;
+        partValues[channel][k] = values[j];
+        partTimestamps[channel][k] = timestamps[j];
+      }
+      for (let c = 0; c < numChannels; c++) {
+        if (counts[c] > 0) send(c, partValues[c], partTimestamps[c]);
       }
     },
   };
+}
+
+// The hash partitioner's route to a single channel: no hash, but the same
+// keys are rejected as at any parallelism.
+function routeToOne<T>(
+  values: readonly T[],
+  timestamps: readonly number[],
+  keySelector: (value: T) => unknown,
+  send: ChannelSend<T>,
+  reject: RejectRecord,
+): void {
+  const n = values.length;
+  let i = 0;
+  let kept: boolean[] | null = null;
+  while (i < n) {
+    try {
+      for (; i < n; i++) requireHashableKey(keySelector(values[i]));
+    } catch (error) {
+      reject(values[i], timestamps[i], error, i);
+      (kept ??= new Array(n).fill(true))[i++] = false;
+    }
+  }
+  if (kept === null) send(0, values as T[], timestamps as number[]);
+  else {
+    const v = values.filter((_, j) => kept[j]);
+    if (v.length > 0) send(0, v, timestamps.filter((_, j) => kept[j]));
+  }
 }
 
 function requireHashableKey(key: unknown): void {

@@ -102,6 +102,50 @@ export class LatenessHistogram {
   }
 
   /**
+   * Counts the timestamps of a batch in order, each as
+   * {@linkcode LatenessHistogram.record} would, skipping `-Infinity` (a
+   * record without a timestamp).
+   *
+   * Cost: one pass with the state in locals, cheaper per record than
+   * calling `record` for each.
+   *
+   * @param timestamps Event times in milliseconds.
+   * @param from The first index counted.
+   * @param to The index after the last one counted.
+   */
+  recordAll(
+    timestamps: ArrayLike<number>,
+    from = 0,
+    to: number = timestamps.length,
+  ): void {
+    const counts = this.#counts;
+    let maxTimestamp = this.#maxTimestamp;
+    let maxLateness = this.#maxLateness;
+    // Records that raise (or equal) the maximum are on time: counted
+    // together in bucket 0 at the end.
+    let onTime = 0;
+    let late = 0;
+    for (let i = from; i < to; i++) {
+      const timestamp = timestamps[i];
+      if (timestamp >= maxTimestamp) {
+        // -Infinity is not below a maximum that is still -Infinity.
+        if (timestamp === -Infinity) continue;
+        maxTimestamp = timestamp;
+        onTime++;
+      } else if (timestamp !== -Infinity) {
+        const lateness = maxTimestamp - timestamp;
+        counts[bucketOf(lateness)]++;
+        late++;
+        if (lateness > maxLateness) maxLateness = lateness;
+      }
+    }
+    counts[0] += onTime;
+    this.#count += onTime + late;
+    this.#maxTimestamp = maxTimestamp;
+    this.#maxLateness = maxLateness;
+  }
+
+  /**
    * The lateness that a fraction `q` of the counted records does not exceed.
    *
    * Exact below 1024 ms; above, at most 1.6% more than the exact quantile and

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import {
   DEFAULT_MAX_PARALLELISM,
   hashKey,
@@ -48,6 +49,59 @@ Deno.test("hashKey() returns the same values in every process, so keys keep thei
   assert.equal(hashKey(5n), 92992995);
   assert.equal(keyGroupOf("user-1", 128), 108);
   assert.equal(keyGroupOf(42, 128), 92);
+});
+
+// The hash of a number as first written (one switch on the type): the
+// fast path for 32-bit integers must give the same value for every number.
+function referenceNumberHash(key: number): number {
+  if (Number.isInteger(key) && Math.abs(key) <= 0x7fffffff) {
+    let h = key | 0;
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
+    return h >>> 0;
+  }
+  return hashKey(String(key));
+}
+
+Deno.test("hashKey() and keyGroupOf() give every number the hash and group of the reference, at the edges of 32 bits too", () => {
+  const edges = [
+    0,
+    -0,
+    1,
+    -1,
+    0x7fffffff,
+    -0x7fffffff,
+    -0x80000000,
+    0x80000000,
+    2 ** 32,
+    2 ** 53,
+    0.5,
+    -1.5,
+    NaN,
+    Infinity,
+    -Infinity,
+  ];
+  const number = fc.oneof(
+    fc.constantFrom(...edges),
+    fc.integer(),
+    fc.integer({ min: -(2 ** 33), max: 2 ** 33 }),
+    fc.double(),
+  );
+  const maxParallelism = fc.oneof(
+    fc.integer({ min: 1, max: 32_768 }),
+    fc.constantFrom(2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 40),
+  );
+  fc.assert(
+    fc.property(number, maxParallelism, (key, max) => {
+      const expected = referenceNumberHash(key);
+      assert.equal(hashKey(key), expected);
+      assert.equal(keyGroupOf(key, max), expected % max);
+    }),
+    { seed: 42, numRuns: 2_000 },
+  );
 });
 
 Deno.test("hashKey() returns an unsigned 32-bit integer for strings, numbers, booleans and bigints", () => {

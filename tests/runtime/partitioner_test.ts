@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import {
   keyGroupOf,
   subtaskForKeyGroup,
@@ -179,4 +180,68 @@ Deno.test("hashPartitioner() rejects a key that cannot be hashed with a TypeErro
     name: "TypeError",
     message: /of type object/,
   });
+});
+
+Deno.test("hashPartitioner() routes like a record-by-record reference over batches of any size, channel count and rejected keys, one partitioner for all", () => {
+  const key = fc.oneof(
+    fc.integer({ min: -50, max: 50 }),
+    fc.constantFrom<unknown>("a", "b", 2 ** 40, 1.5, null, { id: 1 }),
+  );
+  const call = fc.record({
+    keys: fc.array(key, { maxLength: 300 }),
+    numChannels: fc.integer({ min: 1, max: 9 }),
+  });
+  fc.assert(
+    fc.property(fc.array(call, { minLength: 1, maxLength: 6 }), (calls) => {
+      const maxParallelism = 32;
+      const partitioner = hashPartitioner<unknown>((k) => k, maxParallelism);
+      for (const { keys, numChannels } of calls) {
+        const timestamps = keys.map((_, i) => 10 * i);
+        const expected = new Map<number, [unknown[], number[]]>();
+        const expectedRejected: number[] = [];
+        keys.forEach((k, i) => {
+          const type = typeof k;
+          if (type !== "number" && type !== "string") {
+            expectedRejected.push(i);
+            return;
+          }
+          const channel = subtaskForKeyGroup(
+            keyGroupOf(k, maxParallelism),
+            maxParallelism,
+            numChannels,
+          );
+          const part = expected.get(channel) ?? [[], []];
+          part[0].push(k);
+          part[1].push(timestamps[i]);
+          expected.set(channel, part);
+        });
+        const sent: Array<[number, unknown[], number[]]> = [];
+        const rejected: number[] = [];
+        partitioner.route(
+          keys,
+          timestamps,
+          numChannels,
+          (c, v, t) => sent.push([c, [...v], [...t]]),
+          (value, ts, error, i) => {
+            assert.equal(value, keys[i!]);
+            assert.equal(ts, timestamps[i!]);
+            assert.ok(error instanceof TypeError);
+            rejected.push(i!);
+          },
+        );
+        // One channel with nothing rejected gets the batch as it is, even empty.
+        if (numChannels === 1 && expectedRejected.length === 0) {
+          expected.set(0, [keys, timestamps]);
+        }
+        assert.deepEqual(rejected, expectedRejected);
+        assert.deepEqual(
+          sent,
+          [...expected].sort((a, b) => a[0] - b[0]).map((
+            [c, [v, t]],
+          ) => [c, v, t]),
+        );
+      }
+    }),
+    { seed: 42, numRuns: 300 },
+  );
 });

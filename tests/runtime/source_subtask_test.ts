@@ -5,7 +5,7 @@ import {
 } from "../../src/connectors/sources/scripted.ts";
 import { MapOperator } from "../../src/runtime/operators/map.ts";
 import { forwardPartitioner } from "../../src/runtime/partitioner.ts";
-import type { SourceReader } from "../../src/runtime/source.ts";
+import type { SourceBatch, SourceReader } from "../../src/runtime/source.ts";
 import { SourceSubtask } from "../../src/runtime/source_subtask.ts";
 import type { StreamElement } from "../../src/runtime/stream_element.ts";
 import type { StreamOperator } from "../../src/runtime/stream_operator.ts";
@@ -47,7 +47,10 @@ function render(element: StreamElement): string {
 class CountingReader<T> implements SourceReader<T> {
   polls = 0;
   nextAvailableCalls = 0;
-  constructor(readonly inner: SourceReader<T>) {}
+  constructor(
+    readonly inner: SourceReader<T>,
+    readonly change: (batch: SourceBatch<T>) => SourceBatch<T> = (b) => b,
+  ) {}
   get partitions(): readonly string[] {
     return this.inner.partitions;
   }
@@ -56,7 +59,8 @@ class CountingReader<T> implements SourceReader<T> {
   }
   poll(now: number, maxRecords: number) {
     this.polls++;
-    return this.inner.poll(now, maxRecords);
+    const batch = this.inner.poll(now, maxRecords);
+    return batch === null ? null : this.change(batch);
   }
   nextAvailableAt(now: number): number {
     this.nextAvailableCalls++;
@@ -81,6 +85,8 @@ interface Setup<T> {
   /** The reader of this subtask out of `parallelism`; subtask 0 of 1 by default. */
   subtask?: [index: number, parallelism: number];
   errorPolicy?: ErrorPolicy;
+  /** Changes each polled batch (e.g. to give a record a bad timestamp). */
+  change?: (batch: SourceBatch<T>) => SourceBatch<T>;
 }
 
 /** A source subtask over a scripted reader, with a manual clock and a recording `send`. */
@@ -90,6 +96,7 @@ function harness<T>(setup: Setup<T>) {
   const reader = new CountingReader(
     new ScriptedSource(setup.script, { partitions: setup.partitions ?? 1 })
       .createReader(...(setup.subtask ?? [0, 1])),
+    setup.change,
   );
   const sent: string[] = [];
   let taken = 0;
@@ -449,6 +456,52 @@ Deno.test('SourceSubtask under "fail" passes records without a timestamp (-Infin
     error.letter.error.message,
     /partition 'scripted-1'.*'timestamp' of record 0 .*current value is Infinity/,
   );
+});
+
+Deno.test("SourceSubtask with the default assigner sets aside a record whose source timestamp is not a safe integer, and counts only the others' lateness", () => {
+  const gauges = new Map<string, () => number>();
+  const setup = (errorPolicy?: ErrorPolicy) =>
+    harness({
+      script: [
+        { at: 0, value: "a", timestamp: 1_000 },
+        { at: 0, value: "b", timestamp: 2_000 },
+        { at: 0, value: "c", timestamp: 500 },
+        { at: 0, value: "d", timestamp: 600 },
+      ],
+      strategy: WatermarkStrategy.forBoundedOutOfOrderness<string>(0),
+      change: (batch) => ({
+        ...batch,
+        timestamps: batch.timestamps.map((ts, i) => i === 1 ? ts + 0.5 : ts),
+      }),
+      metrics: {
+        gauge: (name: string, read: () => number) => gauges.set(name, read),
+      },
+      errorPolicy,
+    });
+  const h = setup();
+  h.source.poll(0);
+  assert.deepEqual(h.take(), [
+    "R(a@1000)",
+    "R(c@500,d@600)",
+    "WInfinity",
+    "end",
+  ]);
+  const [letter, ...more] = h.source.takeDeadLetters();
+  assert.equal(more.length, 0);
+  assert.equal(letter.position, "partition scripted-0, offset 1");
+  assert.match(
+    letter.error.message,
+    /'timestamp' of record 1 .*current value is 2000.5/,
+  );
+  // a: 0, c: 500, d: 400 against the maximum 1000 (b never counts).
+  assert.equal(gauges.get("latenessMaxMs")!(), 500);
+  assert.equal(gauges.get("latenessP50Ms")!(), 400);
+  assert.equal(gauges.get("lastRecordTimestampMs")!(), 600);
+  const failing = setup("fail");
+  const error = thrown(() => failing.source.poll(0));
+  assert.ok(error instanceof RecordFailedError);
+  assert.deepEqual(failing.take(), []);
+  assert.equal(gauges.get("latenessMaxMs")!(), 0, "nothing of the poll counts");
 });
 
 Deno.test("SourceSubtask emits Infinity and then end at the end of input, and does nothing after", () => {

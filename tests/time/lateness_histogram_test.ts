@@ -81,6 +81,45 @@ Deno.test("LatenessHistogram.record() measures lateness against the highest time
   assert.equal(histogram.quantile(1), 505);
 });
 
+Deno.test("LatenessHistogram.recordAll() counts a batch as record() counts each of its timestamps, skipping -Infinity", () => {
+  const timestamp = fc.oneof(
+    fc.integer({ min: 0, max: 3_000 }),
+    fc.integer({ min: -(2 ** 40), max: 2 ** 40 }),
+    fc.constant(-Infinity),
+  );
+  fc.assert(
+    fc.property(
+      fc.array(timestamp, { maxLength: 20 }),
+      fc.array(timestamp, { maxLength: 200 }),
+      fc.nat(),
+      fc.nat(),
+      (before, batch, a, b) => {
+        const from = batch.length === 0 ? 0 : a % (batch.length + 1);
+        const to = from +
+          (batch.length === 0 ? 0 : b % (batch.length - from + 1));
+        const one = new LatenessHistogram();
+        const all = new LatenessHistogram();
+        for (const ts of before.filter((ts) => ts !== -Infinity)) {
+          one.record(ts);
+          all.record(ts);
+        }
+        for (let i = from; i < to; i++) {
+          if (batch[i] !== -Infinity) one.record(batch[i]);
+        }
+        all.recordAll(batch, from, to);
+        assert.deepEqual(all.snapshot(), one.snapshot());
+        assert.equal(all.count, one.count);
+        const whole = new LatenessHistogram();
+        whole.recordAll(batch);
+        const each = new LatenessHistogram();
+        for (const ts of batch) if (ts !== -Infinity) each.record(ts);
+        assert.deepEqual(whole.snapshot(), each.snapshot());
+      },
+    ),
+    { seed: 42, numRuns: 300 },
+  );
+});
+
 Deno.test("LatenessHistogram.quantile() reports 0 and lateRatio() 0 when nothing was counted", () => {
   const histogram = new LatenessHistogram();
   assert.equal(histogram.quantile(0.99), 0);

@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { stampBatch } from "../../src/runtime/_stamp_batch.ts";
+import { recordTimestampAssigner } from "../../src/time/timestamp_assigner.ts";
+
+// Values at the edges of the fast integer test and of the safe range.
+const edges = [
+  0,
+  -0,
+  0.5,
+  -0.5,
+  1.7e12 + 0.5,
+  2 ** 51 - 0.5,
+  2 ** 51,
+  2 ** 51 + 1,
+  -(2 ** 51) - 1,
+  2 ** 52 + 1,
+  2 ** 53 - 1,
+  2 ** 53,
+  -(2 ** 53 - 1),
+  -(2 ** 53),
+  1e300,
+  NaN,
+  Infinity,
+  -Infinity,
+  Number.MIN_VALUE,
+];
+
+const timestamp = fc.oneof(
+  fc.constantFrom(...edges),
+  fc.double(),
+  fc.integer(),
+  fc.constantFrom<unknown>("5", null, undefined, 5n, { valueOf: () => 5 }),
+);
+
+Deno.test("stampBatch() keeps exactly the safe integers and -Infinity, from the default assigner or another", () => {
+  fc.assert(
+    fc.property(fc.array(timestamp, { maxLength: 30 }), (given) => {
+      const values = given.map((_, i) => i);
+      const expected = given.map((ts) =>
+        !(Number.isSafeInteger(ts) || ts === -Infinity)
+      );
+      for (
+        const assign of [
+          recordTimestampAssigner,
+          (_: number, ts: number) => ts,
+        ]
+      ) {
+        const rejected: number[] = [];
+        const { timestamps, rejected: flags } = stampBatch(
+          values,
+          given as number[],
+          assign,
+          (_value, _ts, _error, i) => rejected.push(i!),
+          "p",
+        );
+        assert.deepEqual(
+          rejected,
+          expected.flatMap((bad, i) => bad ? [i] : []),
+        );
+        assert.deepEqual(flags ?? values.map(() => false), expected);
+        given.forEach((ts, i) => {
+          if (!expected[i]) assert.equal(timestamps[i], ts);
+        });
+      }
+    }),
+    { seed: 42, numRuns: 500 },
+  );
+});
+
+Deno.test("stampBatch() hands on the source's timestamps themselves from the default assigner when all are valid", () => {
+  const given = [1, 2, -Infinity, 2 ** 53 - 1];
+  const { timestamps, rejected } = stampBatch(
+    ["a", "b", "c", "d"],
+    given,
+    recordTimestampAssigner,
+    () => assert.fail("nothing is rejected"),
+    "p",
+  );
+  assert.equal(timestamps, given);
+  assert.equal(rejected, null);
+});
