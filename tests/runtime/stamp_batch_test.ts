@@ -68,7 +68,7 @@ Deno.test("stampBatch() keeps exactly the safe integers and -Infinity, from the 
   );
 });
 
-Deno.test("stampBatch() hands on the source's timestamps themselves from the default assigner when all are valid", () => {
+Deno.test("stampBatch() hands on a copy of the source's timestamps from the default assigner when all are valid, so the source may refill its array", () => {
   const given = [1, 2, -Infinity, 2 ** 53 - 1];
   const { timestamps, rejected } = stampBatch(
     ["a", "b", "c", "d"],
@@ -77,6 +77,7 @@ Deno.test("stampBatch() hands on the source's timestamps themselves from the def
     () => assert.fail("nothing is rejected"),
     "p",
   );
-  assert.equal(timestamps, given);
+  assert.notEqual(timestamps, given);
+  assert.deepEqual(timestamps, [1, 2, -Infinity, 2 ** 53 - 1]);
   assert.equal(rejected, null);
 });
