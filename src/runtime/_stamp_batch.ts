@@ -37,8 +37,9 @@ export function stampBatch<T>(
   // The default assigner keeps the source's timestamps: when they are all
   // valid (the usual case) the batch's are a copy of them, with no call per
   // record. A copy, as a reader may refill its array for the next poll
-  // while this batch waits downstream. Otherwise the general loop below
-  // rejects exactly what it would have.
+  // while this batch waits downstream. Otherwise (an invalid timestamp, or
+  // no array of them from a plain-JS reader) the general loop below rejects
+  // exactly what it would have.
   if (
     assign === recordTimestampAssigner && Array.isArray(given) &&
     given.length === n
