@@ -102,45 +102,40 @@ export class LatenessHistogram {
   }
 
   /**
-   * Counts the timestamps of a batch in order, each as
-   * {@linkcode LatenessHistogram.record} would, skipping `-Infinity` (a
-   * record without a timestamp).
+   * Counts the timestamps of a batch in order, exactly as calling
+   * {@linkcode LatenessHistogram.record} on each would, skipping `-Infinity`
+   * (a record without a timestamp).
    *
    * Cost: one pass with the state in locals, cheaper per record than
    * calling `record` for each.
    *
    * @param timestamps Event times in milliseconds.
-   * @param from The first index counted.
-   * @param to The index after the last one counted.
+   * @throws {TypeError} If `timestamps` is not an array.
    */
-  recordAll(
-    timestamps: ArrayLike<number>,
-    from = 0,
-    to: number = timestamps.length,
-  ): void {
+  recordAll(timestamps: readonly number[]): void {
+    if (!Array.isArray(timestamps)) {
+      throw new TypeError(
+        `Cannot count LatenessHistogram records as 'timestamps' must be an array: current value is ${
+          describeValue(timestamps)
+        }`,
+      );
+    }
     const counts = this.#counts;
     let maxTimestamp = this.#maxTimestamp;
     let maxLateness = this.#maxLateness;
-    // Records that raise (or equal) the maximum are on time: counted
-    // together in bucket 0 at the end.
-    let onTime = 0;
-    let late = 0;
-    for (let i = from; i < to; i++) {
+    let count = this.#count;
+    // record's body, on locals.
+    for (let i = 0; i < timestamps.length; i++) {
       const timestamp = timestamps[i];
-      if (timestamp >= maxTimestamp) {
-        // -Infinity is not below a maximum that is still -Infinity.
-        if (timestamp === -Infinity) continue;
-        maxTimestamp = timestamp;
-        onTime++;
-      } else if (timestamp !== -Infinity) {
-        const lateness = maxTimestamp - timestamp;
-        counts[bucketOf(lateness)]++;
-        late++;
-        if (lateness > maxLateness) maxLateness = lateness;
-      }
+      if (timestamp === -Infinity) continue;
+      let lateness = 0;
+      if (timestamp > maxTimestamp) maxTimestamp = timestamp;
+      else lateness = maxTimestamp - timestamp;
+      counts[bucketOf(lateness)]++;
+      count++;
+      if (lateness > maxLateness) maxLateness = lateness;
     }
-    counts[0] += onTime;
-    this.#count += onTime + late;
+    this.#count = count;
     this.#maxTimestamp = maxTimestamp;
     this.#maxLateness = maxLateness;
   }
