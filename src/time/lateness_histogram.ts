@@ -123,19 +123,27 @@ export class LatenessHistogram {
     const counts = this.#counts;
     let maxTimestamp = this.#maxTimestamp;
     let maxLateness = this.#maxLateness;
-    let count = this.#count;
-    // record's body, on locals.
+    // record's body on locals. A record that raises the maximum (strictly,
+    // as in record) is 0 late: counted with the others in bucket 0 at the
+    // end, where the largest lateness is raised to 0 if it is below (a
+    // restored snapshot may hold anything).
+    let onTime = 0;
+    let late = 0;
     for (let i = 0; i < timestamps.length; i++) {
       const timestamp = timestamps[i];
-      if (timestamp === -Infinity) continue;
-      let lateness = 0;
-      if (timestamp > maxTimestamp) maxTimestamp = timestamp;
-      else lateness = maxTimestamp - timestamp;
-      counts[bucketOf(lateness)]++;
-      count++;
-      if (lateness > maxLateness) maxLateness = lateness;
+      if (timestamp > maxTimestamp) {
+        maxTimestamp = timestamp;
+        onTime++;
+      } else if (timestamp !== -Infinity) {
+        const lateness = maxTimestamp - timestamp;
+        counts[bucketOf(lateness)]++;
+        late++;
+        if (lateness > maxLateness) maxLateness = lateness;
+      }
     }
-    this.#count = count;
+    counts[0] += onTime;
+    if (onTime > 0 && 0 > maxLateness) maxLateness = 0;
+    this.#count += onTime + late;
     this.#maxTimestamp = maxTimestamp;
     this.#maxLateness = maxLateness;
   }

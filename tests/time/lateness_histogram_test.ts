@@ -146,6 +146,22 @@ Deno.test("LatenessHistogram.recordAll() counts a repeated Infinity where record
   assert.ok(Object.is(all.max, each.max));
 });
 
+Deno.test("LatenessHistogram.recordAll() raises a negative largest lateness from a snapshot to 0 on an on-time record, as record() does", () => {
+  const snapshot = { maxTimestamp: 100, maxLatenessMs: -5, buckets: [] };
+  const each = new LatenessHistogram();
+  each.restore(snapshot);
+  for (const ts of [200, 150]) each.record(ts);
+  const all = new LatenessHistogram();
+  all.restore(snapshot);
+  all.recordAll([200, 150]);
+  assert.deepEqual(all.snapshot(), each.snapshot());
+  assert.equal(all.max, 50);
+  const onlyOnTime = new LatenessHistogram();
+  onlyOnTime.restore(snapshot);
+  onlyOnTime.recordAll([200]);
+  assert.equal(onlyOnTime.max, 0);
+});
+
 Deno.test("LatenessHistogram.recordAll() rejects timestamps that are not an array with a TypeError naming the parameter and value", () => {
   const histogram = new LatenessHistogram();
   for (const bad of [undefined, 5, "12"]) {
