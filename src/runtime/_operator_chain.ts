@@ -31,8 +31,9 @@ export class OperatorChain {
   readonly replay: ReplayGate;
   readonly #pending: Promise<unknown>[] = [];
   // The operators that can be full (asynchronous ones): asked before
-  // every element, so the others are left out once here.
-  readonly #pressured: readonly StreamOperator<unknown, unknown>[];
+  // every element, so the others are left out. Listed again once opened,
+  // as an operator may set isBackPressured in open().
+  #pressured: readonly StreamOperator<unknown, unknown>[];
 
   /**
    * @param operators The operators, head first.
@@ -45,9 +46,7 @@ export class OperatorChain {
     guard: RecordGuard,
   ) {
     this.operators = operators;
-    this.#pressured = operators.filter((op) =>
-      op.isBackPressured !== undefined
-    );
+    this.#pressured = pressurable(operators);
     this.replay = new ReplayGate(operators);
     const tail = this.replay.gate(operators.length, output.tail);
     for (let i = 0; i < operators.length; i++) {
@@ -108,6 +107,7 @@ export class OperatorChain {
     for (let i = 0; i < operators.length; i++) {
       operators[i].open(contexts[i], this.inputs[i + 1]);
     }
+    this.#pressured = pressurable(operators);
   }
 
   /** Finishes the operators head to tail, keeping the work they start. */
@@ -156,7 +156,7 @@ export class OperatorChain {
   get backPressured(): boolean {
     const pressured = this.#pressured;
     for (let i = 0; i < pressured.length; i++) {
-      if (pressured[i].isBackPressured!()) return true;
+      if (pressured[i].isBackPressured?.()) return true;
     }
     return false;
   }
@@ -167,4 +167,12 @@ export class OperatorChain {
     for (const operator of this.operators) count += operator.inFlight?.() ?? 0;
     return count;
   }
+}
+
+// The operators that have an isBackPressured: as `?.()` skips null and
+// undefined (and throws for any other value that is not a function).
+function pressurable(
+  operators: readonly StreamOperator<unknown, unknown>[],
+): StreamOperator<unknown, unknown>[] {
+  return operators.filter((op) => op.isBackPressured != null);
 }

@@ -35,13 +35,18 @@ export function stampBatch<T>(
 ): StampedBatch {
   const n = values.length;
   // The default assigner keeps the source's timestamps: when they are all
-  // valid (the usual case) the source's array is the batch's, with no call
-  // per record and no copy (emitted arrays are never modified). Otherwise
-  // the general loop below rejects exactly what it would have.
-  if (assign === recordTimestampAssigner && given.length === n) {
+  // valid (the usual case) the batch's are a copy of them, with no call per
+  // record. A copy, as a reader may refill its array for the next poll
+  // while this batch waits downstream. Otherwise (an invalid timestamp, or
+  // no array of them from a plain-JS reader) the general loop below rejects
+  // exactly what it would have.
+  if (
+    assign === recordTimestampAssigner && Array.isArray(given) &&
+    given.length === n
+  ) {
     let i = 0;
     while (i < n && isTimestamp(given[i])) i++;
-    if (i === n) return { timestamps: given as number[], rejected: null };
+    if (i === n) return { timestamps: given.slice(), rejected: null };
   }
   const timestamps = new Array<number>(n);
   // A plain loop up to the first record that fails, if one does; the rest

@@ -30,7 +30,12 @@ export interface Partitioner<T> {
   readonly name: string;
   /**
    * Splits a batch over `numChannels` channels and sends each part.
-   * Cost: one pass over the batch; at most one batch per channel.
+   * Cost: one pass over the batch, and a second to copy the records into
+   * their parts; at most one batch per channel. The hash partitioner keeps
+   * a channel per record between calls (4 bytes each, for the largest
+   * batch) and, for a maxParallelism up to 2^15, a channel per key group
+   * (4 bytes each); for a larger one it finds each record's channel as
+   * it goes.
    *
    * A record the partitioner cannot place (its key selector throws, its
    * key cannot be hashed) goes to `reject` with its index and is sent
@@ -111,18 +116,35 @@ export function hashPartitioner<T>(
   keySelector: (value: T) => unknown,
   maxParallelism: number,
 ): Partitioner<T> {
-  // Reused from batch to batch (a partitioner serves one subtask, and
-  // route never runs inside itself): each record's channel, -1 for one
-  // rejected; and the channel of each key group, for the last numChannels.
-  let channelOf = new Int32Array(0);
+  // The channel of each key group, built for the last numChannels: only for
+  // a bounded maxParallelism (the table takes 4 bytes a key group; any
+  // positive safe integer is accepted), else computed per record.
+  const tabled = Number.isInteger(maxParallelism) && maxParallelism > 0 &&
+    maxParallelism <= MAX_TABLED_KEY_GROUPS;
   let owners = new Int32Array(0);
   let ownersFor = 0;
+  // Each record's channel (-1 for one rejected), reused from batch to batch.
+  // route takes it while it reads it and puts it back before sending: a
+  // call of route inside another (a key selector or reject routing through
+  // this partitioner) finds it taken and gets its own, so none overwrites
+  // the channels another is reading.
+  let spare = new Int32Array(0);
   return {
     name: "hash",
     route(values, timestamps, numChannels, send, reject = rethrowRecord) {
       const n = values.length;
       if (numChannels === 1) {
         routeToOne(values, timestamps, keySelector, send, reject);
+        return;
+      }
+      // The two passes below need a table, from two channels to one per key
+      // group (0 sends nothing and rejects as ever), and arrays to slice.
+      if (
+        !tabled || !(numChannels >= 2 && numChannels <= maxParallelism) ||
+        numChannels !== (numChannels | 0) || !Array.isArray(values) ||
+        !Array.isArray(timestamps)
+      ) {
+        routeEach(values, timestamps, numChannels, send, reject);
         return;
       }
       if (n === 0) return;
@@ -133,11 +155,11 @@ export function hashPartitioner<T>(
         }
         ownersFor = numChannels;
       }
-      if (channelOf.length < n) channelOf = new Int32Array(n);
       // In locals: the loops below call user code, after which the
       // optimiser would load captured variables again.
       const ownerOf = owners;
-      const channels = channelOf;
+      const channels = spare.length >= n ? spare : new Int32Array(n);
+      spare = EMPTY_CHANNELS;
       const counts = new Int32Array(numChannels);
       // First pass: the channel of each record, and how many each gets.
       let i = 0;
@@ -157,12 +179,17 @@ export function hashPartitioner<T>(
       }
       // Second pass: each channel's records, in arrays of their exact size
       // (a copy of the input's first records, overwritten: no growing), or
-      // the input itself when one channel gets everything.
+      // the input itself when one channel gets everything. Passing the
+      // input on as it is is safe as on main, where the forward, rebalance
+      // and broadcast partitioners (and this one at one channel) already
+      // did: emitted arrays are never modified, and a source's timestamps
+      // are a copy of its reader's (see stampBatch).
       const partValues: T[][] = new Array(numChannels);
       const partTimestamps: number[][] = new Array(numChannels);
       for (let c = 0; c < numChannels; c++) {
         const count = counts[c];
         if (count === n) {
+          spare = channels;
           send(c, values as T[], timestamps as number[]);
           return;
         }
@@ -177,12 +204,55 @@ export function hashPartitioner<T>(
         partValues[channel][k] = values[j];
         partTimestamps[channel][k] = timestamps[j];
       }
+      spare = channels;
       for (let c = 0; c < numChannels; c++) {
         if (counts[c] > 0) send(c, partValues[c], partTimestamps[c]);
       }
     },
   };
+
+  // Record by record, growing one part per channel: for a maxParallelism
+  // too large for a table, and for any numChannels.
+  function routeEach(
+    values: readonly T[],
+    timestamps: readonly number[],
+    numChannels: number,
+    send: ChannelSend<T>,
+    reject: RejectRecord,
+  ): void {
+    const n = values.length;
+    const parts: Array<[T[], number[]] | undefined> = new Array(numChannels);
+    let i = 0;
+    while (i < n) {
+      try {
+        for (; i < n; i++) {
+          const group = keyGroupOf(keySelector(values[i]), maxParallelism);
+          const channel = subtaskForKeyGroup(
+            group,
+            maxParallelism,
+            numChannels,
+          );
+          const part = parts[channel] ??= [[], []];
+          part[0].push(values[i]);
+          part[1].push(timestamps[i]);
+        }
+      } catch (error) {
+        // Nothing of record i was pushed: the key is computed first.
+        reject(values[i], timestamps[i], error, i);
+        i++;
+      }
+    }
+    for (let c = 0; c < numChannels; c++) {
+      const part = parts[c];
+      if (part !== undefined) send(c, part[0], part[1]);
+    }
+  }
 }
+
+// The largest maxParallelism whose key groups get a table of channels
+// (128 KB); the default is 128.
+const MAX_TABLED_KEY_GROUPS = 2 ** 15;
+const EMPTY_CHANNELS = new Int32Array(0);
 
 // The hash partitioner's route to a single channel: no hash, but the same
 // keys are rejected as at any parallelism.

@@ -56,9 +56,10 @@ export interface SourceReader<T> {
   readonly partitions: readonly string[];
   /**
    * Returns the next records available at processing time `now`, at most
-   * `maxRecords`, or `null` when none is available now. The batch's arrays
-   * are handed over: the runtime passes them downstream as they are, so
-   * the reader must not change them afterwards.
+   * `maxRecords`, or `null` when none is available now. The runtime may
+   * pass the batch's `values` array downstream as it is (so the reader must
+   * not change it afterwards) and copies its `timestamps` (so the reader may
+   * refill their array for the next poll).
    */
   poll(now: number, maxRecords: number): SourceBatch<T> | null;
   /** When more records may become available, or `Infinity` if not by time alone. */

@@ -102,34 +102,36 @@ export class LatenessHistogram {
   }
 
   /**
-   * Counts the timestamps of a batch in order, each as
-   * {@linkcode LatenessHistogram.record} would, skipping `-Infinity` (a
-   * record without a timestamp).
+   * Counts the timestamps of a batch in order, exactly as calling
+   * {@linkcode LatenessHistogram.record} on each would, skipping `-Infinity`
+   * (a record without a timestamp).
    *
    * Cost: one pass with the state in locals, cheaper per record than
    * calling `record` for each.
    *
    * @param timestamps Event times in milliseconds.
-   * @param from The first index counted.
-   * @param to The index after the last one counted.
+   * @throws {TypeError} If `timestamps` is not an array.
    */
-  recordAll(
-    timestamps: ArrayLike<number>,
-    from = 0,
-    to: number = timestamps.length,
-  ): void {
+  recordAll(timestamps: readonly number[]): void {
+    if (!Array.isArray(timestamps)) {
+      throw new TypeError(
+        `Cannot count LatenessHistogram records as 'timestamps' must be an array: current value is ${
+          describeValue(timestamps)
+        }`,
+      );
+    }
     const counts = this.#counts;
     let maxTimestamp = this.#maxTimestamp;
     let maxLateness = this.#maxLateness;
-    // Records that raise (or equal) the maximum are on time: counted
-    // together in bucket 0 at the end.
+    // record's body on locals. A record that raises the maximum (strictly,
+    // as in record) is 0 late: counted with the others in bucket 0 at the
+    // end, where the largest lateness is raised to 0 if it is below (a
+    // restored snapshot may hold anything).
     let onTime = 0;
     let late = 0;
-    for (let i = from; i < to; i++) {
+    for (let i = 0; i < timestamps.length; i++) {
       const timestamp = timestamps[i];
-      if (timestamp >= maxTimestamp) {
-        // -Infinity is not below a maximum that is still -Infinity.
-        if (timestamp === -Infinity) continue;
+      if (timestamp > maxTimestamp) {
         maxTimestamp = timestamp;
         onTime++;
       } else if (timestamp !== -Infinity) {
@@ -140,6 +142,7 @@ export class LatenessHistogram {
       }
     }
     counts[0] += onTime;
+    if (onTime > 0 && 0 > maxLateness) maxLateness = 0;
     this.#count += onTime + late;
     this.#maxTimestamp = maxTimestamp;
     this.#maxLateness = maxLateness;

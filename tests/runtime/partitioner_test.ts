@@ -245,3 +245,72 @@ Deno.test("hashPartitioner() routes like a record-by-record reference over batch
     { seed: 42, numRuns: 300 },
   );
 });
+
+// What a record-by-record route sends: each key's channel, in input order.
+function routedOneByOne(
+  keys: readonly number[],
+  maxParallelism: number,
+  numChannels: number,
+): Array<[number, number[]]> {
+  const parts = new Map<number, number[]>();
+  for (const k of keys) {
+    const c = subtaskForKeyGroup(
+      keyGroupOf(k, maxParallelism),
+      maxParallelism,
+      numChannels,
+    );
+    parts.set(c, [...(parts.get(c) ?? []), k]);
+  }
+  return [...parts].sort((a, b) => a[0] - b[0]);
+}
+
+for (const maxParallelism of [2 ** 15 + 1, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
+  Deno.test(`hashPartitioner() at maxParallelism ${maxParallelism} routes each record to its key group's subtask without a table of key groups`, () => {
+    const sent: Array<[number, number[]]> = [];
+    const keys = [1, 2, 3, 4, 5, 6, 7, 8];
+    hashPartitioner<number>((k) => k, maxParallelism).route(
+      keys,
+      keys.map(() => 0),
+      3,
+      (c, v) => sent.push([c, [...v]]),
+    );
+    assert.deepEqual(sent, routedOneByOne(keys, maxParallelism, 3));
+  });
+}
+
+Deno.test("hashPartitioner() at 0 channels sends nothing and still rejects the keys it cannot hash", () => {
+  const sent: unknown[] = [];
+  const rejected: number[] = [];
+  hashPartitioner<unknown>((k) => k, 128).route(
+    [1, null, 2],
+    [0, 0, 0],
+    0,
+    (c, v) => sent.push([c, v]),
+    (_v, _t, _e, i) => rejected.push(i!),
+  );
+  assert.deepEqual(sent, []);
+  assert.deepEqual(rejected, [1]);
+});
+
+Deno.test("hashPartitioner() routes a batch whose key selector routes another through the same partitioner as if called apart", () => {
+  const keys = [1, 2, 3, 4, 5, 6, 7, 8];
+  const inner = [11, 12, 13, 14, 15, 16, 17, 18];
+  const sent: Array<[number, number[]]> = [];
+  let nested = false;
+  const partitioner = hashPartitioner<number>((k) => {
+    if (k === 5 && !nested) {
+      nested = true;
+      partitioner.route(inner, inner.map(() => 0), 3, () => {});
+    }
+    return k;
+  }, 128);
+  partitioner.route(keys, keys.map(() => 0), 3, () => {}); // fills its buffer
+  nested = false;
+  partitioner.route(
+    keys,
+    keys.map(() => 0),
+    3,
+    (c, v) => sent.push([c, [...v]]),
+  );
+  assert.deepEqual(sent, routedOneByOne(keys, 128, 3));
+});

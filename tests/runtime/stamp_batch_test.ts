@@ -68,7 +68,7 @@ Deno.test("stampBatch() keeps exactly the safe integers and -Infinity, from the 
   );
 });
 
-Deno.test("stampBatch() hands on the source's timestamps themselves from the default assigner when all are valid", () => {
+Deno.test("stampBatch() hands on a copy of the source's timestamps from the default assigner when all are valid, so the source may refill its array", () => {
   const given = [1, 2, -Infinity, 2 ** 53 - 1];
   const { timestamps, rejected } = stampBatch(
     ["a", "b", "c", "d"],
@@ -77,6 +77,35 @@ Deno.test("stampBatch() hands on the source's timestamps themselves from the def
     () => assert.fail("nothing is rejected"),
     "p",
   );
-  assert.equal(timestamps, given);
+  assert.notEqual(timestamps, given);
+  assert.deepEqual(timestamps, [1, 2, -Infinity, 2 ** 53 - 1]);
   assert.equal(rejected, null);
+});
+
+Deno.test("stampBatch() of an end-only batch without timestamps (a plain-JS reader) stamps nothing and rejects nothing", () => {
+  const { timestamps, rejected } = stampBatch(
+    [],
+    undefined as unknown as number[],
+    recordTimestampAssigner,
+    () => assert.fail("nothing is rejected"),
+    "p",
+  );
+  assert.deepEqual(timestamps, []);
+  assert.equal(rejected, null);
+});
+
+Deno.test("stampBatch() of a batch without timestamps (a plain-JS reader) rejects each record under the error policy", () => {
+  const rejected: number[] = [];
+  const result = stampBatch(
+    ["a", "b"],
+    undefined as unknown as number[],
+    recordTimestampAssigner,
+    (_value, _ts, error, i) => {
+      assert.ok(error instanceof TypeError);
+      rejected.push(i!);
+    },
+    "p",
+  );
+  assert.deepEqual(rejected, [0, 1]);
+  assert.deepEqual(result.rejected, [true, true]);
 });

@@ -86,6 +86,7 @@ Deno.test("LatenessHistogram.recordAll() counts a batch as record() counts each 
     fc.integer({ min: 0, max: 3_000 }),
     fc.integer({ min: -(2 ** 40), max: 2 ** 40 }),
     fc.constant(-Infinity),
+    fc.constantFrom(-0, Infinity, NaN),
   );
   fc.assert(
     fc.property(
@@ -106,7 +107,7 @@ Deno.test("LatenessHistogram.recordAll() counts a batch as record() counts each 
         for (let i = from; i < to; i++) {
           if (batch[i] !== -Infinity) one.record(batch[i]);
         }
-        all.recordAll(batch, from, to);
+        all.recordAll(batch.slice(from, to));
         assert.deepEqual(all.snapshot(), one.snapshot());
         assert.equal(all.count, one.count);
         const whole = new LatenessHistogram();
@@ -118,6 +119,65 @@ Deno.test("LatenessHistogram.recordAll() counts a batch as record() counts each 
     ),
     { seed: 42, numRuns: 300 },
   );
+});
+
+// The histograms after record() on each timestamp but -Infinity, and after
+// recordAll() on all of them.
+function recordedBothWays(
+  timestamps: number[],
+): [LatenessHistogram, LatenessHistogram] {
+  const each = new LatenessHistogram();
+  for (const ts of timestamps) if (ts !== -Infinity) each.record(ts);
+  const all = new LatenessHistogram();
+  all.recordAll(timestamps);
+  return [each, all];
+}
+
+Deno.test("LatenessHistogram.recordAll() keeps the first of equal maxima as record() does: 0 then -0 leaves 0", () => {
+  const [each, all] = recordedBothWays([0, -0]);
+  assert.deepEqual(all.snapshot(), each.snapshot());
+  assert.ok(Object.is(all.maxTimestamp, 0));
+});
+
+Deno.test("LatenessHistogram.recordAll() counts a repeated Infinity where record() does (NaN lateness)", () => {
+  const [each, all] = recordedBothWays([Infinity, Infinity]);
+  assert.deepEqual(all.snapshot(), each.snapshot());
+  assert.equal(all.count, each.count);
+  assert.ok(Object.is(all.max, each.max));
+});
+
+Deno.test("LatenessHistogram.recordAll() raises a negative largest lateness from a snapshot to 0 on an on-time record, as record() does", () => {
+  const snapshot = { maxTimestamp: 100, maxLatenessMs: -5, buckets: [] };
+  const each = new LatenessHistogram();
+  each.restore(snapshot);
+  for (const ts of [200, 150]) each.record(ts);
+  const all = new LatenessHistogram();
+  all.restore(snapshot);
+  all.recordAll([200, 150]);
+  assert.deepEqual(all.snapshot(), each.snapshot());
+  assert.equal(all.max, 50);
+  const onlyOnTime = new LatenessHistogram();
+  onlyOnTime.restore(snapshot);
+  onlyOnTime.recordAll([200]);
+  assert.equal(onlyOnTime.max, 0);
+});
+
+Deno.test("LatenessHistogram.recordAll() rejects timestamps that are not an array with a TypeError naming the parameter and value", () => {
+  const histogram = new LatenessHistogram();
+  for (const bad of [undefined, 5, "12"]) {
+    assert.throws(
+      () => histogram.recordAll(bad as unknown as number[]),
+      {
+        name: "TypeError",
+        message: new RegExp(
+          `'timestamps' must be an array: current value is ${
+            bad === "12" ? '"12"' : String(bad)
+          }`,
+        ),
+      },
+    );
+  }
+  assert.equal(histogram.count, 0);
 });
 
 Deno.test("LatenessHistogram.quantile() reports 0 and lateRatio() 0 when nothing was counted", () => {
