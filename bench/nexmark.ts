@@ -6,7 +6,8 @@
 // fails naming the query and the first difference.
 //
 //   deno task bench [--events N] [--query qN]... [--parallelism P]
-//                   [--rate EVENTS_PER_S] [--runs R] [--no-checkpoints] [--json]
+//                   [--rate EVENTS_PER_S] [--runs R] [--watermark-interval-ms MS]
+//                   [--no-checkpoints] [--json]
 //
 // A progress bar goes to stderr; a table per query, then a summary and the
 // issue's targets, go to stdout (or one JSON document with --json).
@@ -56,6 +57,8 @@ export interface Settings {
   readonly parallelism: number;
   readonly rate: number;
   readonly runs: number;
+  /** Processing time between periodic watermarks. */
+  readonly watermarkIntervalMs: number;
   readonly checkpoints: boolean;
   readonly json: boolean;
 }
@@ -75,6 +78,7 @@ export function settings(args: string[]): Settings {
       parallelism: { type: "string", default: "1" },
       rate: { type: "string", default: "1000" },
       runs: { type: "string", default: "3" },
+      "watermark-interval-ms": { type: "string", default: "200" },
       "no-checkpoints": { type: "boolean", default: false },
       json: { type: "boolean", default: false },
     },
@@ -112,6 +116,11 @@ export function settings(args: string[]): Settings {
     // The generator's limit: a gap of 1 ns between events.
     rate: positive("rate", values.rate!, 1_000_000_000),
     runs: positive("runs", values.runs!, 1_000),
+    watermarkIntervalMs: positive(
+      "watermark-interval-ms",
+      values["watermark-interval-ms"]!,
+      3_600_000,
+    ),
     checkpoints: !values["no-checkpoints"],
     json: values.json!,
   };
@@ -135,6 +144,10 @@ async function measure(
   progress: Progress,
 ): Promise<QueryReport> {
   const { parallelism, runs } = options;
+  const shape = {
+    parallelism,
+    watermarkIntervalMs: options.watermarkIntervalMs,
+  };
   const events: PregeneratedEvents<unknown> = query.input
     ? query.input.pregenerate(options.events, parallelism)
     : nexmarkEvents();
@@ -165,7 +178,7 @@ async function measure(
       query,
       new PregeneratedSource(events),
       events.count,
-      parallelism,
+      shape,
       null,
     );
     if (i > 0) engineRuns.push(run);
@@ -179,7 +192,7 @@ async function measure(
     query,
     new PregeneratedSource(events),
     events.count,
-    parallelism,
+    shape,
     null,
     true,
   );
@@ -200,7 +213,7 @@ async function measure(
       query,
       generating(events.count),
       events.count,
-      parallelism,
+      shape,
       null,
     );
     sameCount(query, "engine with the generator", run.results, engineCount);
@@ -217,7 +230,7 @@ async function measure(
       events.count,
       Math.round(included.eventsPerSecond * CHECKPOINTED_RUN_MS / 1_000),
     ),
-    parallelism,
+    shape,
     kv,
     progress,
   );
@@ -306,6 +319,7 @@ async function main(): Promise<void> {
     rate: options.rate,
     eventTimeSeconds: options.events / options.rate,
     parallelism: options.parallelism,
+    watermarkIntervalMs: options.watermarkIntervalMs,
     runs: options.runs,
     deno: Deno.version.deno,
     v8: Deno.version.v8,
@@ -320,7 +334,7 @@ async function main(): Promise<void> {
       reports.some((r) => r.query === "peer-tumble")
         ? "; peer-tumble: its own input, 100 records/s"
         : ""
-    }), parallelism ${options.parallelism}, best of ${options.runs} runs for every arm, engine results checked equal to the kernel's; Deno ${setup.deno}, ${setup.cores} cores`,
+    }), parallelism ${options.parallelism}, a watermark every ${options.watermarkIntervalMs} ms of processing time, best of ${options.runs} runs for every arm, engine results checked equal to the kernel's; Deno ${setup.deno}, ${setup.cores} cores`,
     reports,
   );
   console.log("\nTargets:");

@@ -59,6 +59,14 @@ class CountingSink implements Sink<unknown> {
   }
 }
 
+/** How each job of a run is set up. */
+export interface JobShape {
+  /** The job's parallelism. */
+  readonly parallelism: number;
+  /** Processing time between periodic watermarks (Flink's default 200). */
+  readonly watermarkIntervalMs: number;
+}
+
 /** One run of a query's job. */
 export interface EngineRun {
   readonly eventsPerSecond: number;
@@ -76,7 +84,7 @@ let jobs = 0;
  * @param query The query.
  * @param source Its input.
  * @param events Records in the input, for the rate.
- * @param parallelism The job's parallelism.
+ * @param shape The job's parallelism and watermark interval.
  * @param checkpoints Where to checkpoint every second; `null` for none.
  * @param keep Whether to keep the results (for the check).
  * @returns The run.
@@ -85,14 +93,15 @@ export async function runEngine(
   query: Query,
   source: Source<unknown>,
   events: number,
-  parallelism: number,
+  shape: JobShape,
   checkpoints: Deno.Kv | null,
   keep = false,
 ): Promise<EngineRun> {
   const jobName = `nexmark-${query.name}-${++jobs}`;
   const env = new StreamEnvironment({
     jobName,
-    parallelism,
+    parallelism: shape.parallelism,
+    autoWatermarkIntervalMs: shape.watermarkIntervalMs,
     clock: new SystemClock(),
     checkpointIntervalMs: checkpoints === null ? 0 : CHECKPOINT_INTERVAL_MS,
     checkpointStorage: checkpoints === null
@@ -146,7 +155,7 @@ function percentile(sorted: readonly number[], p: number): number {
  * @param query The query.
  * @param generating A generating source of `count` events.
  * @param events Events of the first attempt.
- * @param parallelism The job's parallelism.
+ * @param shape The job's parallelism and watermark interval.
  * @param kv Where checkpoints go.
  * @param progress The progress bar.
  * @returns The report.
@@ -155,7 +164,7 @@ export async function measureCheckpoints(
   query: Query,
   generating: (count: number) => Source<unknown>,
   events: number,
-  parallelism: number,
+  shape: JobShape,
   kv: Deno.Kv,
   progress: Progress,
 ): Promise<CheckpointReport> {
@@ -167,11 +176,11 @@ export async function measureCheckpoints(
     for (let i = 0; i < CHECKPOINTED_RUNS; i++) {
       progress.step(`${query.name} ${count} events without checkpoints`);
       withoutRuns.push(
-        await runEngine(query, generating(count), count, parallelism, null),
+        await runEngine(query, generating(count), count, shape, null),
       );
       progress.step(`${query.name} ${count} events, checkpoint every second`);
       withRuns.push(
-        await runEngine(query, generating(count), count, parallelism, kv),
+        await runEngine(query, generating(count), count, shape, kv),
       );
     }
     const without = best(withoutRuns, (r) => r.eventsPerSecond);

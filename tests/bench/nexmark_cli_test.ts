@@ -8,6 +8,7 @@ Deno.test("deno task bench reads its flags, with defaults", () => {
   assert.equal(defaults.parallelism, 1);
   assert.equal(defaults.queries.length, 11);
   assert.equal(defaults.checkpoints, true);
+  assert.equal(defaults.watermarkIntervalMs, 200);
   const chosen = settings([
     "--events",
     "5000",
@@ -18,12 +19,15 @@ Deno.test("deno task bench reads its flags, with defaults", () => {
     "--parallelism",
     "2",
     "--no-checkpoints",
+    "--watermark-interval-ms",
+    "10",
     "--json",
   ]);
   assert.deepEqual(chosen.queries.map((q) => q.name), ["q5", "q7", "q0"]);
   assert.equal(chosen.events, 5_000);
   assert.equal(chosen.parallelism, 2);
   assert.equal(chosen.checkpoints, false);
+  assert.equal(chosen.watermarkIntervalMs, 10);
   assert.equal(chosen.json, true);
 });
 
@@ -38,6 +42,10 @@ Deno.test("deno task bench names the flag and the value it refuses", () => {
   });
   assert.throws(() => settings(["--rate", "2000000000"]), {
     message: /'--rate' must be an integer from 1 to 1000000000/,
+  });
+  assert.throws(() => settings(["--watermark-interval-ms", "0"]), {
+    message:
+      /'--watermark-interval-ms' must be an integer from 1 to 3600000: current value is "0"/,
   });
   assert.throws(() => settings(["--query", "q6"]), {
     message:
