@@ -286,3 +286,32 @@ Deno.test("WindowOperator's restore picks the engine again after the general eng
     both(runs, (op) => op.processWatermark(Infinity));
   }
 });
+
+Deno.test("session engine: the clock is read once per fired session, as the general engine reads it per fired window", () => {
+  const logs = [false, true].map((general) => {
+    const log: string[] = [];
+    const clock = new ManualClock();
+    const op = new WindowOperator<Rec, number, number, string>({
+      ...optionsOf(general, 0),
+      clock,
+      windowFunction: aggregateWindow<Rec, number, number, number, string>({
+        createAccumulator: () => 0,
+        add: (r, acc) => acc + r.v,
+        getResult: (acc) => acc,
+        merge: (a, b) => a + b,
+      }, (key, ctx, _contents, out) => {
+        out(`${key} now=${ctx.currentProcessingTime}`);
+        clock.advance(1);
+      }),
+    }, outputOf(log));
+    batch(op, [[1, 0, 1], [2, 0, 1], [3, 30, 1]]);
+    op.processWatermark(100);
+    return log;
+  });
+  assert.deepEqual(logs[0], logs[1]);
+  assert.deepEqual(logs[0].slice(0, 3), [
+    "fire 1 now=0 @9",
+    "fire 2 now=1 @9",
+    "fire 3 now=2 @39",
+  ]);
+});
