@@ -315,3 +315,29 @@ Deno.test("session engine: the clock is read once per fired session, as the gene
     "fire 3 now=2 @39",
   ]);
 });
+
+Deno.test("session engine: partitionOf may return any number (a fraction, beyond int32, negative); groups and their reuse are the general engine's", () => {
+  for (const part of [2 ** 31, 0.5, 2 ** 32 + 1, -(2 ** 31) - 1, -3]) {
+    const logs = [false, true].map((general) => {
+      const log: string[] = [];
+      const op = new WindowOperator<Rec, number, number, string>({
+        ...optionsOf(general, 0),
+        partitionOf: (key) => key === 1 ? part : 1,
+      }, outputOf(log));
+      batch(op, [[1, 0, 1], [2, 0, 1]]);
+      let previous: unknown[][] = [];
+      for (let i = 0; i < 3; i++) {
+        const groups = op.slotGroups();
+        log.push(
+          `${JSON.stringify(groups)} reused ${
+            groups.map((g) => previous.includes(g))
+          }`,
+        );
+        previous = groups;
+        batch(op, [[2, 1 + i, 1]]);
+      }
+      return log;
+    });
+    assert.deepEqual(logs[0], logs[1], `partitionOf ${part}`);
+  }
+});
