@@ -341,3 +341,22 @@ Deno.test("session engine: partitionOf may return any number (a fraction, beyond
     assert.deepEqual(logs[0], logs[1], `partitionOf ${part}`);
   }
 });
+
+Deno.test("session engine: windowDone is called after each fired session, once its results are collected", () => {
+  const log: string[] = [];
+  const op = new WindowOperator(optionsOf(false, 0), {
+    ...outputOf(log),
+    windowDone: () => log.push("done"),
+  });
+  batch(op, [[1, 0, 1], [2, 0, 2], [1, 30, 3]]);
+  op.processWatermark(100);
+  assert.deepEqual(log, [
+    "fire 1|0|10|1 @9",
+    "done",
+    "fire 2|0|10|2 @9",
+    "done",
+    "fire 1|30|40|3 @39",
+    "done",
+    "watermark 100",
+  ]);
+});
