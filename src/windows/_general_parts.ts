@@ -2,14 +2,15 @@
 // timer service), built from its options; the operator keeps the record
 // path, which reads them per record.
 
-import { requireNonNegativeInteger } from "../time/validate.ts";
+import { describeValue, requireNonNegativeInteger } from "../time/validate.ts";
 import { SlotAdds } from "./_slot_adds.ts";
 import { SlotContext } from "./_slot_context.ts";
 import { WindowFiring } from "./_window_firing.ts";
 import { WindowMerger } from "./_window_merging.ts";
 import { WindowSlots } from "./_window_slots.ts";
-import type { TimerService } from "./timer_service.ts";
+import { TimerService } from "./timer_service.ts";
 import type { WindowOperatorOptions } from "./window_operator_options.ts";
+import type { WindowOperatorSnapshot } from "./window_operator_snapshot.ts";
 import type { WindowOutput } from "./window_output.ts";
 
 /** The general engine's parts, and the checked allowed lateness. */
@@ -71,4 +72,29 @@ export function generalPartsOf<T, K, ACC, OUT>(
     firing: new WindowFiring(parts),
     adds: new SlotAdds(parts),
   };
+}
+
+/**
+ * Checks `snapshot` as the general engine's restore does, before that
+ * restore changes anything: a restore that throws leaves the operator as
+ * it was.
+ *
+ * @throws {TypeError} If the slots are not an array of objects.
+ * @throws {RangeError | TypeError} If the timer service refuses the timers.
+ */
+export function checkGeneralSnapshot<K, ACC>(
+  snapshot: WindowOperatorSnapshot<K, ACC>,
+): void {
+  new TimerService().restore(snapshot.timers);
+  const slots: unknown = snapshot.slots;
+  if (
+    !Array.isArray(slots) ||
+    !slots.every((slot) => typeof slot === "object" && slot !== null)
+  ) {
+    throw new TypeError(
+      `Cannot restore WindowOperator as 'snapshot.slots' must be an array of slot objects: current value is ${
+        describeValue(slots)
+      }`,
+    );
+  }
 }

@@ -7,7 +7,7 @@
 
 import type { Clock } from "../time/mod.ts";
 import { resumeBatch } from "./_batch_resume.ts";
-import { generalPartsOf } from "./_general_parts.ts";
+import { checkGeneralSnapshot, generalPartsOf } from "./_general_parts.ts";
 import { reentryError } from "./_reentry.ts";
 import type { SlotAdds } from "./_slot_adds.ts";
 import {
@@ -369,17 +369,18 @@ export class WindowOperator<T, K, ACC, OUT> {
   }
 
   /**
-   * Replaces the state with a snapshot; emits nothing. Restored timers fire
-   * on the next watermark (or processing time) that reaches them.
+   * Replaces the state with a snapshot, or throws changing nothing if the
+   * snapshot is malformed; emits nothing. Restored timers fire on the next
+   * watermark (or processing time) that reaches them.
    *
    * @param snapshot A snapshot of an operator with the same configuration.
    */
   restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
-    // One the engine cannot hold: the general engine runs from now on.
+    checkGeneralSnapshot(snapshot);
     const lastFired = this.lastFiredWindowEnd;
     const held = this.#native?.restore(snapshot, lastFired) ?? false;
-    this.#engine = held ? this.#native : null;
     if (!held) this.#restoreGeneral(snapshot, lastFired);
+    this.#engine = held ? this.#native : null;
   }
 
   // An engine's state, for the general engine to go on with (see HandOver).

@@ -360,3 +360,42 @@ Deno.test("session engine: windowDone is called after each fired session, once i
     "watermark 100",
   ]);
 });
+
+Deno.test("WindowOperator's restore that throws changes nothing, on the general, pane and session engines", () => {
+  const bad = [
+    { eventTime: [1], slots: [] },
+    { eventTime: [], slots: "bad" },
+    { eventTime: [], slots: [null] },
+  ];
+  for (const { eventTime, slots } of bad) {
+    for (const general of [true, false]) {
+      for (
+        const assigner of [
+          EventTimeSessionWindows.withGap<Rec>(GAP),
+          TumblingEventTimeWindows.of<Rec>(GAP),
+        ]
+      ) {
+        const log: string[] = [];
+        const op: Op = new WindowOperator(
+          { ...optionsOf(general, 0), assigner },
+          outputOf(log),
+        );
+        batch(op, [[1, 0, 1], [2, 5, 2]]);
+        const before = [JSON.stringify(op.snapshot()), counters(op)];
+        assert.throws(
+          () =>
+            op.restore({
+              nextId: 5,
+              slots,
+              timers: { currentWatermark: 0, eventTime, processingTime: [] },
+              numLateRecordsDropped: 0,
+            } as never),
+          /^(TypeError|RangeError): Cannot restore /,
+        );
+        assert.deepEqual([JSON.stringify(op.snapshot()), counters(op)], before);
+        op.processWatermark(Infinity);
+        assert.equal(log.filter((line) => line.startsWith("fire")).length, 2);
+      }
+    }
+  }
+});
