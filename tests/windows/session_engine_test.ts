@@ -399,3 +399,37 @@ Deno.test("WindowOperator's restore that throws changes nothing, on the general,
     }
   }
 });
+
+Deno.test("an EventTimeTrigger with a property set on the instance (a spy) runs on the general engine, for sessions and panes", () => {
+  const engineOf = (trigger: EventTimeTrigger<Rec>) =>
+    sessionEngineOf(
+      { ...optionsOf(false, 0), trigger },
+      outputOf([]),
+      () => {},
+    );
+  assert.notEqual(engineOf(EventTimeTrigger.create<Rec>()), null);
+  const tagged = EventTimeTrigger.create<Rec>();
+  Object.defineProperty(tagged, Symbol("tag"), { value: 1 });
+  assert.equal(engineOf(tagged), null);
+  for (
+    const assigner of [
+      EventTimeSessionWindows.withGap<Rec>(GAP),
+      TumblingEventTimeWindows.of<Rec>(GAP),
+    ]
+  ) {
+    const calls: number[] = [];
+    const trigger = EventTimeTrigger.create<Rec>();
+    const onElement = trigger.onElement.bind(trigger);
+    trigger.onElement = (value, ts, window, context) => {
+      calls.push(ts);
+      return onElement(value, ts, window, context);
+    };
+    const op: Op = new WindowOperator(
+      { ...optionsOf(false, 0), assigner, trigger },
+      outputOf([]),
+    );
+    batch(op, [[1, 0, 1], [1, 3, 1]]);
+    op.processElement({ key: 2, v: 1 }, 4);
+    assert.deepEqual(calls, [0, 3, 4]);
+  }
+});
