@@ -26,7 +26,7 @@ import { PaneSweep } from "./_pane_sweep.ts";
 import type { WindowEngine } from "./_window_engine.ts";
 import { CHANGED, FIRE, type PaneWindow, REGISTERED } from "./_pane_window.ts";
 import { checkTimer, REGISTER_EVENT, WATERMARK } from "./_timer_checks.ts";
-import { EventTimeTrigger } from "./event_time_trigger.ts";
+import { isExactEventTimeTrigger } from "./_exact_trigger.ts";
 import type { OutputTag } from "./output_tag.ts";
 import { SlidingEventTimeWindows } from "./sliding.ts";
 import { TumblingEventTimeWindows } from "./tumbling.ts";
@@ -303,7 +303,8 @@ export class PaneEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
  * The pane engine of a window operator with these options, or null when
  * its windows need the general engine: the pane engine takes tumbling or
  * sliding event-time windows with EventTimeTrigger itself (not a subclass,
- * which may decide otherwise).
+ * which may decide otherwise, nor one patched on the instance: see
+ * isExactEventTimeTrigger).
  *
  * @param options The operator's options.
  * @param assignerContext The operator's context for its assigner.
@@ -315,12 +316,10 @@ export function paneEngineOf<T, K, ACC, OUT>(
   output: WindowOutput<OUT>,
 ): PaneEngine<T, K, ACC, OUT> | null {
   const assigner = Object.getPrototypeOf(options.assigner);
-  const trigger = options.trigger;
   if (
     (assigner !== TumblingEventTimeWindows.prototype &&
       assigner !== SlidingEventTimeWindows.prototype) ||
-    (trigger !== undefined &&
-      Object.getPrototypeOf(trigger) !== EventTimeTrigger.prototype)
+    !isExactEventTimeTrigger(options.trigger)
   ) {
     return null;
   }

@@ -279,7 +279,6 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   // Runs the timers due at `watermark` in (time, id) order. An entry whose
   // row's earliest timer moved later goes back at that time.
   #fireDue(watermark: number): void {
-    this.#firing.begin();
     const due = this.#due;
     const rows = this.#rows;
     const lateness = this.#lateness;

@@ -9,19 +9,16 @@ import type { WindowFunction } from "./window_function.ts";
 import type { WindowOutput } from "./window_output.ts";
 
 /**
- * Emits the sessions a watermark fires. The clock is read once per
- * watermark's sweep, not per session as the general engine reads it:
- * sessions fired in one sweep see one instant, which differs from the
- * general engine's only if the clock moves during the sweep (e.g. a window
- * function advancing a ManualClock), as in the pane engine (see PaneFire).
+ * Emits the sessions a watermark fires. The clock is read once per fired
+ * session, as the general engine reads it once per fired window, so a
+ * window function that moves the clock (e.g. a ManualClock) sees the same
+ * instants on both engines.
  */
 export class SessionFiring<T, K, ACC, OUT> {
   readonly #fn: WindowFunction<T, ACC, OUT, K>;
   readonly #output: WindowOutput<OUT>;
   readonly #clock: Clock;
   readonly #done: () => void;
-  // The clock read for the sweep under way; NaN until read.
-  #now = NaN;
   /** The largest end of a window fired so far; `-Infinity` before the first. */
   lastFiredWindowEnd = -Infinity;
 
@@ -34,11 +31,6 @@ export class SessionFiring<T, K, ACC, OUT> {
     this.#output = output;
     this.#clock = clock;
     this.#done = output.windowDone?.bind(output) ?? function none() {};
-  }
-
-  /** A watermark's sweep begins. */
-  begin(): void {
-    this.#now = NaN;
   }
 
   /** Emits the session of `row`, fired by `watermark`. */
@@ -54,7 +46,7 @@ export class SessionFiring<T, K, ACC, OUT> {
       window,
       end - 1,
       watermark,
-      this.#now === this.#now ? this.#now : (this.#now = this.#clock.now()),
+      this.#clock.now(),
       output,
     );
     try {

@@ -39,8 +39,12 @@ export class SessionRows<K, ACC> {
   bounds = new Float64Array(128);
   /** Each row's state and CHANGED bit. */
   flags = new Uint8Array(64).fill(FREE);
-  /** The snapshot group of the session; -1 before its first snapshot. */
-  parts = new Int32Array(64);
+  /**
+   * The snapshot group of the session; -1 before its first snapshot, as in
+   * the general engine. Any number partitionOf returns (a fraction, beyond
+   * int32) is held as it is.
+   */
+  parts = new Float64Array(64);
   /** The next older and newer session of the key, or NONE. */
   older = new Int32Array(64);
   newer = new Int32Array(64);
@@ -182,7 +186,7 @@ export class SessionRows<K, ACC> {
     this.ids = grown(this.ids, new Float64Array(n));
     this.bounds = grown(this.bounds, new Float64Array(2 * n));
     this.flags = grown(this.flags, new Uint8Array(n).fill(FREE));
-    this.parts = grown(this.parts, new Int32Array(n));
+    this.parts = grown(this.parts, new Float64Array(n));
     this.older = grown(this.older, new Int32Array(n));
     this.newer = grown(this.newer, new Int32Array(n));
   }

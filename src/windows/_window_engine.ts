@@ -5,7 +5,7 @@
 import type { SnapshotGroups } from "./snapshot_groups.ts";
 import { paneEngineOf } from "./_pane_engine.ts";
 import { SessionEngine } from "./_session_engine.ts";
-import { EventTimeTrigger } from "./event_time_trigger.ts";
+import { isExactEventTimeTrigger } from "./_exact_trigger.ts";
 import { EventTimeSessionWindows } from "./session.ts";
 import type { GroupedItem } from "./snapshot_groups.ts";
 import type { WindowAssignerContext } from "./window_assigner.ts";
@@ -92,7 +92,8 @@ export function windowEngineOf<T, K, ACC, OUT>(
 /**
  * The session engine of a window operator with these options, or null:
  * it takes exactly EventTimeSessionWindows with a fixed gap and
- * EventTimeTrigger (not subclasses, which may decide otherwise).
+ * EventTimeTrigger (not subclasses, which may decide otherwise, nor one
+ * patched on the instance: see isExactEventTimeTrigger).
  *
  * @param options The operator's options.
  * @param output Receives results, side outputs and watermarks.
@@ -103,12 +104,10 @@ export function sessionEngineOf<T, K, ACC, OUT>(
   output: WindowOutput<OUT>,
   handOverTo: HandOverTo<K, ACC>,
 ): SessionEngine<T, K, ACC, OUT> | null {
-  const trigger = options.trigger;
   if (
     Object.getPrototypeOf(options.assigner) !==
       EventTimeSessionWindows.prototype ||
-    (trigger !== undefined &&
-      Object.getPrototypeOf(trigger) !== EventTimeTrigger.prototype)
+    !isExactEventTimeTrigger(options.trigger)
   ) return null;
   const gap = (options.assigner as EventTimeSessionWindows<T>).gapMs;
   if (gap === null) return null;

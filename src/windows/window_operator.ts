@@ -6,23 +6,21 @@
  */
 
 import type { Clock } from "../time/mod.ts";
-import { requireNonNegativeInteger } from "../time/validate.ts";
 import { resumeBatch } from "./_batch_resume.ts";
-import { SlotAdds } from "./_slot_adds.ts";
-import { SlotContext } from "./_slot_context.ts";
+import { checkGeneralSnapshot, generalPartsOf } from "./_general_parts.ts";
+import { reentryError } from "./_reentry.ts";
+import type { SlotAdds } from "./_slot_adds.ts";
 import {
   type HandOver,
   type WindowEngine,
   windowEngineOf,
 } from "./_window_engine.ts";
-import { WindowFiring } from "./_window_firing.ts";
-import { WindowMerger } from "./_window_merging.ts";
-import { WindowSlots } from "./_window_slots.ts";
+import type { WindowFiring } from "./_window_firing.ts";
+import type { WindowMerger } from "./_window_merging.ts";
+import type { WindowSlots } from "./_window_slots.ts";
 import { isElementLate, isWindowLate } from "./lateness.ts";
 import type { OutputTag } from "./output_tag.ts";
 import { TimerService } from "./timer_service.ts";
-import type { Trigger } from "./trigger.ts";
-import type { WindowFunction } from "./window_function.ts";
 import type {
   WindowAssigner,
   WindowAssignerContext,
@@ -67,6 +65,12 @@ export type { WindowOutput } from "./window_output.ts";
  * Cost: per record, one key lookup and one window lookup per assigned window
  * plus the trigger's timer registration (deduplicated in O(1)). Memory is one
  * slot per live (key, window), released at cleanup. Not thread safe.
+ *
+ * Not reentrant, whatever the windows: `processBatch`, `processElement`,
+ * `processWatermark` and `onProcessingTime` called while one of them runs
+ * on the same operator (from its window function, trigger or output)
+ * throw an Error before changing anything. `snapshot()`, `slotGroups()`
+ * and the counters may be read then.
  * Tumbling, sliding and fixed-gap session event-time windows with the
  * default trigger cost less, the same contract kept: per record one key
  * lookup per window, no timer object; a watermark fires in one sweep.
@@ -82,8 +86,6 @@ export class WindowOperator<T, K, ACC, OUT> {
   readonly #merging: boolean;
   readonly #eventTime: boolean;
   readonly #keyOf: (value: T) => K;
-  readonly #fn: WindowFunction<T, ACC, OUT, K>;
-  readonly #trigger: Trigger<T>;
   readonly #lateness: number;
   readonly #lateTag: OutputTag<T> | null;
   readonly #clock: Clock;
@@ -104,6 +106,8 @@ export class WindowOperator<T, K, ACC, OUT> {
   // The key of the record an engine handed over with, computed already.
   #carried: { key: K } | undefined = undefined;
   #numLateRecordsDropped = 0;
+  // The public method running, for refusing reentry; null between calls.
+  #running: string | null = null;
 
   /**
    * Creates an operator with no windows.
@@ -121,17 +125,12 @@ export class WindowOperator<T, K, ACC, OUT> {
     this.#merging = options.assigner.isMerging;
     this.#eventTime = options.assigner.isEventTime;
     this.#keyOf = options.keySelector;
-    this.#fn = options.windowFunction;
-    this.#trigger = options.trigger ?? options.assigner.defaultTrigger();
-    this.#lateness = requireNonNegativeInteger(options.allowedLatenessMs ?? 0, {
-      action: "create WindowOperator",
-      param: "allowedLatenessMs",
-    });
-    if (this.#merging && !this.#trigger.canMerge) {
-      throw new TypeError(
-        "Cannot create WindowOperator as 'trigger' must support merging for a merging assigner: current value cannot merge",
-      );
-    }
+    const general = generalPartsOf(options, output, this.#timers);
+    this.#lateness = general.allowedLatenessMs;
+    this.#slots = general.slots;
+    this.#merger = general.merger;
+    this.#firing = general.firing;
+    this.#adds = general.adds;
     this.#lateTag = options.lateDataTag ?? null;
     this.#clock = options.clock;
     this.#output = output;
@@ -139,30 +138,6 @@ export class WindowOperator<T, K, ACC, OUT> {
     this.#assignerContext = {
       clock: { now: () => this.#batchTime ?? clock.now() },
     };
-    this.#slots = new WindowSlots(this.#timers, {
-      merging: this.#merging,
-      eventTime: this.#eventTime,
-      allowedLatenessMs: this.#lateness,
-      partitionOf: options.partitionOf,
-    });
-    const context = new SlotContext<K, ACC>(this.#timers, options.clock);
-    // One set of parts for the two halves that act on the slots besides
-    // the record path: merging (sessions) and firing (timers).
-    const parts = {
-      assigner: options.assigner,
-      slots: this.#slots,
-      timers: this.#timers,
-      trigger: this.#trigger,
-      context,
-      windowFunction: this.#fn,
-      output,
-      clock,
-      eventTime: this.#eventTime,
-      allowedLatenessMs: this.#lateness,
-    };
-    this.#merger = new WindowMerger(parts);
-    this.#firing = new WindowFiring(parts);
-    this.#adds = new SlotAdds(parts);
     this.#engine = this.#native = windowEngineOf(
       options,
       this.#assignerContext,
@@ -208,8 +183,20 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @param timestamps Their timestamps in milliseconds, same length.
    */
   processBatch(values: readonly T[], timestamps: ArrayLike<number>): void {
-    const from = this.#engine?.processBatch(values, timestamps) ?? 0;
-    if (from < values.length) this.#generalBatch(values, timestamps, from);
+    this.#enter("processBatch");
+    try {
+      const from = this.#engine?.processBatch(values, timestamps) ?? 0;
+      if (from < values.length) this.#generalBatch(values, timestamps, from);
+    } finally {
+      this.#running = null;
+    }
+  }
+
+  // Refuses a call made while another runs (see the class doc); the
+  // caller's finally clears #running, also when user code throws.
+  #enter(method: string): void {
+    if (this.#running !== null) throw reentryError(method, this.#running);
+    this.#running = method;
   }
 
   // The batch from record `from` on, on the general engine.
@@ -246,12 +233,15 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @throws {RangeError} If merging would make a window end before the watermark.
    */
   processElement(value: T, timestamp: number): void {
-    if (this.#engine?.processElement(value, timestamp)) return;
+    this.#enter("processElement");
     try {
+      if (this.#engine?.processElement(value, timestamp)) return;
       this.#processRecord(value, timestamp);
     } catch (error) {
       this.#adds.takeBack();
       throw error;
+    } finally {
+      this.#running = null;
     }
   }
 
@@ -313,10 +303,15 @@ export class WindowOperator<T, K, ACC, OUT> {
    * @param watermark The new watermark in milliseconds.
    */
   processWatermark(watermark: number): void {
-    if (this.#engine) return this.#engine.processWatermark(watermark);
-    if (!(watermark > this.#timers.currentWatermark)) return;
-    this.#timers.advanceWatermark(watermark, this.#firing.onEventTime);
-    this.#output.emitWatermark(watermark);
+    this.#enter("processWatermark");
+    try {
+      if (this.#engine) return this.#engine.processWatermark(watermark);
+      if (!(watermark > this.#timers.currentWatermark)) return;
+      this.#timers.advanceWatermark(watermark, this.#firing.onEventTime);
+      this.#output.emitWatermark(watermark);
+    } finally {
+      this.#running = null;
+    }
   }
 
   /**
@@ -324,10 +319,15 @@ export class WindowOperator<T, K, ACC, OUT> {
    * The runtime calls this when `nextProcessingTimeTimer` is due.
    */
   onProcessingTime(): void {
-    this.#timers.advanceProcessingTime(
-      this.#clock.now(),
-      this.#firing.onProcessingTime,
-    );
+    this.#enter("onProcessingTime");
+    try {
+      this.#timers.advanceProcessingTime(
+        this.#clock.now(),
+        this.#firing.onProcessingTime,
+      );
+    } finally {
+      this.#running = null;
+    }
   }
 
   /** The earliest pending processing-time timer, or `Infinity`. */
@@ -369,17 +369,18 @@ export class WindowOperator<T, K, ACC, OUT> {
   }
 
   /**
-   * Replaces the state with a snapshot; emits nothing. Restored timers fire
-   * on the next watermark (or processing time) that reaches them.
+   * Replaces the state with a snapshot, or throws changing nothing if the
+   * snapshot is malformed; emits nothing. Restored timers fire on the next
+   * watermark (or processing time) that reaches them.
    *
    * @param snapshot A snapshot of an operator with the same configuration.
    */
   restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
-    // One the engine cannot hold: the general engine runs from now on.
+    checkGeneralSnapshot(snapshot);
     const lastFired = this.lastFiredWindowEnd;
     const held = this.#native?.restore(snapshot, lastFired) ?? false;
-    this.#engine = held ? this.#native : null;
     if (!held) this.#restoreGeneral(snapshot, lastFired);
+    this.#engine = held ? this.#native : null;
   }
 
   // An engine's state, for the general engine to go on with (see HandOver).

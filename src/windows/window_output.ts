@@ -19,9 +19,11 @@ export interface WindowOutput<OUT> {
   /**
    * A fired window's results were all collected (or set aside through
    * `rejectFire`): those collected so far are final, so the receiver may
-   * send them on before the sweep ends. Called by the engine for tumbling
-   * and sliding event-time windows with the default trigger, after each
-   * window of a key it fires. Absent: nothing.
+   * send them on before the sweep ends. Called by the engines of tumbling
+   * and sliding event-time windows and of event-time sessions of a fixed
+   * gap, with the default trigger, after each window of a key (each
+   * session) they fire; not by the general engine (other windows or
+   * triggers, or after a handover). Absent: nothing.
    */
   windowDone?(): void;
   /**

@@ -286,3 +286,77 @@ Deno.test("WindowOperator's restore picks the engine again after the general eng
     both(runs, (op) => op.processWatermark(Infinity));
   }
 });
+
+Deno.test("session engine: the clock is read once per fired session, as the general engine reads it per fired window", () => {
+  const logs = [false, true].map((general) => {
+    const log: string[] = [];
+    const clock = new ManualClock();
+    const op = new WindowOperator<Rec, number, number, string>({
+      ...optionsOf(general, 0),
+      clock,
+      windowFunction: aggregateWindow<Rec, number, number, number, string>({
+        createAccumulator: () => 0,
+        add: (r, acc) => acc + r.v,
+        getResult: (acc) => acc,
+        merge: (a, b) => a + b,
+      }, (key, ctx, _contents, out) => {
+        out(`${key} now=${ctx.currentProcessingTime}`);
+        clock.advance(1);
+      }),
+    }, outputOf(log));
+    batch(op, [[1, 0, 1], [2, 0, 1], [3, 30, 1]]);
+    op.processWatermark(100);
+    return log;
+  });
+  assert.deepEqual(logs[0], logs[1]);
+  assert.deepEqual(logs[0].slice(0, 3), [
+    "fire 1 now=0 @9",
+    "fire 2 now=1 @9",
+    "fire 3 now=2 @39",
+  ]);
+});
+
+Deno.test("session engine: partitionOf may return any number (a fraction, beyond int32, negative); groups and their reuse are the general engine's", () => {
+  for (const part of [2 ** 31, 0.5, 2 ** 32 + 1, -(2 ** 31) - 1, -3]) {
+    const logs = [false, true].map((general) => {
+      const log: string[] = [];
+      const op = new WindowOperator<Rec, number, number, string>({
+        ...optionsOf(general, 0),
+        partitionOf: (key) => key === 1 ? part : 1,
+      }, outputOf(log));
+      batch(op, [[1, 0, 1], [2, 0, 1]]);
+      let previous: unknown[][] = [];
+      for (let i = 0; i < 3; i++) {
+        const groups = op.slotGroups();
+        log.push(
+          `${JSON.stringify(groups)} reused ${
+            groups.map((g) => previous.includes(g))
+          }`,
+        );
+        previous = groups;
+        batch(op, [[2, 1 + i, 1]]);
+      }
+      return log;
+    });
+    assert.deepEqual(logs[0], logs[1], `partitionOf ${part}`);
+  }
+});
+
+Deno.test("session engine: windowDone is called after each fired session, once its results are collected", () => {
+  const log: string[] = [];
+  const op = new WindowOperator(optionsOf(false, 0), {
+    ...outputOf(log),
+    windowDone: () => log.push("done"),
+  });
+  batch(op, [[1, 0, 1], [2, 0, 2], [1, 30, 3]]);
+  op.processWatermark(100);
+  assert.deepEqual(log, [
+    "fire 1|0|10|1 @9",
+    "done",
+    "fire 2|0|10|2 @9",
+    "done",
+    "fire 1|30|40|3 @39",
+    "done",
+    "watermark 100",
+  ]);
+});

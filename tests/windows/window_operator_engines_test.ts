@@ -1,0 +1,140 @@
+// WindowOperator's choice of engine and its restore, the same on every
+// engine: the general engine (any other trigger), the pane engine
+// (tumbling, sliding) and the session engine.
+
+import assert from "node:assert/strict";
+import { ManualClock } from "../../src/time/clock.ts";
+import { sessionEngineOf } from "../../src/windows/_window_engine.ts";
+import { EventTimeTrigger } from "../../src/windows/event_time_trigger.ts";
+import { EventTimeSessionWindows } from "../../src/windows/session.ts";
+import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
+import { aggregateWindow } from "../../src/windows/window_function.ts";
+import {
+  WindowOperator,
+  type WindowOperatorOptions,
+  type WindowOutput,
+} from "../../src/windows/window_operator.ts";
+
+type Rec = { key: number; v: number };
+type Op = WindowOperator<Rec, number, number, string>;
+
+// Decides as EventTimeTrigger, but is another class: the general engine.
+class GeneralEventTimeTrigger<T> extends EventTimeTrigger<T> {}
+
+const GAP = 10;
+
+function optionsOf(
+  general: boolean,
+): WindowOperatorOptions<Rec, number, number, string> {
+  return {
+    assigner: EventTimeSessionWindows.withGap<Rec>(GAP),
+    keySelector: (r) => r.key,
+    trigger: general ? new GeneralEventTimeTrigger<Rec>() : undefined,
+    clock: new ManualClock(),
+    windowFunction: aggregateWindow<Rec, number, number, number, string>({
+      createAccumulator: () => 0,
+      add: (r, acc) => acc + r.v,
+      getResult: (acc) => acc,
+      merge: (a, b) => a + b,
+    }, (key, ctx, [acc], out) => {
+      out(`${key}|${ctx.window.start}|${ctx.window.end}|${acc}`);
+    }),
+  };
+}
+
+function outputOf(log: string[]): WindowOutput<string> {
+  return {
+    collect: (value, ts) => log.push(`fire ${value} @${ts}`),
+    sideOutput: (_tag, value, ts) => log.push(`side ${value} @${ts}`),
+    emitWatermark: (w) => log.push(`watermark ${w}`),
+  };
+}
+
+function counters(op: Op): number[] {
+  return [
+    op.currentWatermark,
+    op.numWindows,
+    op.numTimers,
+    op.lastFiredWindowEnd,
+    op.numLateRecordsDropped,
+  ];
+}
+
+const batch = (op: Op, records: [number, number, number][]) =>
+  op.processBatch(
+    records.map(([key, , v]) => ({ key, v })),
+    records.map(([, ts]) => ts),
+  );
+
+Deno.test("WindowOperator's restore that throws changes nothing, on the general, pane and session engines", () => {
+  const bad = [
+    { eventTime: [1], slots: [] },
+    { eventTime: [], slots: "bad" },
+    { eventTime: [], slots: [null] },
+  ];
+  for (const { eventTime, slots } of bad) {
+    for (const general of [true, false]) {
+      for (
+        const assigner of [
+          EventTimeSessionWindows.withGap<Rec>(GAP),
+          TumblingEventTimeWindows.of<Rec>(GAP),
+        ]
+      ) {
+        const log: string[] = [];
+        const op: Op = new WindowOperator(
+          { ...optionsOf(general), assigner },
+          outputOf(log),
+        );
+        batch(op, [[1, 0, 1], [2, 5, 2]]);
+        const before = [JSON.stringify(op.snapshot()), counters(op)];
+        assert.throws(
+          () =>
+            op.restore({
+              nextId: 5,
+              slots,
+              timers: { currentWatermark: 0, eventTime, processingTime: [] },
+              numLateRecordsDropped: 0,
+            } as never),
+          /^(TypeError|RangeError): Cannot restore /,
+        );
+        assert.deepEqual([JSON.stringify(op.snapshot()), counters(op)], before);
+        op.processWatermark(Infinity);
+        assert.equal(log.filter((line) => line.startsWith("fire")).length, 2);
+      }
+    }
+  }
+});
+
+Deno.test("an EventTimeTrigger with a property set on the instance (a spy) runs on the general engine, for sessions and panes", () => {
+  const engineOf = (trigger: EventTimeTrigger<Rec>) =>
+    sessionEngineOf(
+      { ...optionsOf(false), trigger },
+      outputOf([]),
+      () => {},
+    );
+  assert.notEqual(engineOf(EventTimeTrigger.create<Rec>()), null);
+  const tagged = EventTimeTrigger.create<Rec>();
+  Object.defineProperty(tagged, Symbol("tag"), { value: 1 });
+  assert.equal(engineOf(tagged), null);
+  for (
+    const assigner of [
+      EventTimeSessionWindows.withGap<Rec>(GAP),
+      TumblingEventTimeWindows.of<Rec>(GAP),
+    ]
+  ) {
+    const calls: number[] = [];
+    const trigger = EventTimeTrigger.create<Rec>();
+    const onElement = trigger.onElement.bind(trigger);
+    trigger.onElement = (value, ts, window, context) => {
+      calls.push(ts);
+      return onElement(value, ts, window, context);
+    };
+    const op: Op = new WindowOperator(
+      { ...optionsOf(false), assigner, trigger },
+      outputOf([]),
+    );
+    batch(op, [[1, 0, 1], [1, 3, 1]]);
+    op.processElement({ key: 2, v: 1 }, 4);
+    assert.deepEqual(calls, [0, 3, 4]);
+  }
+});
