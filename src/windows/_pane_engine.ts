@@ -11,9 +11,9 @@
 // panes in one loop, in the general engine's order: by timestamp, then id
 // (pane creation order). Snapshots are in the general engine's format.
 
-import type { Clock } from "../time/mod.ts";
 import { requireWatermark } from "../time/validate.ts";
 import { resumeBatch } from "./_batch_resume.ts";
+import { type EngineOptions, engineOptionsOf } from "./_engine_options.ts";
 import { PaneIndex } from "./_pane_index.ts";
 import {
   countTimers,
@@ -43,15 +43,10 @@ import type { WindowOperatorOptions } from "./window_operator_options.ts";
 import type { WindowOutput } from "./window_output.ts";
 
 /** What a {@linkcode PaneEngine} is built from: its operator's options. */
-export interface PaneEngineOptions<T, K, ACC, OUT> {
+export interface PaneEngineOptions<T, K, ACC, OUT>
+  extends EngineOptions<T, K, ACC, OUT> {
   assigner: WindowAssigner<T>;
   assignerContext: WindowAssignerContext;
-  keySelector: (value: T) => K;
-  windowFunction: WindowFunction<T, ACC, OUT, K>;
-  allowedLatenessMs: number;
-  lateDataTag: OutputTag<T> | null;
-  clock: Clock;
-  partitionOf?: (key: K) => number;
 }
 
 /**
@@ -324,10 +319,8 @@ export function paneEngineOf<T, K, ACC, OUT>(
     return null;
   }
   return new PaneEngine({
-    ...options,
+    ...engineOptionsOf(options),
+    assigner: options.assigner,
     assignerContext,
-    // Checked by WindowOperator before.
-    allowedLatenessMs: options.allowedLatenessMs ?? 0,
-    lateDataTag: options.lateDataTag ?? null,
   }, output);
 }

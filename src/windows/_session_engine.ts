@@ -16,10 +16,10 @@
 // one way: the engine's state goes to the general engine in its snapshot
 // format, exactly what it would hold, and the record is processed there.
 
-import type { Clock } from "../time/mod.ts";
 import { requireWatermark } from "../time/validate.ts";
 import { SessionFiring } from "./_session_fire.ts";
 import { DueQueue } from "./_due_queue.ts";
+import type { EngineOptions } from "./_engine_options.ts";
 import {
   CHANGED,
   DEAD,
@@ -47,14 +47,9 @@ import type {
 import type { WindowOutput } from "./window_output.ts";
 
 /** What a {@linkcode SessionEngine} is built from. */
-export interface SessionEngineOptions<T, K, ACC, OUT> {
+export interface SessionEngineOptions<T, K, ACC, OUT>
+  extends EngineOptions<T, K, ACC, OUT> {
   gap: number;
-  keySelector: (value: T) => K;
-  windowFunction: WindowFunction<T, ACC, OUT, K>;
-  allowedLatenessMs: number;
-  lateDataTag: OutputTag<T> | null;
-  clock: Clock;
-  partitionOf?: (key: K) => number;
 }
 
 /** The session engine of one window operator (see the file's comment). */

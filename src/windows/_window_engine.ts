@@ -3,6 +3,7 @@
 // engine for an operator's options.
 
 import type { SnapshotGroups } from "./snapshot_groups.ts";
+import { engineOptionsOf } from "./_engine_options.ts";
 import { paneEngineOf } from "./_pane_engine.ts";
 import { SessionEngine } from "./_session_engine.ts";
 import { isExactEventTimeTrigger } from "./_exact_trigger.ts";
@@ -112,16 +113,7 @@ export function sessionEngineOf<T, K, ACC, OUT>(
   const gap = (options.assigner as EventTimeSessionWindows<T>).gapMs;
   if (gap === null) return null;
   return new SessionEngine(
-    {
-      gap,
-      keySelector: options.keySelector,
-      windowFunction: options.windowFunction,
-      // Checked by WindowOperator before.
-      allowedLatenessMs: options.allowedLatenessMs ?? 0,
-      lateDataTag: options.lateDataTag ?? null,
-      clock: options.clock,
-      partitionOf: options.partitionOf,
-    },
+    { ...engineOptionsOf(options), gap },
     output,
     handOverTo,
   );
