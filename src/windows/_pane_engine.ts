@@ -14,6 +14,7 @@
 import { requireWatermark } from "../time/validate.ts";
 import { resumeBatch } from "./_batch_resume.ts";
 import { type EngineOptions, engineOptionsOf } from "./_engine_options.ts";
+import { lateRecord } from "./_late_record.ts";
 import { PaneIndex } from "./_pane_index.ts";
 import {
   countTimers,
@@ -171,15 +172,12 @@ export class PaneEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   // records take it.
   #skipped(value: T, timestamp: number): void {
     if (!(timestamp + this.#lateness <= this.#watermark)) return;
-    if (this.#lateTag !== null) {
-      this.#output.sideOutput(
-        this.#lateTag as OutputTag<unknown>,
-        value,
-        timestamp,
-      );
-    } else {
-      this.#numLateRecordsDropped++;
-    }
+    this.#numLateRecordsDropped += lateRecord(
+      this.#output,
+      this.#lateTag,
+      value,
+      timestamp,
+    );
   }
 
   // EventTimeTrigger.onElement (a fire now, or the fire timer), the

@@ -20,6 +20,7 @@ import { requireWatermark } from "../time/validate.ts";
 import { SessionFiring } from "./_session_fire.ts";
 import { DueQueue } from "./_due_queue.ts";
 import type { EngineOptions } from "./_engine_options.ts";
+import { lateRecord } from "./_late_record.ts";
 import {
   CHANGED,
   DEAD,
@@ -251,15 +252,12 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
         return this.#handOver({ key });
       }
     }
-    if (this.#lateTag !== null) {
-      this.#output.sideOutput(
-        this.#lateTag as OutputTag<unknown>,
-        value,
-        timestamp,
-      );
-    } else {
-      this.#numLateRecordsDropped++;
-    }
+    this.#numLateRecordsDropped += lateRecord(
+      this.#output,
+      this.#lateTag,
+      value,
+      timestamp,
+    );
     return true;
   }
 

@@ -8,6 +8,7 @@
 import type { Clock } from "../time/mod.ts";
 import { resumeBatch } from "./_batch_resume.ts";
 import { checkGeneralSnapshot, generalPartsOf } from "./_general_parts.ts";
+import { lateRecord } from "./_late_record.ts";
 import { reentryError } from "./_reentry.ts";
 import type { SlotAdds } from "./_slot_adds.ts";
 import {
@@ -284,15 +285,12 @@ export class WindowOperator<T, K, ACC, OUT> {
       skipped && eventTime &&
       isElementLate(timestamp, this.#lateness, watermark)
     ) {
-      if (this.#lateTag !== null) {
-        this.#output.sideOutput(
-          this.#lateTag as OutputTag<unknown>,
-          value,
-          timestamp,
-        );
-      } else {
-        this.#numLateRecordsDropped++;
-      }
+      this.#numLateRecordsDropped += lateRecord(
+        this.#output,
+        this.#lateTag,
+        value,
+        timestamp,
+      );
     }
   }
 
