@@ -16,11 +16,15 @@ import {
   type WindowOperatorSnapshot,
   type WindowOutput,
 } from "../../src/windows/window_operator.ts";
-
-type Rec = { key: number; v: number };
-
-// Decides as EventTimeTrigger, but is another class: the general engine.
-class GeneralEventTimeTrigger<T> extends EventTimeTrigger<T> {}
+import {
+  batch,
+  counters,
+  GeneralEventTimeTrigger,
+  type Op,
+  outputOf as linesOf,
+  type Rec,
+  sumWindow,
+} from "../_support/sum_operators.ts";
 
 const GAP = 10;
 
@@ -34,25 +38,13 @@ function optionsOf(
     trigger: general ? new GeneralEventTimeTrigger<Rec>() : undefined,
     allowedLatenessMs: lateness,
     clock: new ManualClock(),
-    windowFunction: aggregateWindow<Rec, number, number, number, string>({
-      createAccumulator: () => 0,
-      add(r, acc) {
-        if (r.v === 0) throw new Error(`add of ${r.key} refused`);
-        return acc + r.v;
-      },
-      getResult: (acc) => acc,
-      merge: (a, b) => a + b,
-    }, (key, ctx, [acc], out) => {
-      out(`${key}|${ctx.window.start}|${ctx.window.end}|${acc}`);
-    }),
+    windowFunction: sumWindow({ refuseZero: true }),
   };
 }
 
 function outputOf(log: string[]): WindowOutput<string> {
   return {
-    collect: (value, ts) => log.push(`fire ${value} @${ts}`),
-    sideOutput: (_tag, value, ts) => log.push(`side ${value} @${ts}`),
-    emitWatermark: (w) => log.push(`watermark ${w}`),
+    ...linesOf(log),
     rejectRecord: (value, ts, error, index) =>
       log.push(
         `reject ${JSON.stringify(value)} @${ts} #${index}: ${
@@ -61,8 +53,6 @@ function outputOf(log: string[]): WindowOutput<string> {
       ),
   };
 }
-
-type Op = WindowOperator<Rec, number, number, string>;
 
 /** An operator on the session engine and one on the general engine. */
 function pair(lateness = 0): { ops: [Op, Op]; logs: [string[], string[]] } {
@@ -73,14 +63,15 @@ function pair(lateness = 0): { ops: [Op, Op]; logs: [string[], string[]] } {
   return { ops, logs };
 }
 
-function counters(op: Op): number[] {
-  return [
-    op.currentWatermark,
-    op.numWindows,
-    op.numTimers,
-    op.lastFiredWindowEnd,
-    op.numLateRecordsDropped,
-  ];
+/** A session engine alone, and the states it handed over. */
+function engineOf(lateness: number) {
+  const handed: HandOver<number, number>[] = [];
+  const engine = sessionEngineOf(
+    optionsOf(false, lateness),
+    outputOf([]),
+    (state) => handed.push(state),
+  )!;
+  return { engine, handed };
 }
 
 // Applies `step` to both, then checks they agree in everything observable.
@@ -93,12 +84,6 @@ function both(
   assert.deepEqual(counters(ops[0]), counters(ops[1]));
   assert.deepEqual(ops[0].snapshot(), ops[1].snapshot());
 }
-
-const batch = (op: Op, records: [number, number, number][]) =>
-  op.processBatch(
-    records.map(([key, , v]) => ({ key, v })),
-    records.map(([, ts]) => ts),
-  );
 
 Deno.test("sessionEngineOf takes exactly EventTimeSessionWindows with a fixed gap and EventTimeTrigger", () => {
   const output = outputOf([]);
@@ -172,12 +157,7 @@ Deno.test("session engine: restore holds a general engine's snapshot, and refuse
   general.processBatch([{ key: 1, v: 1 }, { key: 2, v: 2 }], [0, 30]);
   general.processWatermark(12);
   const snapshot = general.snapshot();
-  const handed: HandOver<number, number>[] = [];
-  const engine = sessionEngineOf(
-    optionsOf(false, 5),
-    outputOf([]),
-    (state) => handed.push(state),
-  )!;
+  const { engine, handed } = engineOf(5);
   assert.equal(engine.restore(structuredClone(snapshot), 7), true);
   assert.deepEqual(
     [engine.numWindows, engine.numTimers, engine.currentWatermark],
@@ -229,12 +209,7 @@ Deno.test("session engine: an operator restored after a handover runs on the eng
 });
 
 Deno.test("session engine: processBatch stops at the first record it does not take and hands over the state before it, with that record's key", () => {
-  const handed: HandOver<number, number>[] = [];
-  const engine = sessionEngineOf(
-    optionsOf(false, 0),
-    outputOf([]),
-    (state) => handed.push(state),
-  )!;
+  const { engine, handed } = engineOf(0);
   const values = [1, 2, 1, 2].map((key, v) => ({ key, v: v + 1 }));
   assert.equal(engine.processBatch(values, [0, 20, 5, 15]), 3);
   assert.equal(handed.length, 1);

@@ -8,18 +8,19 @@ import { sessionEngineOf } from "../../src/windows/_window_engine.ts";
 import { EventTimeTrigger } from "../../src/windows/event_time_trigger.ts";
 import { EventTimeSessionWindows } from "../../src/windows/session.ts";
 import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
-import { aggregateWindow } from "../../src/windows/window_function.ts";
 import {
   WindowOperator,
   type WindowOperatorOptions,
-  type WindowOutput,
 } from "../../src/windows/window_operator.ts";
-
-type Rec = { key: number; v: number };
-type Op = WindowOperator<Rec, number, number, string>;
-
-// Decides as EventTimeTrigger, but is another class: the general engine.
-class GeneralEventTimeTrigger<T> extends EventTimeTrigger<T> {}
+import {
+  batch,
+  counters,
+  GeneralEventTimeTrigger,
+  type Op,
+  outputOf,
+  type Rec,
+  sumWindow,
+} from "../_support/sum_operators.ts";
 
 const GAP = 10;
 
@@ -31,40 +32,9 @@ function optionsOf(
     keySelector: (r) => r.key,
     trigger: general ? new GeneralEventTimeTrigger<Rec>() : undefined,
     clock: new ManualClock(),
-    windowFunction: aggregateWindow<Rec, number, number, number, string>({
-      createAccumulator: () => 0,
-      add: (r, acc) => acc + r.v,
-      getResult: (acc) => acc,
-      merge: (a, b) => a + b,
-    }, (key, ctx, [acc], out) => {
-      out(`${key}|${ctx.window.start}|${ctx.window.end}|${acc}`);
-    }),
+    windowFunction: sumWindow(),
   };
 }
-
-function outputOf(log: string[]): WindowOutput<string> {
-  return {
-    collect: (value, ts) => log.push(`fire ${value} @${ts}`),
-    sideOutput: (_tag, value, ts) => log.push(`side ${value} @${ts}`),
-    emitWatermark: (w) => log.push(`watermark ${w}`),
-  };
-}
-
-function counters(op: Op): number[] {
-  return [
-    op.currentWatermark,
-    op.numWindows,
-    op.numTimers,
-    op.lastFiredWindowEnd,
-    op.numLateRecordsDropped,
-  ];
-}
-
-const batch = (op: Op, records: [number, number, number][]) =>
-  op.processBatch(
-    records.map(([key, , v]) => ({ key, v })),
-    records.map(([, ts]) => ts),
-  );
 
 Deno.test("WindowOperator's restore that throws changes nothing, on the general, pane and session engines", () => {
   const bad = [

@@ -4,17 +4,16 @@
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";
-import { EventTimeTrigger } from "../../src/windows/event_time_trigger.ts";
 import { EventTimeSessionWindows } from "../../src/windows/session.ts";
 import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
-import { aggregateWindow } from "../../src/windows/window_function.ts";
 import { WindowOperator } from "../../src/windows/window_operator.ts";
-
-type Rec = { key: number; v: number };
-type Op = WindowOperator<Rec, number, number, string>;
-
-// Decides as EventTimeTrigger, but is another class: the general engine.
-class GeneralEventTimeTrigger<T> extends EventTimeTrigger<T> {}
+import {
+  GeneralEventTimeTrigger,
+  type Op,
+  outputOf,
+  type Rec,
+  sumWindow,
+} from "../_support/sum_operators.ts";
 
 const ENGINES = {
   general: () => ({
@@ -44,20 +43,14 @@ function operatorOf(
     ...ENGINES[engine](),
     keySelector: (r) => r.key,
     clock: new ManualClock(),
-    windowFunction: aggregateWindow<Rec, number, number, number, string>({
-      createAccumulator: () => 0,
-      add: (r, acc) => acc + r.v,
-      getResult: (acc) => acc,
-      merge: (a, b) => a + b,
-    }, (key, ctx, [acc], out) => {
-      out(`${key}|${ctx.window.start}|${ctx.window.end}|${acc}`);
-      log.push(`inner snapshot ${JSON.stringify(op.snapshot())}`);
-      if (inner !== null && key === 1) inner(op);
+    windowFunction: sumWindow({
+      afterFire(key) {
+        log.push(`inner snapshot ${JSON.stringify(op.snapshot())}`);
+        if (inner !== null && key === 1) inner(op);
+      },
     }),
   }, {
-    collect: (value, ts) => log.push(`fire ${value} @${ts}`),
-    sideOutput: (_tag, value, ts) => log.push(`side ${value} @${ts}`),
-    emitWatermark: (w) => log.push(`watermark ${w}`),
+    ...outputOf(log),
     rejectFire: rejectFire
       ? (key, window, error, emitted) =>
         log.push(
