@@ -2,16 +2,14 @@
 // an isBackPressured once opened, tolerating one that is null.
 
 import assert from "node:assert/strict";
-import { forwardPartitioner } from "../../src/runtime/partitioner.ts";
 import type {
   OperatorContext,
   OperatorOutput,
   StreamOperator,
 } from "../../src/runtime/stream_operator.ts";
-import { Subtask } from "../../src/runtime/subtask.ts";
-import { ManualClock } from "../../src/time/clock.ts";
-import { PausableClock } from "../../src/time/pausable_clock.ts";
+import type { Subtask } from "../../src/runtime/subtask.ts";
 import type { WatermarkStatus } from "../../src/time/watermark_output.ts";
+import { forwardSubtask } from "../_support/forward_subtask.ts";
 
 // A pass-through operator whose isBackPressured is whatever `pressure` gives
 // it in open() (e.g. once its client is configured).
@@ -46,20 +44,9 @@ class PressureOperator {
 }
 
 function subtaskOf(...operators: PressureOperator[]): Subtask {
-  const clock = new ManualClock(0);
-  return new Subtask(
-    {
-      operators: operators as unknown as StreamOperator<unknown, unknown>[],
-      numInputChannels: 1,
-      edges: [{ partitioner: forwardPartitioner(0), numChannels: 1 }],
-    },
-    {
-      clock,
-      activityClock: new PausableClock(clock),
-      subtaskIndex: 0,
-      parallelism: 1,
-      metrics: { gauge() {} },
-    },
+  return forwardSubtask(
+    operators as unknown as StreamOperator<unknown, unknown>[],
+    1,
     () => {},
   );
 }

@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import { MapOperator } from "../../src/runtime/operators/map.ts";
 import { TimestampsAndWatermarksOperator } from "../../src/runtime/operators/timestamps_and_watermarks.ts";
-import { forwardPartitioner } from "../../src/runtime/partitioner.ts";
 import {
   recordBatch,
   type StreamElement,
@@ -16,11 +15,9 @@ import type {
   OperatorOutput,
   StreamOperator,
 } from "../../src/runtime/stream_operator.ts";
-import { Subtask } from "../../src/runtime/subtask.ts";
-import { ManualClock } from "../../src/time/clock.ts";
-import { PausableClock } from "../../src/time/pausable_clock.ts";
 import { WatermarkStrategy } from "../../src/time/watermark_strategy.ts";
 import type { WatermarkStatus } from "../../src/time/watermark_output.ts";
+import { forwardSubtask } from "../_support/forward_subtask.ts";
 
 /** Keeps every record it gets (state of records) and forwards watermarks. */
 class KeepingOperator implements StreamOperator<unknown, unknown> {
@@ -56,22 +53,12 @@ function subtask(
   numInputChannels: number,
 ) {
   const sent: string[] = [];
-  const clock = new ManualClock(0);
-  const built = new Subtask(
-    {
-      operators,
-      numInputChannels,
-      edges: [{ partitioner: forwardPartitioner(0), numChannels: 1 }],
-    },
-    {
-      clock,
-      activityClock: new PausableClock(clock),
-      subtaskIndex: 0,
-      parallelism: 1,
-      metrics: { gauge() {} },
-    },
+  const built = forwardSubtask(
+    operators,
+    numInputChannels,
     (_edge, _channel, element) => sent.push(describe(element)),
   );
+
   return { subtask: built, sent };
 }
 
