@@ -169,8 +169,11 @@ export class Run {
   }
 }
 
-/** Runs `steps` on both operators, checking they agree after each. */
-export function runBoth(setup: Setup, steps: Step[]): void {
+/**
+ * Runs `steps` on both operators, checking they agree after each, then the
+ * end of input; returns the (common) log.
+ */
+export function runBoth(setup: Setup, steps: Step[]): string[] {
   const lazy = new Run(setup, true);
   const eager = new Run(setup, false);
   for (const step of steps) {
@@ -191,4 +194,5 @@ export function runBoth(setup: Setup, steps: Step[]): void {
   eager.step({ kind: "watermark", to: Infinity }, lazy);
   assert.deepEqual(lazy.log, eager.log);
   assert.deepEqual(lazy.operator.snapshot(), eager.operator.snapshot());
+  return lazy.log;
 }
