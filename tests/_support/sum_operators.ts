@@ -3,13 +3,16 @@
 // `{ key, v }` summed per window, fired as "key|start|end|sum", and an
 // output that logs everything as a line, so the engines compare by logs.
 
+import { ManualClock } from "../../src/time/clock.ts";
 import { EventTimeTrigger } from "../../src/windows/event_time_trigger.ts";
+import { EventTimeSessionWindows } from "../../src/windows/session.ts";
 import {
   aggregateWindow,
   type WindowFunction,
 } from "../../src/windows/window_function.ts";
 import type {
   WindowOperator,
+  WindowOperatorOptions,
   WindowOutput,
 } from "../../src/windows/window_operator.ts";
 
@@ -49,6 +52,32 @@ export function sumWindow(
     out(`${key}|${ctx.window.start}|${ctx.window.end}|${acc}`);
     afterFire?.(key);
   });
+}
+
+/** The gap of the sessions of {@linkcode sessionOptionsOf}. */
+export const GAP = 10;
+
+/**
+ * Options of an operator of event-time sessions of {@linkcode GAP}: on the
+ * session engine, or (`general`) on the general engine.
+ *
+ * @param general Runs it on the general engine.
+ * @param lateness Its allowed lateness, if any.
+ * @param windowFunction Its window function.
+ */
+export function sessionOptionsOf(
+  general: boolean,
+  lateness?: number,
+  windowFunction: WindowFunction<Rec, number, string, number> = sumWindow(),
+): WindowOperatorOptions<Rec, number, number, string> {
+  return {
+    assigner: EventTimeSessionWindows.withGap<Rec>(GAP),
+    keySelector: (r) => r.key,
+    trigger: general ? new GeneralEventTimeTrigger<Rec>() : undefined,
+    allowedLatenessMs: lateness,
+    clock: new ManualClock(),
+    windowFunction,
+  };
 }
 
 /**

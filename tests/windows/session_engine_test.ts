@@ -19,27 +19,20 @@ import {
 import {
   batch,
   counters,
+  GAP,
   GeneralEventTimeTrigger,
   type Op,
   outputOf as linesOf,
   type Rec,
+  sessionOptionsOf,
   sumWindow,
 } from "../_support/sum_operators.ts";
-
-const GAP = 10;
 
 function optionsOf(
   general: boolean,
   lateness: number,
 ): WindowOperatorOptions<Rec, number, number, string> {
-  return {
-    assigner: EventTimeSessionWindows.withGap<Rec>(GAP),
-    keySelector: (r) => r.key,
-    trigger: general ? new GeneralEventTimeTrigger<Rec>() : undefined,
-    allowedLatenessMs: lateness,
-    clock: new ManualClock(),
-    windowFunction: sumWindow({ refuseZero: true }),
-  };
+  return sessionOptionsOf(general, lateness, sumWindow({ refuseZero: true }));
 }
 
 function outputOf(log: string[]): WindowOutput<string> {

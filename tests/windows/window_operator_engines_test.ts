@@ -3,38 +3,20 @@
 // (tumbling, sliding) and the session engine.
 
 import assert from "node:assert/strict";
-import { ManualClock } from "../../src/time/clock.ts";
 import { sessionEngineOf } from "../../src/windows/_window_engine.ts";
 import { EventTimeTrigger } from "../../src/windows/event_time_trigger.ts";
 import { EventTimeSessionWindows } from "../../src/windows/session.ts";
 import { TumblingEventTimeWindows } from "../../src/windows/tumbling.ts";
-import {
-  WindowOperator,
-  type WindowOperatorOptions,
-} from "../../src/windows/window_operator.ts";
+import { WindowOperator } from "../../src/windows/window_operator.ts";
 import {
   batch,
   counters,
-  GeneralEventTimeTrigger,
+  GAP,
   type Op,
   outputOf,
   type Rec,
-  sumWindow,
+  sessionOptionsOf,
 } from "../_support/sum_operators.ts";
-
-const GAP = 10;
-
-function optionsOf(
-  general: boolean,
-): WindowOperatorOptions<Rec, number, number, string> {
-  return {
-    assigner: EventTimeSessionWindows.withGap<Rec>(GAP),
-    keySelector: (r) => r.key,
-    trigger: general ? new GeneralEventTimeTrigger<Rec>() : undefined,
-    clock: new ManualClock(),
-    windowFunction: sumWindow(),
-  };
-}
 
 Deno.test("WindowOperator's restore that throws changes nothing, on the general, pane and session engines", () => {
   const bad = [
@@ -52,7 +34,7 @@ Deno.test("WindowOperator's restore that throws changes nothing, on the general,
       ) {
         const log: string[] = [];
         const op: Op = new WindowOperator(
-          { ...optionsOf(general), assigner },
+          { ...sessionOptionsOf(general), assigner },
           outputOf(log),
         );
         batch(op, [[1, 0, 1], [2, 5, 2]]);
@@ -78,7 +60,7 @@ Deno.test("WindowOperator's restore that throws changes nothing, on the general,
 Deno.test("an EventTimeTrigger with a property set on the instance (a spy) runs on the general engine, for sessions and panes", () => {
   const engineOf = (trigger: EventTimeTrigger<Rec>) =>
     sessionEngineOf(
-      { ...optionsOf(false), trigger },
+      { ...sessionOptionsOf(false), trigger },
       outputOf([]),
       () => {},
     );
@@ -100,7 +82,7 @@ Deno.test("an EventTimeTrigger with a property set on the instance (a spy) runs 
       return onElement(value, ts, window, context);
     };
     const op: Op = new WindowOperator(
-      { ...optionsOf(false), assigner, trigger },
+      { ...sessionOptionsOf(false), assigner, trigger },
       outputOf([]),
     );
     batch(op, [[1, 0, 1], [1, 3, 1]]);
