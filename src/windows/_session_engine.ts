@@ -20,7 +20,9 @@ import { requireWatermark } from "../time/validate.ts";
 import { SessionFiring } from "./_session_fire.ts";
 import { DueQueue } from "./_due_queue.ts";
 import type { EngineOptions } from "./_engine_options.ts";
+import { KeyRows } from "./_key_rows.ts";
 import { lateRecord } from "./_late_record.ts";
+import { isSafeTime } from "./_safe_time.ts";
 import {
   CHANGED,
   DEAD,
@@ -65,7 +67,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   #rows = new SessionRows<K, ACC>();
   readonly #groups: SessionGroups<K, ACC>;
   // Each key's newest session; SessionRows.older leads to the others.
-  #newest = new Map<K, number>();
+  #newest = new KeyRows<K>();
   readonly #due = new DueQueue();
   #watermark = -Infinity;
   #nextId = 0;
@@ -156,7 +158,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     if (
       !(timestamp >= bounds[2 * row] && timestamp <= last) ||
       (flags[row] & STATE) !== PENDING || !(last - 1 > this.#watermark) ||
-      !Number.isSafeInteger(timestamp)
+      !isSafeTime(timestamp)
     ) return this.#other(key, value, timestamp, row);
     const end = timestamp + this.#gap;
     if (end > last) {
@@ -351,11 +353,11 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       noCleanup,
       key,
     });
-    this.#reset(new SessionRows(), new Map());
+    this.#reset(new SessionRows(), new KeyRows());
     return false;
   }
 
-  #reset(rows: SessionRows<K, ACC>, newest: Map<K, number>): void {
+  #reset(rows: SessionRows<K, ACC>, newest: KeyRows<K>): void {
     this.#rows = rows;
     this.#newest = newest;
     this.#due.clear();

@@ -2,6 +2,7 @@
 // session with no object of its own (no TimeWindow, no timer objects, no
 // boxed number), and a row as the general engine's slot and timers.
 
+import type { KeyRows } from "./_key_rows.ts";
 import type { WindowSlotSnapshot } from "./window_operator_snapshot.ts";
 
 // What a session's timers are, as the general engine would hold them with
@@ -106,7 +107,7 @@ export class SessionRows<K, ACC> {
    * Frees the row of a session gone, out of its key's list, whose newest
    * session `newest` holds.
    */
-  remove(row: number, newest: Map<K, number>): void {
+  remove(row: number, newest: KeyRows<K>): void {
     const older = this.older[row];
     const newer = this.newer[row];
     if (older !== NONE) this.newer[older] = newer;

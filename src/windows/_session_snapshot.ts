@@ -10,6 +10,7 @@ import {
   PENDING,
   SessionRows,
 } from "./_session_rows.ts";
+import { KeyRows } from "./_key_rows.ts";
 import { SnapshotGroups } from "./snapshot_groups.ts";
 import { TimerService, type TimerServiceSnapshot } from "./timer_service.ts";
 import type {
@@ -120,7 +121,7 @@ export function snapshotOf<K, ACC>(
 export interface RestoredRows<K, ACC> {
   rows: SessionRows<K, ACC>;
   /** Each key's newest session. */
-  newest: Map<K, number>;
+  newest: KeyRows<K>;
   counters: SessionCounters;
 }
 
@@ -143,7 +144,7 @@ export function restoreRows<K, ACC>(
   const sessions = restoredSessions(snapshot.slots, flat, lateness);
   if (sessions === null || !Number.isSafeInteger(snapshot.nextId)) return null;
   const rows = new SessionRows<K, ACC>();
-  const newest = new Map<K, number>();
+  const newest = new KeyRows<K>();
   for (const { slot, state } of sessions) {
     const older = newest.get(slot.key) ?? NONE;
     const row = rows.add(
