@@ -1,56 +1,154 @@
-// Each key's newest session row in the session engine, found per record.
+// Each key's row (a session's, a pane's), found per record.
 
 // No row.
 const NONE = -1;
-// Keys below this go in the typed array; it never grows past it (4 MB).
+// The array never spans more than this many keys (4 MB)...
 const DENSE_LIMIT = 1 << 20;
+// ... nor more than this many per key held (plus SLACK), so that a few
+// sparse keys stay in the Map instead of costing a large array.
+const SPREAD = 16;
+const SLACK = 256;
+
+// Whether `key` is an integer the array may hold (int32: -0 is 0, as the
+// Map's SameValueZero has it).
+function isInt(key: unknown): key is number {
+  return typeof key === "number" && (key | 0) === key;
+}
 
 /**
  * A map from keys to rows, as a `Map` holds them (SameValueZero), with the
- * small non-negative integer keys (ids, mostly) in a typed array indexed by
- * the key: a load instead of a hash lookup per record. A key goes to the
- * same place every time, so the two parts never hold the same key.
+ * integer keys of a range (ids, mostly: those of a window or of live
+ * sessions lie close together) in a typed array indexed by the key less
+ * the range's start: a load instead of a hash lookup per record. A key of
+ * the range is always in the array, never in the Map. The range moves
+ * and grows (taking such keys from the Map) to the keys held while they
+ * are dense enough; ids that grow over time move it along.
  */
 export class KeyRows<K> {
-  #dense = new Int32Array(256).fill(NONE);
-  readonly #map = new Map<K, number>();
+  #dense = new Int32Array(0);
+  // The key of #dense[0].
+  #base = 0;
+  #map = new Map<K, number>();
+  // Integer keys in the Map: a move of the range looks for them there.
+  #mapInts = 0;
+  // The keys held in the array, and bounds of them (see #move).
+  #denseSize = 0;
+  #lo = 0;
+  #hi = 0;
+  // Sets since the last scan of the array (see #move).
+  #sets = 0;
 
   /** The row of `key`, if it has one. */
   get(key: K): number | undefined {
-    if (typeof key === "number" && key >>> 0 === key) {
-      if (key < this.#dense.length) {
-        const row = this.#dense[key];
+    if (typeof key === "number") {
+      const i = key - this.#base;
+      if (i >= 0 && i < this.#dense.length && (key | 0) === key) {
+        const row = this.#dense[i];
         return row === NONE ? undefined : row;
       }
-      if (key < DENSE_LIMIT) return undefined;
     }
     return this.#map.get(key);
   }
 
-  /** Sets the row of `key`. */
+  /** Sets the row of `key`: a non-negative int32. */
   set(key: K, row: number): void {
-    if (typeof key === "number" && key >>> 0 === key && key < DENSE_LIMIT) {
-      if (key >= this.#dense.length) this.#grow(key);
-      this.#dense[key] = row;
-      return;
+    if (isInt(key)) {
+      let i = key - this.#base;
+      if (!(i >= 0 && i < this.#dense.length) && this.#move(key)) {
+        i = key - this.#base;
+      }
+      if (i >= 0 && i < this.#dense.length) {
+        const dense = this.#dense;
+        if (dense[i] === NONE) {
+          if (this.#denseSize++ === 0) this.#lo = this.#hi = key;
+          else if (key < this.#lo) this.#lo = key;
+          else if (key > this.#hi) this.#hi = key;
+        }
+        dense[i] = row;
+        return;
+      }
+      if (!this.#map.has(key)) this.#mapInts++;
     }
     this.#map.set(key, row);
   }
 
   /** Forgets `key`. */
   delete(key: K): void {
-    if (typeof key === "number" && key >>> 0 === key && key < DENSE_LIMIT) {
-      if (key < this.#dense.length) this.#dense[key] = NONE;
+    if (isInt(key)) {
+      const i = key - this.#base;
+      if (i >= 0 && i < this.#dense.length) {
+        if (this.#dense[i] !== NONE) this.#denseSize--;
+        this.#dense[i] = NONE;
+        return;
+      }
+      if (this.#map.delete(key)) this.#mapInts--;
       return;
     }
     this.#map.delete(key);
   }
 
-  #grow(key: number): void {
-    let n = this.#dense.length * 2;
-    while (n <= key) n *= 2;
-    const dense = new Int32Array(Math.min(n, DENSE_LIMIT)).fill(NONE);
-    dense.set(this.#dense);
-    this.#dense = dense;
+  /** Forgets every key, keeping the array. */
+  clear(): void {
+    this.#dense.fill(NONE);
+    this.#denseSize = 0;
+    this.#map = new Map();
+    this.#mapInts = 0;
+  }
+
+  // Moves the range to cover `key` and the keys of the array, with room
+  // to spare, if they are dense enough; takes the keys of the Map that
+  // fall in the new range. Returns whether it moved. The keys' bounds are
+  // kept as they were set (deletes leave them wider); they are narrowed by
+  // a scan of the array, at most once per `length / 8` sets, so a key that
+  // keeps failing to fit costs O(1) amortized.
+  #move(key: number): boolean {
+    this.#sets++;
+    const dense = this.#dense;
+    const base = this.#base;
+    if (this.#denseSize === 0) this.#lo = this.#hi = key;
+    let lo = Math.min(this.#lo, key);
+    let hi = Math.max(this.#hi, key);
+    const held = this.#denseSize + this.#mapInts + 1;
+    const most = Math.min(DENSE_LIMIT, SPREAD * (held + SLACK));
+    if (hi - lo + 1 > most && this.#sets * 8 >= dense.length) {
+      this.#sets = 0;
+      let first = 0;
+      while (dense[first] === NONE) first++;
+      let last = dense.length - 1;
+      while (dense[last] === NONE) last--;
+      this.#lo = base + first;
+      this.#hi = base + last;
+      lo = Math.min(this.#lo, key);
+      hi = Math.max(this.#hi, key);
+    }
+    const span = hi - lo + 1;
+    if (span > most) return false;
+    // Twice the span (a quarter below, the rest above: ids grow), at most
+    // `most`, and kept within int32.
+    const length = Math.min(most, Math.max(SLACK, 2 * span));
+    const below = Math.floor((length - span) / 4);
+    const start = Math.max(-(2 ** 31), Math.min(lo - below, 2 ** 31 - length));
+    const moved = new Int32Array(length).fill(NONE);
+    for (let i = 0; i < dense.length; i++) {
+      if (dense[i] !== NONE) moved[base + i - start] = dense[i];
+    }
+    this.#dense = moved;
+    this.#base = start;
+    this.#lo = lo;
+    this.#hi = hi;
+    if (this.#mapInts > 0) {
+      for (const [k, row] of this.#map) {
+        const i = (k as number) - start;
+        if (isInt(k) && i >= 0 && i < length) {
+          moved[i] = row;
+          this.#denseSize++;
+          if (k < this.#lo) this.#lo = k;
+          if (k > this.#hi) this.#hi = k;
+          this.#mapInts--;
+          this.#map.delete(k);
+        }
+      }
+    }
+    return true;
   }
 }

@@ -2,6 +2,7 @@
 // one per key, kept as columns instead of one object per (key, window): a
 // pane is a position in the arrays, found by one Map get.
 
+import { KeyRows } from "./_key_rows.ts";
 import { cleanupTime } from "./lateness.ts";
 import type { TimeWindow } from "./time_window.ts";
 
@@ -36,7 +37,7 @@ export class PaneWindow<K, ACC> {
   /** When its panes are dropped; `Infinity` when beyond the safe range (no timer). */
   readonly cleanup: number;
   /** The pane of each key. */
-  index = new Map<K, number>();
+  index = new KeyRows<K>();
   /** Per pane: its key. */
   keys: K[] = [];
   /** Per pane: its contents (absent only in a restored, empty slot). */
@@ -129,7 +130,7 @@ export class PaneWindow<K, ACC> {
     }
     if (kept === n) return;
     if (kept === 0) {
-      this.index = new Map();
+      this.index.clear();
       this.keys = [];
       this.contents = [];
       this.size = 0;

@@ -1,19 +1,26 @@
-// The session engine's key index (src/windows/_key_rows.ts) against a Map:
-// the same rows for every key, small integers (its typed array, grown past
-// its first size), -0, fractions, negatives, large numbers and other keys.
+// The session and pane engines' key index (src/windows/_key_rows.ts)
+// against a Map: the same rows for every key, integers in a range (its
+// typed array, moved and grown), -0, fractions, int32's ends, large
+// numbers and other keys, and ids that grow while old ones go.
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { KeyRows } from "../../src/windows/_key_rows.ts";
 
 const key = fc.oneof(
-  fc.integer({ min: 0, max: 2_000 }),
-  fc.constantFrom(-0, 0, 0.5, -1, NaN, 2 ** 20 - 1, 2 ** 20, 2 ** 32, 1e300),
+  fc.integer({ min: -3_000, max: 3_000 }),
+  fc.integer({ min: 2 ** 20, max: 2 ** 20 + 50 }),
+  fc.constantFrom(-0, 0, 0.5, -1, NaN, 2 ** 31 - 1, -(2 ** 31), 2 ** 31),
+  fc.constantFrom(2 ** 32, 1e300, -Infinity),
   fc.string({ maxLength: 2 }),
   fc.constantFrom(null, undefined, true, 1n),
 );
 
 type Op = { kind: "set" | "delete"; key: unknown; row: number };
+
+function check(rows: KeyRows<unknown>, model: Map<unknown, number>): void {
+  for (const [k, r] of model) assert.equal(rows.get(k), r);
+}
 
 Deno.test("KeyRows holds the rows a Map holds, for every kind of key (property)", () => {
   const op = fc.record({
@@ -33,11 +40,31 @@ Deno.test("KeyRows holds the rows a Map holds, for every kind of key (property)"
           rows.delete(key);
           model.delete(key);
         }
-        for (const [k, r] of model) assert.equal(rows.get(k), r);
         assert.equal(rows.get(key), model.get(key));
       }
+      check(rows, model);
+      rows.clear();
+      for (const k of model.keys()) assert.equal(rows.get(k), undefined);
     }),
   );
+});
+
+Deno.test("KeyRows follows ids that grow while the oldest go, and far ones", () => {
+  const rows = new KeyRows<unknown>();
+  const model = new Map<unknown, number>();
+  for (let id = 0; id < 200_000; id++) {
+    rows.set(id, id);
+    model.set(id, id);
+    const far = id % 97 === 0 ? id * 7_919 : id - 1_000;
+    rows.set(far, 1_000_000 + id);
+    model.set(far, 1_000_000 + id);
+    if (id >= 1_000) {
+      rows.delete(id - 1_000);
+      model.delete(id - 1_000);
+    }
+    if (id % 20_000 === 0) check(rows, model);
+  }
+  check(rows, model);
 });
 
 Deno.test("KeyRows treats -0 and 0 as one key, as a Map does", () => {
