@@ -9,18 +9,20 @@ const DENSE_LIMIT = 1 << 20;
 const SPREAD = 16;
 const SLACK = 256;
 
-// Whether `key` is an integer the array may hold (int32: -0 is 0, as the
-// Map's SameValueZero has it).
+// Whether `key` is an integer the array may hold (-0 is 0, as the Map's
+// SameValueZero has it).
 function isInt(key: unknown): key is number {
-  return typeof key === "number" && (key | 0) === key;
+  return typeof key === "number" && Number.isSafeInteger(key);
 }
 
 /**
  * A map from keys to rows, as a `Map` holds them (SameValueZero), with the
  * integer keys of a range (ids, mostly: those of a window or of live
- * sessions lie close together) in a typed array indexed by the key less
- * the range's start: a load instead of a hash lookup per record. A key of
- * the range is always in the array, never in the Map. The range moves
+ * sessions lie close together; window ends) in a typed array indexed by
+ * the key less the range's start: a load instead of a hash lookup per
+ * record. A key of the range (a number whose distance from its start is an
+ * integer below the array's length: only safe integers are) is always in
+ * the array, never in the Map. The range moves
  * and grows (taking such keys from the Map) to the keys held while they
  * are dense enough; ids that grow over time move it along.
  */
@@ -42,7 +44,7 @@ export class KeyRows<K> {
   get(key: K): number | undefined {
     if (typeof key === "number") {
       const i = key - this.#base;
-      if (i >= 0 && i < this.#dense.length && (key | 0) === key) {
+      if (i >= 0 && i < this.#dense.length && (i | 0) === i) {
         const row = this.#dense[i];
         return row === NONE ? undefined : row;
       }
@@ -57,7 +59,7 @@ export class KeyRows<K> {
       if (!(i >= 0 && i < this.#dense.length) && this.#move(key)) {
         i = key - this.#base;
       }
-      if (i >= 0 && i < this.#dense.length) {
+      if (i >= 0 && i < this.#dense.length && (i | 0) === i) {
         const dense = this.#dense;
         if (dense[i] === NONE) {
           if (this.#denseSize++ === 0) this.#lo = this.#hi = key;
@@ -76,7 +78,7 @@ export class KeyRows<K> {
   delete(key: K): void {
     if (isInt(key)) {
       const i = key - this.#base;
-      if (i >= 0 && i < this.#dense.length) {
+      if (i >= 0 && i < this.#dense.length && (i | 0) === i) {
         if (this.#dense[i] !== NONE) this.#denseSize--;
         this.#dense[i] = NONE;
         return;
@@ -124,10 +126,13 @@ export class KeyRows<K> {
     const span = hi - lo + 1;
     if (span > most) return false;
     // Twice the span (a quarter below, the rest above: ids grow), at most
-    // `most`, and kept within int32.
+    // `most`, and kept within the safe integers.
     const length = Math.min(most, Math.max(SLACK, 2 * span));
     const below = Math.floor((length - span) / 4);
-    const start = Math.max(-(2 ** 31), Math.min(lo - below, 2 ** 31 - length));
+    const start = Math.max(
+      -Number.MAX_SAFE_INTEGER,
+      Math.min(lo - below, Number.MAX_SAFE_INTEGER + 1 - length),
+    );
     const moved = new Int32Array(length).fill(NONE);
     for (let i = 0; i < dense.length; i++) {
       if (dense[i] !== NONE) moved[base + i - start] = dense[i];
@@ -138,8 +143,9 @@ export class KeyRows<K> {
     this.#hi = hi;
     if (this.#mapInts > 0) {
       for (const [k, row] of this.#map) {
-        const i = (k as number) - start;
-        if (isInt(k) && i >= 0 && i < length) {
+        if (!isInt(k)) continue;
+        const i = k - start;
+        if (i >= 0 && i < length && (i | 0) === i) {
           moved[i] = row;
           this.#denseSize++;
           if (k < this.#lo) this.#lo = k;

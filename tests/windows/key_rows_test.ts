@@ -1,7 +1,7 @@
 // The session and pane engines' key index (src/windows/_key_rows.ts)
 // against a Map: the same rows for every key, integers in a range (its
-// typed array, moved and grown), -0, fractions, int32's ends, large
-// numbers and other keys, and ids that grow while old ones go.
+// typed array, moved and grown), -0, fractions, window ends, the safe
+// integers' ends, large numbers and other keys, and ids that grow while old ones go.
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -10,6 +10,9 @@ import { KeyRows } from "../../src/windows/_key_rows.ts";
 const key = fc.oneof(
   fc.integer({ min: -3_000, max: 3_000 }),
   fc.integer({ min: 2 ** 20, max: 2 ** 20 + 50 }),
+  // Window ends, as q5's second stage keys by them.
+  fc.integer({ min: 0, max: 40 }).map((n) => 1.7e12 + n * 2_000),
+  fc.constantFrom(1.7e12 + 0.5, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53)),
   fc.constantFrom(-0, 0, 0.5, -1, NaN, 2 ** 31 - 1, -(2 ** 31), 2 ** 31),
   fc.constantFrom(2 ** 32, 1e300, -Infinity),
   fc.string({ maxLength: 2 }),
@@ -46,6 +49,7 @@ Deno.test("KeyRows holds the rows a Map holds, for every kind of key (property)"
       rows.clear();
       for (const k of model.keys()) assert.equal(rows.get(k), undefined);
     }),
+    { numRuns: 500 },
   );
 });
 
