@@ -4,9 +4,10 @@
 const NONE = -1;
 // The array never spans more than this many keys (4 MB)...
 const DENSE_LIMIT = 1 << 20;
-// ... nor more than this many per key held (plus SLACK), so that a few
-// sparse keys stay in the Map instead of costing a large array.
-const SPREAD = 16;
+// ... nor more than this many per key held (plus SLACK): at most 32 bytes
+// per key it holds and 1 KB, so sparse keys stay in the Map instead of
+// costing a large, mostly empty array.
+const SPREAD = 8;
 const SLACK = 256;
 
 // Whether `key` is an integer the array may hold (-0 is 0, as the Map's
@@ -43,8 +44,16 @@ export class KeyRows<K> {
   /** The row of `key`, if it has one. */
   get(key: K): number | undefined {
     if (typeof key === "number") {
-      const i = key - this.#base;
-      if (i >= 0 && i < this.#dense.length && (i | 0) === i) {
+      // Both tests: a fraction next to an integer of the range can subtract
+      // to that integer (2 + 2 ** -51 - base, 5e-324 - base), and -0.5 can
+      // come back from an integer below the base; an integer `i` below
+      // 2 ** 20 added to a safe base is exact, so `i + base` is `key` only
+      // when `key` is that integer (or -0 for 0, one key for a Map too).
+      const base = this.#base;
+      const i = key - base;
+      if (
+        i >= 0 && i < this.#dense.length && (i | 0) === i && i + base === key
+      ) {
         const row = this.#dense[i];
         return row === NONE ? undefined : row;
       }
@@ -110,8 +119,10 @@ export class KeyRows<K> {
     if (this.#denseSize === 0) this.#lo = this.#hi = key;
     let lo = Math.min(this.#lo, key);
     let hi = Math.max(this.#hi, key);
-    const held = this.#denseSize + this.#mapInts + 1;
-    const most = Math.min(DENSE_LIMIT, SPREAD * (held + SLACK));
+    // Only the keys the array would hold count: integer keys left in the
+    // Map do not pay for the array too.
+    const held = this.#denseSize + 1;
+    const most = Math.min(DENSE_LIMIT, SPREAD * held + SLACK);
     if (hi - lo + 1 > most && this.#sets * 8 >= dense.length) {
       this.#sets = 0;
       let first = 0;

@@ -130,7 +130,9 @@ export class PaneWindow<K, ACC> {
     }
     if (kept === n) return;
     if (kept === 0) {
-      this.index.clear();
+      // A new index, not a cleared one: the window is about to go (and may
+      // be kept as a spare for its columns), so its array goes now.
+      this.index = new KeyRows<K>();
       this.keys = [];
       this.contents = [];
       this.size = 0;

@@ -15,6 +15,10 @@ const key = fc.oneof(
   fc.constantFrom(1.7e12 + 0.5, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53)),
   fc.constantFrom(-0, 0, 0.5, -1, NaN, 2 ** 31 - 1, -(2 ** 31), 2 ** 31),
   fc.constantFrom(2 ** 32, 1e300, -Infinity),
+  // Fractions next to integers of the range: they must not find the
+  // integer's row.
+  fc.constantFrom(2 + 2 ** -51, 1 - 2 ** -53, 5e-324, -5e-324, -0.5),
+  fc.double(),
   fc.string({ maxLength: 2 }),
   fc.constantFrom(null, undefined, true, 1n),
 );
@@ -77,4 +81,17 @@ Deno.test("KeyRows treats -0 and 0 as one key, as a Map does", () => {
   assert.equal(rows.get(0), 7);
   rows.delete(0);
   assert.equal(rows.get(-0), undefined);
+});
+
+Deno.test("KeyRows does not give a fraction next to an integer that integer's row", () => {
+  const rows = new KeyRows<number>();
+  rows.set(2, 0);
+  assert.equal(rows.get(2 + 2 ** -51), undefined);
+  rows.set(2 + 2 ** -51, 1);
+  assert.equal(rows.get(2 + 2 ** -51), 1);
+  assert.equal(rows.get(2), 0);
+  rows.set(5e-324, 2);
+  rows.set(0, 3);
+  assert.equal(rows.get(5e-324), 2);
+  assert.equal(rows.get(-0.5), undefined);
 });
