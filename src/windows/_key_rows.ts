@@ -4,10 +4,10 @@
 const NONE = -1;
 // The array never spans more than this many keys (4 MB)...
 const DENSE_LIMIT = 1 << 20;
-// ... nor more than this many per key held (plus SLACK): at most 32 bytes
-// per key it holds and 1 KB, so sparse keys stay in the Map instead of
-// costing a large, mostly empty array.
-const SPREAD = 8;
+// ... nor more than this many per integer key held (plus SLACK), so that
+// sparse keys stay in the Map instead of costing a large, mostly empty
+// array.
+const SPREAD = 16;
 const SLACK = 256;
 
 // Whether `key` is an integer the array may hold (-0 is 0, as the Map's
@@ -119,11 +119,12 @@ export class KeyRows<K> {
     if (this.#denseSize === 0) this.#lo = this.#hi = key;
     let lo = Math.min(this.#lo, key);
     let hi = Math.max(this.#hi, key);
-    // Only the keys the array would hold count: integer keys left in the
-    // Map do not pay for the array too.
+    // Only the keys the array holds count, not the integer keys left in the
+    // Map (they may lie anywhere): the array costs at most 64 bytes per key
+    // it holds and 1 KB, whatever the keys' spread.
     const held = this.#denseSize + 1;
     const most = Math.min(DENSE_LIMIT, SPREAD * held + SLACK);
-    if (hi - lo + 1 > most && this.#sets * 8 >= dense.length) {
+    if (2 * (hi - lo + 1) > most && this.#sets * 8 >= dense.length) {
       this.#sets = 0;
       let first = 0;
       while (dense[first] === NONE) first++;
@@ -135,7 +136,10 @@ export class KeyRows<K> {
       hi = Math.max(this.#hi, key);
     }
     const span = hi - lo + 1;
-    if (span > most) return false;
+    // Only with room for as many keys again: a range that would fill its
+    // array moves again on nearly every new key (ids sliding at the largest
+    // spread allowed), copying the array each time.
+    if (2 * span > most) return false;
     // Twice the span (a quarter below, the rest above: ids grow), at most
     // `most`, and kept within the safe integers.
     const length = Math.min(most, Math.max(SLACK, 2 * span));
