@@ -34,6 +34,19 @@ const sum: AggregateFunction<Reading, number, number> = {
 /** Sensor readings over this many partitions in {@link sensorReadings}. */
 export const READING_PARTITIONS = 4;
 
+/** Where the KV runtime keeps the sensor job's state (job `sensors`). */
+export const SENSOR_KV_BASE: Deno.KvKey = ["weir", "sensors", "kvrt"];
+
+/** The sensor job's source actors on the KV runtime, at parallelism 2. */
+export const SENSOR_SOURCES = ["sensors/source-0/0", "sensors/source-0/1"];
+
+/** Every actor of the sensor job on the KV runtime, at parallelism 2. */
+export const SENSOR_ACTORS = [
+  ...SENSOR_SOURCES,
+  "sensors/window-1/0",
+  "sensors/window-1/1",
+];
+
 /**
  * `count` readings, one every `everyMs` of processing time, round-robin over
  * {@link READING_PARTITIONS} partitions, up to 150 ms out of order: within
@@ -116,7 +129,7 @@ export function sensorKvWorker(
   clock: ManualClock,
   table: ExternalTable<string>,
   script: ScriptStep<Reading>[],
-  options: { leaseMs: number; simulate?: boolean },
+  options: { leaseMs?: number; simulate?: boolean } = {},
 ): KvRuntime {
   return sensorJob({
     storage: new MemoryStorage(),

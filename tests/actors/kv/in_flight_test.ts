@@ -7,13 +7,12 @@
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../../src/time/clock.ts";
-import { MemoryStorage } from "../../../src/actors/local/memory_storage.ts";
 import { InFlight } from "../../../src/actors/kv/_in_flight.ts";
 import { ExternalTable } from "../../_support/two_phase_sink.ts";
 import {
   expectedSums,
-  READING_PARTITIONS,
-  sensorJob,
+  SENSOR_ACTORS,
+  SENSOR_KV_BASE,
   sensorKvWorker,
   sensorReadings,
 } from "../../_support/sensor_job.ts";
@@ -25,13 +24,8 @@ import {
 import { driveKv } from "../../_support/drive_kv.ts";
 
 const LEASE_MS = 1_000;
-const BASE: Deno.KvKey = ["weir", "sensors", "kvrt"];
-const ACTORS = [
-  "sensors/source-0/0",
-  "sensors/source-0/1",
-  "sensors/window-1/0",
-  "sensors/window-1/1",
-];
+const BASE = SENSOR_KV_BASE;
+const ACTORS = SENSOR_ACTORS;
 
 /** Whether a write commits a step of `actor`: its meta, under its lease. */
 function stepOf(write: WriteRecord, actor: string): boolean {
@@ -162,15 +156,9 @@ Deno.test("overlapped steps: two actors' step commits are in flight at once, eac
         if (others.length > 0) overlaps++;
       },
     });
-    const runtime = sensorJob({
-      storage: new MemoryStorage(),
-      clock,
-      mode: "persist",
-      table,
-      script,
-      partitions: READING_PARTITIONS,
-      parallelism: 2,
-    }).createKvRuntime({ kv: recorded.kv, workerId: "w", simulate });
+    const runtime = sensorKvWorker(recorded.kv, "w", clock, table, script, {
+      simulate,
+    });
     await driveKv(runtime, clock);
     assert.equal(runtime.finished, true);
     assert.deepEqual(table.rows(), expectedSums(script));

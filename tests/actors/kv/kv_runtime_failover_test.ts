@@ -12,6 +12,8 @@ import { isTransient } from "../../../src/kv/retry.ts";
 import { ExternalTable } from "../../_support/two_phase_sink.ts";
 import {
   expectedSums,
+  SENSOR_ACTORS,
+  SENSOR_KV_BASE,
   sensorKvWorker,
   sensorReadings,
 } from "../../_support/sensor_job.ts";
@@ -23,13 +25,8 @@ import {
 import { driveKv } from "../../_support/drive_kv.ts";
 
 const LEASE_MS = 1_000;
-const BASE: Deno.KvKey = ["weir", "sensors", "kvrt"];
-const ACTORS = [
-  "sensors/source-0/0",
-  "sensors/source-0/1",
-  "sensors/window-1/0",
-  "sensors/window-1/1",
-];
+const BASE = SENSOR_KV_BASE;
+const ACTORS = SENSOR_ACTORS;
 
 const readings = sensorReadings;
 

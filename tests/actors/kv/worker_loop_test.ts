@@ -15,13 +15,15 @@ import { ExternalTable } from "../../_support/two_phase_sink.ts";
 import {
   expectedSums,
   READING_PARTITIONS,
+  SENSOR_KV_BASE,
+  SENSOR_SOURCES,
   sensorJob,
   sensorReadings,
 } from "../../_support/sensor_job.ts";
 import { hasPrefix, recordingKv } from "../../_support/recording_kv.ts";
 
-const BASE: Deno.KvKey = ["weir", "sensors", "kvrt"];
-const SOURCES = ["sensors/source-0/0", "sensors/source-0/1"];
+const BASE = SENSOR_KV_BASE;
+const SOURCES = SENSOR_SOURCES;
 
 /** A checkpoint store whose disk is full once, when armed. */
 class FullOnce extends MemoryStorage {
