@@ -277,8 +277,9 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     const due = this.#due;
     const rows = this.#rows;
     const lateness = this.#lateness;
-    while (due.size > 0 && due.topTime() <= watermark) {
+    while (due.size > 0) {
       const time = due.topTime();
+      if (!(time <= watermark)) break;
       const row = due.pop();
       const last = rows.end(row) - 1;
       if (rows.state(row) === FIRED) {
