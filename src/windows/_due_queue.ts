@@ -74,7 +74,7 @@ export class DueQueue {
   }
 
   // The run is at the end of its arrays: moves it to their start, or
-  // doubles them when it fills more than half.
+  // grows them fourfold when it fills more than half (as SessionRows grows).
   #makeRoom(): void {
     const head = this.#head;
     const length = this.#tail - head;
@@ -82,7 +82,7 @@ export class DueQueue {
     let ids = this.#runIds;
     let rows = this.#runRows;
     if (length * 2 > times.length) {
-      times = new Float64Array(times.length * 2);
+      times = new Float64Array(times.length * 4);
       ids = new Float64Array(times.length);
       rows = new Int32Array(times.length);
     }

@@ -394,3 +394,20 @@ Deno.test("session engine: a kept out or side output stamps its own session's ti
     "window:true,currentWatermark:true,currentProcessingTime:true,output:true",
   );
 });
+
+Deno.test("session engine: more live sessions than its columns first hold (they grow twice), and their due entries past the queue's first size, as the general engine", () => {
+  const runs = pair(5);
+  const records: [number, number, number][] = [];
+  // 1 100 keys, each with two sessions, the second extended out of order
+  // of the first's ends: rows grow past 64 and 256, entries move.
+  for (let key = 0; key < 1100; key++) records.push([key, key, 1]);
+  for (let key = 0; key < 1100; key++) records.push([key, 2000 + key, 1]);
+  for (let key = 1099; key >= 0; key--) {
+    records.push([key, 2000 + key + (key % 7), 1]);
+  }
+  both(runs, (op) => batch(op, records.slice(0, 1100)));
+  both(runs, (op) => batch(op, records.slice(1100)));
+  both(runs, (op) => op.processWatermark(2500));
+  both(runs, (op) => op.processWatermark(Infinity));
+  assert.equal(runs.logs[0].filter((l) => l.startsWith("fire")).length, 2200);
+});
