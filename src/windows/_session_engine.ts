@@ -308,10 +308,12 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     }
   }
 
-  // Drops a session at its cleanup.
+  // Drops a session at its cleanup. A row in no snapshot group yet (all of
+  // them until the first snapshot) has nothing to tell the groups.
   #drop(row: number): void {
-    this.#groups.removed(row);
-    this.#rows.remove(row, this.#newest);
+    const rows = this.#rows;
+    if (rows.parts[row] >= 0) this.#groups.removed(row);
+    rows.remove(row, this.#newest);
   }
 
   slotGroups(): WindowSlotSnapshot<K, ACC>[][] {
