@@ -32,6 +32,20 @@ export class DueQueue {
     return heap.size > 0 && heap.topTime() < time ? heap.topTime() : time;
   }
 
+  /** The id of the first entry; only when size > 0. */
+  topId(): number {
+    const heap = this.#heap;
+    const head = this.#head;
+    if (head === this.#tail) return heap.topId();
+    const time = this.#runTimes[head];
+    const id = this.#runIds[head];
+    return heap.size > 0 &&
+        (heap.topTime() < time ||
+          (heap.topTime() === time && heap.topId() < id))
+      ? heap.topId()
+      : id;
+  }
+
   /** Drops every entry. */
   clear(): void {
     this.#heap.clear();

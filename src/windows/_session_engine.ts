@@ -5,10 +5,10 @@
 // A session is a row (see SessionRows), found through its key's newest
 // session; its timers are implied by its end and state, and one entry per
 // row in a due queue ordered by (time, id) stands for them. A record that
-// extends a session only moves its end: the entry, at an older time, is
-// pushed again at the row's true time when it comes up, as the lazy path of
-// the general engine does (see _session_lazy.ts). So a watermark fires in
-// the general engine's order: by timestamp, then id.
+// extends a session only moves its end: the entry, at an older time, runs
+// at the row's true time when it comes up, as the lazy path of the general
+// engine does (see _session_lazy.ts and SessionTimers). So a watermark
+// fires in the general engine's order: by timestamp, then id.
 //
 // The engine takes the records of ordered input: one in or extending its
 // key's newest pending session, one after it (a new newest session), and a
@@ -18,20 +18,12 @@
 
 import { requireWatermark } from "../time/validate.ts";
 import { SessionFiring } from "./_session_fire.ts";
-import { DueQueue } from "./_due_queue.ts";
+import { SessionTimers } from "./_session_timers.ts";
 import type { EngineOptions } from "./_engine_options.ts";
 import { KeyRows } from "./_key_rows.ts";
 import { lateRecord } from "./_late_record.ts";
 import { isSafeTime } from "./_safe_time.ts";
-import {
-  CHANGED,
-  DEAD,
-  FIRED,
-  NONE,
-  PENDING,
-  SessionRows,
-  STATE,
-} from "./_session_rows.ts";
+import { CHANGED, NONE, PENDING, SessionRows, STATE } from "./_session_rows.ts";
 import {
   restoreRows,
   type RowItem,
@@ -68,7 +60,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   readonly #groups: SessionGroups<K, ACC>;
   // Each key's newest session; SessionRows.older leads to the others.
   #newest = new KeyRows<K>();
-  readonly #due = new DueQueue();
+  readonly #timers: SessionTimers<T, K, ACC, OUT>;
   #watermark = -Infinity;
   #nextId = 0;
   #numLateRecordsDropped = 0;
@@ -91,6 +83,11 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       options.windowFunction,
       output,
       options.clock,
+    );
+    this.#timers = new SessionTimers(
+      this.#firing,
+      options.allowedLatenessMs,
+      (row) => this.#drop(row),
     );
     this.#handOverTo = handOverTo;
     this.#groups = new SessionGroups(options.partitionOf, this.#rows);
@@ -232,7 +229,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     const row = rows.add(id, key, start, end, contents, older);
     if (older !== NONE) rows.newer[older] = row;
     this.#newest.set(key, row);
-    this.#due.push(end - 1, id, row);
+    this.#timers.push(end - 1, id, row);
   }
 
   // A record the fast paths do not take: late if its window is late and
@@ -271,41 +268,10 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     this.#output.emitWatermark(watermark);
   }
 
-  // Runs the timers due at `watermark` in (time, id) order. An entry whose
-  // row's earliest timer moved later goes back at that time.
+  // Runs the timers due at `watermark` (see SessionTimers), again on the
+  // rows a window function's restore put in place, if it did.
   #fireDue(watermark: number): void {
-    const due = this.#due;
-    const rows = this.#rows;
-    const lateness = this.#lateness;
-    while (due.size > 0) {
-      const time = due.topTime();
-      if (!(time <= watermark)) break;
-      const row = due.pop();
-      const last = rows.end(row) - 1;
-      if (rows.state(row) === FIRED) {
-        this.#drop(row);
-        continue;
-      }
-      if (last > time) {
-        due.push(last, rows.ids[row], row);
-        continue;
-      }
-      // The fire timer, then the cleanup timer; with lateness 0 they are
-      // one, and the session goes once it fired (not when its emit threw
-      // with no rejectFire: the general engine's cleanup is then not run).
-      if (lateness === 0) {
-        rows.setState(row, DEAD);
-        this.#firing.fire(rows, row, watermark);
-        this.#drop(row);
-      } else if (last + lateness <= Number.MAX_SAFE_INTEGER) {
-        rows.setState(row, FIRED);
-        due.push(last + lateness, rows.ids[row], row);
-        this.#firing.fire(rows, row, watermark);
-      } else {
-        rows.setState(row, DEAD);
-        this.#firing.fire(rows, row, watermark);
-      }
-    }
+    while (!this.#timers.fire(this.#rows, watermark));
   }
 
   // Drops a session at its cleanup. A row in no snapshot group yet (all of
@@ -363,7 +329,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
   #reset(rows: SessionRows<K, ACC>, newest: KeyRows<K>): void {
     this.#rows = rows;
     this.#newest = newest;
-    this.#due.clear();
+    this.#timers.clear();
     this.#groups.reset(rows);
   }
 
@@ -377,7 +343,7 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     this.#reset(rows, newest);
     for (const row of rows.live()) {
       const first = rows.timesOf(row, this.#lateness)[0];
-      if (first !== undefined) this.#due.push(first, rows.ids[row], row);
+      if (first !== undefined) this.#timers.push(first, rows.ids[row], row);
     }
     this.#watermark = counters.watermark;
     this.#nextId = counters.nextId;

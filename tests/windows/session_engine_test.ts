@@ -411,3 +411,61 @@ Deno.test("session engine: more live sessions than its columns first hold (they 
   both(runs, (op) => op.processWatermark(Infinity));
   assert.equal(runs.logs[0].filter((l) => l.startsWith("fire")).length, 2200);
 });
+
+Deno.test("session engine: sessions of one end, queued out of id order, fire in id order; a fire that throws mid-sweep leaves the rest due; as the general engine", () => {
+  for (const lateness of [0, 3]) {
+    const logs: [string[], string[]] = [[], []];
+    const thrown = [false, false];
+    const ops = [false, true].map((general, i) =>
+      new WindowOperator(
+        sessionOptionsOf(
+          general,
+          lateness,
+          sumWindow({
+            afterFire: (key) => {
+              if (key !== 41 || thrown[i]) return;
+              thrown[i] = true;
+              throw new Error("fire of 41 failed");
+            },
+          }),
+        ),
+        linesOf(logs[i]),
+      )
+    ) as [Op, Op];
+    const step = (op: Op, i: number, run: (op: Op) => void) => {
+      try {
+        run(op);
+      } catch (error) {
+        logs[i].push(`threw ${(error as Error).message}`);
+      }
+    };
+    const records = (keys: number[], ts: number) =>
+      keys.map((key): [number, number, number] => [key, ts, 1]);
+    const odd = Array.from({ length: 80 }, (_, j) => 2 * j + 1);
+    const even = odd.map((key) => key + 1);
+    // Ids 0-79 for the odd keys' sessions, queued at 19; ids 80-159 for
+    // the even keys', queued at 9; then every session ends at 25.
+    for (
+      const run of [
+        (op: Op) => batch(op, records(odd, 10)),
+        (op: Op) => batch(op, records(even, 0)),
+        (op: Op) => batch(op, records(even, 9)),
+        (op: Op) => batch(op, records([...odd, ...even], 15)),
+        (op: Op) => op.processWatermark(30),
+        (op: Op) => op.processWatermark(31),
+        (op: Op) => op.processWatermark(Infinity),
+      ]
+    ) {
+      ops.forEach((op, i) => step(op, i, run));
+      assert.deepEqual(logs[0], logs[1], `lateness ${lateness}`);
+      assert.deepEqual(counters(ops[0]), counters(ops[1]));
+      assert.deepEqual(ops[0].snapshot(), ops[1].snapshot());
+    }
+    const fired = logs[0].filter((line) => line.startsWith("fire"));
+    assert.equal(fired.length, 160);
+    assert.equal(fired[0], "fire 1|10|25|2 @24");
+    assert.equal(fired[79], "fire 159|10|25|2 @24");
+    assert.equal(fired[80], "fire 2|0|25|3 @24");
+    assert.ok(logs[0].includes("threw fire of 41 failed"));
+  }
+});

@@ -1,0 +1,138 @@
+// The entries one watermark makes due in the session engine, put in
+// (time, id) order once for the sweep.
+
+// Entries in the radix sort's digits, and below which a sweep is sorted by
+// compares instead.
+const BITS = 11;
+const SMALL = 64;
+
+/**
+ * The due entries of one sweep: (time, id) pairs with their rows, added in
+ * any order, then sorted once. A sweep whose sessions' ends moved since
+ * they were queued (all of them, in a run shorter than a watermark
+ * interval) would otherwise push each again and pop it from a heap: a
+ * radix sort of the times costs a few passes over the entries instead of
+ * a heap's dozen mispredicted compares an entry.
+ */
+export class DueSweep {
+  times = new Float64Array(SMALL);
+  ids = new Float64Array(SMALL);
+  rows = new Int32Array(SMALL);
+  size = 0;
+  // Scratch of the radix sort, grown with the entries.
+  #keys = new Uint32Array(SMALL);
+  #keysTo = new Uint32Array(SMALL);
+  #order = new Int32Array(SMALL);
+  #orderTo = new Int32Array(SMALL);
+  readonly #counts = new Int32Array(1 << BITS);
+
+  /** Adds `row` at (time, id). */
+  add(time: number, id: number, row: number): void {
+    const at = this.size++;
+    if (at === this.times.length) this.#grow();
+    this.times[at] = time;
+    this.ids[at] = id;
+    this.rows[at] = row;
+  }
+
+  /** Drops every entry. */
+  clear(): void {
+    this.size = 0;
+  }
+
+  /**
+   * Puts the entries in (time, id) order, and returns it: the index of the
+   * first entry, then of the second, and so on (valid until the next add).
+   */
+  sort(): Int32Array {
+    const n = this.size;
+    const times = this.times;
+    let min = times[0];
+    let max = min;
+    for (let i = 1; i < n; i++) {
+      const t = times[i];
+      if (t < min) min = t;
+      else if (t > max) max = t;
+    }
+    const order = n >= SMALL && max - min < 2 ** 32
+      ? this.#radix(n, min, max - min)
+      : null;
+    if (order !== null) return this.#tiesById(n, order);
+    const ids = this.ids;
+    const byTime = Array.from({ length: n }, (_, i) => i)
+      .sort((a, b) => times[a] - times[b] || ids[a] - ids[b]);
+    this.#order.set(byTime);
+    return this.#order;
+  }
+
+  // Sorts the entries' times above `min` (spanning `span`), stably, 11
+  // bits a pass, and returns the order; null if a time is no integer.
+  #radix(n: number, min: number, span: number): Int32Array | null {
+    const times = this.times;
+    const counts = this.#counts;
+    let keys = this.#keys;
+    let keysTo = this.#keysTo;
+    let order = this.#order;
+    let orderTo = this.#orderTo;
+    for (let i = 0; i < n; i++) {
+      const key = times[i] - min;
+      keys[i] = key;
+      if (keys[i] !== key) return null;
+      order[i] = i;
+    }
+    const mask = (1 << BITS) - 1;
+    for (let shift = 0; shift < 32 && (span >>> shift) !== 0; shift += BITS) {
+      counts.fill(0);
+      for (let i = 0; i < n; i++) counts[(keys[i] >>> shift) & mask]++;
+      let sum = 0;
+      for (let d = 0; d <= mask; d++) {
+        const c = counts[d];
+        counts[d] = sum;
+        sum += c;
+      }
+      for (let i = 0; i < n; i++) {
+        const key = keys[i];
+        const to = counts[(key >>> shift) & mask]++;
+        keysTo[to] = key;
+        orderTo[to] = order[i];
+      }
+      [keys, keysTo] = [keysTo, keys];
+      [order, orderTo] = [orderTo, order];
+    }
+    this.#keys = keys;
+    this.#keysTo = keysTo;
+    this.#order = order;
+    this.#orderTo = orderTo;
+    return order;
+  }
+
+  // Entries of one time are in the order they were added: puts each run
+  // of them in id order (ids break ties only between sessions of one end).
+  #tiesById(n: number, order: Int32Array): Int32Array {
+    const keys = this.#keys;
+    const ids = this.ids;
+    for (let first = 0, i = 1; i <= n; i++) {
+      if (i < n && keys[i] === keys[first]) continue;
+      if (i - first > 1) {
+        order.subarray(first, i).sort((a, b) => ids[a] - ids[b]);
+      }
+      first = i;
+    }
+    return order;
+  }
+
+  #grow(): void {
+    const n = this.times.length * 4;
+    const grown = <A extends Float64Array | Int32Array>(from: A, to: A): A => {
+      to.set(from);
+      return to;
+    };
+    this.times = grown(this.times, new Float64Array(n));
+    this.ids = grown(this.ids, new Float64Array(n));
+    this.rows = grown(this.rows, new Int32Array(n));
+    this.#keys = new Uint32Array(n);
+    this.#keysTo = new Uint32Array(n);
+    this.#order = new Int32Array(n);
+    this.#orderTo = new Int32Array(n);
+  }
+}
