@@ -1,8 +1,8 @@
 // The entries one watermark makes due in the session engine, put in
 // (time, id) order once for the sweep.
 
-// Entries in the radix sort's digits, and below which a sweep is sorted by
-// compares instead.
+// Bits in a digit of the radix sort, and the entries below which a sweep is
+// sorted by compares instead.
 const BITS = 11;
 const SMALL = 64;
 
@@ -19,7 +19,8 @@ export class DueSweep {
   ids = new Float64Array(SMALL);
   rows = new Int32Array(SMALL);
   size = 0;
-  // Scratch of the radix sort, grown with the entries.
+  // Scratch of the sort, grown when a sort needs more (not with each add:
+  // a sweep grows its entries once, and sorts them once).
   #keys = new Uint32Array(SMALL);
   #keysTo = new Uint32Array(SMALL);
   #order = new Int32Array(SMALL);
@@ -46,6 +47,7 @@ export class DueSweep {
    */
   sort(): Int32Array {
     const n = this.size;
+    if (this.#order.length < n) this.#growScratch(this.times.length);
     const times = this.times;
     let min = times[0];
     let max = min;
@@ -130,6 +132,9 @@ export class DueSweep {
     this.times = grown(this.times, new Float64Array(n));
     this.ids = grown(this.ids, new Float64Array(n));
     this.rows = grown(this.rows, new Int32Array(n));
+  }
+
+  #growScratch(n: number): void {
     this.#keys = new Uint32Array(n);
     this.#keysTo = new Uint32Array(n);
     this.#order = new Int32Array(n);
