@@ -56,8 +56,13 @@ export class DueSweep {
       if (t < min) min = t;
       else if (t > max) max = t;
     }
-    const order = n >= SMALL && max - min < 2 ** 32
-      ? this.#radix(n, min, max - min)
+    const span = max - min;
+    const order = n < SMALL
+      ? null
+      : span < 2 ** 32
+      ? this.#radix(n, min, span)
+      : (span + 1) * n <= 2 ** 53
+      ? this.#packed(n, min)
       : null;
     if (order !== null) return this.#tiesById(n, order);
     const ids = this.ids;
@@ -108,13 +113,30 @@ export class DueSweep {
     return order;
   }
 
+  // Sorts times of a span past 32 bits (sessions of days apart fired in
+  // one sweep): each time above `min` and its index in one number, sorted
+  // as numbers. Null if a time is no integer.
+  #packed(n: number, min: number): Int32Array | null {
+    const times = this.times;
+    const packed = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const key = times[i] - min;
+      if (!Number.isInteger(key)) return null;
+      packed[i] = key * n + i;
+    }
+    packed.sort();
+    const order = this.#order;
+    for (let i = 0; i < n; i++) order[i] = packed[i] % n;
+    return order;
+  }
+
   // Entries of one time are in the order they were added: puts each run
   // of them in id order (ids break ties only between sessions of one end).
   #tiesById(n: number, order: Int32Array): Int32Array {
-    const keys = this.#keys;
+    const times = this.times;
     const ids = this.ids;
     for (let first = 0, i = 1; i <= n; i++) {
-      if (i < n && keys[i] === keys[first]) continue;
+      if (i < n && times[order[i]] === times[order[first]]) continue;
       if (i - first > 1) {
         order.subarray(first, i).sort((a, b) => ids[a] - ids[b]);
       }

@@ -1,7 +1,8 @@
 // The session engine's sweep order (src/windows/_due_sweep.ts) against a
 // sorted list: (time, id) order, whatever order the entries came in, by
-// its radix sort (integer times of a span below 2^32, 64 entries or more)
-// or by compares (fewer entries, a wider span, a fraction).
+// its radix sort (integer times of a span below 2^32, 64 entries or more),
+// as numbers packed with their index (a span past 2^32), or by compares
+// (fewer entries, a span past what packing holds, a fraction).
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -23,8 +24,8 @@ function check(sweep: DueSweep, entries: [number, number][]): void {
 
 Deno.test("DueSweep sorts its entries by (time, id), ties of one time in id order whatever the order they came in (property)", () => {
   const base = fc.constantFrom(0, 1_700_000_000_000, -(2 ** 40));
-  // Few distinct times (many ties) or many, in the radix sort; past a
-  // span of 2^32, or with a fraction, sorted by compares.
+  // Few distinct times (many ties) or many, in the radix sort; a span past
+  // 2^32, packed; past 2^53 / n, or with a fraction, sorted by compares.
   const times = fc.oneof(
     fc.array(fc.integer({ min: 0, max: 30 }), { maxLength: 400, size: "max" }),
     fc.array(fc.integer({ min: 0, max: 3_000_000 }), {
@@ -32,6 +33,7 @@ Deno.test("DueSweep sorts its entries by (time, id), ties of one time in id orde
       size: "max",
     }),
     fc.array(fc.constantFrom(0, 5, 2 ** 33), { maxLength: 200, size: "max" }),
+    fc.array(fc.constantFrom(0, 5, 2 ** 52), { maxLength: 200, size: "max" }),
     fc.array(fc.constantFrom(0, 0.5, 3), { maxLength: 200, size: "max" }),
   );
   fc.assert(
