@@ -18,11 +18,8 @@ export class DueQueue {
   #runRows = new Int32Array(256);
   #head = 0;
   #tail = 0;
-
-  /** The number of entries. */
-  get size(): number {
-    return this.#tail - this.#head + this.#heap.size;
-  }
+  /** The number of entries (a field: a sweep reads it once per entry). */
+  size = 0;
 
   /** The time of the first entry; only when size > 0. */
   topTime(): number {
@@ -50,10 +47,12 @@ export class DueQueue {
   clear(): void {
     this.#heap.clear();
     this.#head = this.#tail = 0;
+    this.size = 0;
   }
 
   /** Adds `row` at (time, id). */
   push(time: number, id: number, row: number): void {
+    this.size++;
     const tail = this.#tail;
     if (tail > this.#head) {
       const last = this.#runTimes[tail - 1];
@@ -71,6 +70,7 @@ export class DueQueue {
 
   /** Removes the first entry and returns its row; only when size > 0. */
   pop(): number {
+    this.size--;
     const heap = this.#heap;
     const head = this.#head;
     if (head < this.#tail) {
