@@ -11,10 +11,10 @@ import { requireFunction } from "./_validate.ts";
  * Keeps the records for which `fn` returns `true` (Flink's `StreamFilter`),
  * each with its timestamp.
  *
- * Each input batch becomes at most one output batch (none when every record
- * is dropped, the input's own arrays when every record is kept). Watermarks and statuses are forwarded as they come. There is
- * no processing-time work and no state: the snapshot is `null`. Cost: one
- * call of `fn` per record.
+ * Each input batch becomes at most one output batch: none when every record
+ * is dropped, the input's own arrays when every record is kept. Watermarks
+ * and statuses are forwarded as they come. There is no processing-time work
+ * and no state: the snapshot is `null`. Cost: one call of `fn` per record.
  *
  * A record for which `fn` throws goes to the subtask's error policy
  * (`OperatorContext.reject`).
