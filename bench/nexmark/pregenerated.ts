@@ -83,7 +83,8 @@ export function mergeByTimestamp<T>(
 /**
  * Serves pregenerated events: partition `p` is read by subtask
  * `p % parallelism`; each poll hands out a slice (fresh arrays, as batches
- * may be kept downstream) with each event's `dateTime` as its timestamp.
+ * may be kept downstream) with each event's `dateTime` as its timestamp;
+ * the batch owns them, so the runtime copies neither.
  */
 export class PregeneratedSource<T = Event> implements Source<T> {
   /** `"nexmark"`, as the generating source. */
@@ -143,6 +144,7 @@ export class PregeneratedSource<T = Event> implements Source<T> {
             partition: i,
             values: all.partitions[p].slice(from, to),
             timestamps: all.timestamps[p].slice(from, to),
+            ownTimestamps: true,
           };
         }
         return null;

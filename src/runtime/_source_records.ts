@@ -135,6 +135,7 @@ export class SourceRecords<T> {
       this.#assign,
       this.#rejectTimestamp,
       this.#names[batch.partition],
+      batch.ownTimestamps === true,
     );
     // Counted only once the whole poll is stamped: under "fail" nothing of
     // a failed poll counts.

@@ -25,6 +25,8 @@ export interface StampedBatch {
  * @param assign The strategy's timestamp assigner.
  * @param reject Sets a record aside (throws under `"fail"`).
  * @param partition The partition's name, for messages.
+ * @param own Whether `given` is the batch's own array, never changed
+ * afterwards (`SourceBatch.ownTimestamps`): then it may be handed on.
  */
 export function stampBatch<T>(
   values: readonly T[],
@@ -32,21 +34,27 @@ export function stampBatch<T>(
   assign: TimestampAssigner<T>,
   reject: RejectRecord,
   partition: string,
+  own = false,
 ): StampedBatch {
   const n = values.length;
   // The default assigner keeps the source's timestamps: when they are all
-  // valid (the usual case) the batch's are a copy of them, with no call per
-  // record. A copy, as a reader may refill its array for the next poll
-  // while this batch waits downstream. Otherwise (an invalid timestamp, or
-  // no array of them from a plain-JS reader) the general loop below rejects
-  // exactly what it would have.
+  // valid (the usual case) the batch's are those, with no call per record:
+  // a copy, as a reader may refill its array for the next poll while this
+  // batch waits downstream, unless they are the batch's own. Otherwise (an
+  // invalid timestamp, or no array of them from a plain-JS reader) the
+  // general loop below rejects exactly what it would have.
   if (
     assign === recordTimestampAssigner && Array.isArray(given) &&
     given.length === n
   ) {
     let i = 0;
     while (i < n && isTimestamp(given[i])) i++;
-    if (i === n) return { timestamps: given.slice(), rejected: null };
+    if (i === n) {
+      return {
+        timestamps: own ? given as number[] : given.slice(),
+        rejected: null,
+      };
+    }
   }
   const timestamps = new Array<number>(n);
   // A plain loop up to the first record that fails, if one does; the rest

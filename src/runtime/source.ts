@@ -13,6 +13,14 @@ export interface SourceBatch<T> {
   /** Timestamps the source knows (e.g. a log's append time), or `-Infinity` for none. */
   readonly timestamps: number[];
   /**
+   * Whether `timestamps` is an array of this batch alone that the reader
+   * never changes afterwards (as `values` always is): the runtime then
+   * passes it downstream as it is instead of copying it. Leave it unset
+   * for an array the reader refills at its next poll.
+   * @default {false}
+   */
+  readonly ownTimestamps?: boolean;
+  /**
    * Whether the partition ended with this batch: no record of it follows
    * (Flink's finished split). The batch holds no record when the end comes
    * on its own. The source subtask then releases the partition's watermark
@@ -59,7 +67,8 @@ export interface SourceReader<T> {
    * `maxRecords`, or `null` when none is available now. The runtime may
    * pass the batch's `values` array downstream as it is (so the reader must
    * not change it afterwards) and copies its `timestamps` (so the reader may
-   * refill their array for the next poll).
+   * refill their array for the next poll), unless the batch says they are
+   * its own ({@linkcode SourceBatch.ownTimestamps}).
    */
   poll(now: number, maxRecords: number): SourceBatch<T> | null;
   /** When more records may become available, or `Infinity` if not by time alone. */

@@ -1,5 +1,7 @@
 // A source reader may refill its timestamps array for the next poll: the
-// batches it returned before, still waiting downstream, keep theirs.
+// batches it returned before, still waiting downstream, keep theirs. A
+// reader that hands each batch its own array (ownTimestamps) gets it passed
+// on as it is.
 
 import assert from "node:assert/strict";
 import { forwardPartitioner } from "../../src/runtime/partitioner.ts";
@@ -34,6 +36,53 @@ class RefillingReader implements SourceReader<string> {
   }
   restoreState(): void {}
 }
+
+// Fresh values and timestamps each poll, said to be the batch's own.
+class OwningReader extends RefillingReader {
+  readonly given: number[][] = [];
+  override poll(): SourceBatch<string> | null {
+    const batch = super.poll();
+    if (batch === null) return null;
+    const timestamps = [...batch.timestamps];
+    this.given.push(timestamps);
+    return { ...batch, timestamps, ownTimestamps: true };
+  }
+}
+
+function runSource(reader: SourceReader<string>): StreamElement[] {
+  const clock = new ManualClock(0);
+  const held: StreamElement[] = [];
+  const source = new SourceSubtask<string>(
+    {
+      reader,
+      strategy: WatermarkStrategy.noWatermarks<string>(),
+      operators: [],
+      edges: [{ partitioner: forwardPartitioner(0), numChannels: 1 }],
+      autoWatermarkIntervalMs: 0,
+    },
+    {
+      clock,
+      activityClock: new PausableClock(clock),
+      subtaskIndex: 0,
+      parallelism: 1,
+      metrics: { gauge() {} },
+    },
+    (_edge, _channel, element) => held.push(element),
+  );
+  source.poll(0);
+  source.poll(0);
+  return held;
+}
+
+Deno.test("SourceSubtask passes on a batch's own timestamps (ownTimestamps) without copying them", () => {
+  const reader = new OwningReader();
+  const held = runSource(reader);
+  const sent = held.flatMap((e) => e.kind === "records" ? [e.timestamps] : []);
+  assert.equal(sent.length, 2);
+  assert.equal(sent[0], reader.given[0]);
+  assert.equal(sent[1], reader.given[1]);
+  assert.deepEqual(sent, [[0, 1_000], [2_000, 3_000]]);
+});
 
 Deno.test("SourceSubtask copies a batch's timestamps, so a batch held downstream keeps them when the reader refills its array", () => {
   const clock = new ManualClock(0);

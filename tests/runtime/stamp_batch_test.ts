@@ -82,6 +82,47 @@ Deno.test("stampBatch() hands on a copy of the source's timestamps from the defa
   assert.equal(rejected, null);
 });
 
+Deno.test("stampBatch() hands on the source's own timestamps (SourceBatch.ownTimestamps) from the default assigner when all are valid", () => {
+  const given = [1, 2, -Infinity, 2 ** 53 - 1];
+  const { timestamps, rejected } = stampBatch(
+    ["a", "b", "c", "d"],
+    given,
+    recordTimestampAssigner,
+    () => assert.fail("nothing is rejected"),
+    "p",
+    true,
+  );
+  assert.equal(timestamps, given);
+  assert.deepEqual(given, [1, 2, -Infinity, 2 ** 53 - 1]);
+  assert.equal(rejected, null);
+});
+
+Deno.test("stampBatch() checks and rejects the source's own timestamps as any others, and leaves their array as it is", () => {
+  const given = [1, 0.5, 3];
+  const rejectedAt: number[] = [];
+  const { timestamps, rejected } = stampBatch(
+    ["a", "b", "c"],
+    given,
+    recordTimestampAssigner,
+    (_value, ts, error, i) => {
+      rejectedAt.push(i!);
+      assert.equal(ts, 0.5);
+      assert.match(
+        (error as Error).message,
+        /Cannot read from partition 'p' as 'timestamp' of record 1 must be a safe integer/,
+      );
+    },
+    "p",
+    true,
+  );
+  assert.deepEqual(rejectedAt, [1]);
+  assert.deepEqual(rejected, [false, true, false]);
+  assert.notEqual(timestamps, given);
+  assert.equal(timestamps[0], 1);
+  assert.equal(timestamps[2], 3);
+  assert.deepEqual(given, [1, 0.5, 3]);
+});
+
 Deno.test("stampBatch() of an end-only batch without timestamps (a plain-JS reader) stamps nothing and rejects nothing", () => {
   const { timestamps, rejected } = stampBatch(
     [],

@@ -11,10 +11,10 @@ import { requireFunction } from "./_validate.ts";
  * Keeps the records for which `fn` returns `true` (Flink's `StreamFilter`),
  * each with its timestamp.
  *
- * Each input batch becomes at most one output batch (none when every record
- * is dropped). Watermarks and statuses are forwarded as they come. There is
- * no processing-time work and no state: the snapshot is `null`. Cost: one
- * call of `fn` per record.
+ * Each input batch becomes at most one output batch: none when every record
+ * is dropped, the input's own arrays when every record is kept. Watermarks
+ * and statuses are forwarded as they come. There is no processing-time work
+ * and no state: the snapshot is `null`. Cost: one call of `fn` per record.
  *
  * A record for which `fn` throws goes to the subtask's error policy
  * (`OperatorContext.reject`).
@@ -30,34 +30,57 @@ export class FilterOperator<T> extends StatelessOperator<T, T> {
    */
   constructor(fn: (value: T) => boolean) {
     requireFunction(fn, { action: "create FilterOperator", param: "fn" });
+    // The indices of the records kept after the first one dropped, reused
+    // from batch to batch. A call of the batch function inside another (fn
+    // filtering through this operator) finds it taken and gets its own.
+    let spare = EMPTY_INDICES;
     super(function filterBatch(values, timestamps, output, reject) {
-      // The kept records are moved down in copies of the input, then cut
-      // to length: a copy costs less than growing arrays push by push.
       const n = values.length;
-      const kept = values.slice();
-      const keptTimestamps = timestamps.slice();
+      // Up to the first record dropped nothing is written: a batch that
+      // keeps every record goes on as it came, uncopied (emitted arrays
+      // are never modified), and one that keeps none allocates nothing.
+      let first = 0;
+      try {
+        while (first < n && fn(values[first])) first++;
+      } catch (error) {
+        reject(values[first], timestamps[first], error, first);
+      }
+      if (first === n) {
+        if (n > 0) output.emitBatch(values as T[], timestamps as number[]);
+        return;
+      }
+      const kept = spare.length >= n ? spare : new Int32Array(n);
+      spare = EMPTY_INDICES;
       let k = 0;
       // A record whose fn throws is set aside (neither kept nor dropped
       // silently) and the loop resumes after it.
-      let i = 0;
+      let i = first + 1;
       while (i < n) {
         try {
-          for (; i < n; i++) {
-            const value = values[i];
-            if (fn(value)) {
-              kept[k] = value;
-              keptTimestamps[k++] = timestamps[i];
-            }
-          }
+          for (; i < n; i++) if (fn(values[i])) kept[k++] = i;
         } catch (error) {
           reject(values[i], timestamps[i], error, i);
           i++;
         }
       }
-      if (k === 0) return;
-      kept.length = k;
-      keptTimestamps.length = k;
-      output.emitBatch(kept, keptTimestamps);
+      // Arrays of the exact size, packed: the records before the first
+      // dropped are already in place, the others are moved down.
+      const size = first + k;
+      let keptValues: T[] | null = null;
+      let keptTimestamps: number[] | null = null;
+      if (size > 0) {
+        keptValues = values.slice(0, size);
+        keptTimestamps = timestamps.slice(0, size);
+        for (let j = 0; j < k; j++) {
+          const from = kept[j];
+          keptValues[first + j] = values[from];
+          keptTimestamps[first + j] = timestamps[from];
+        }
+      }
+      spare = kept;
+      if (keptValues !== null) output.emitBatch(keptValues, keptTimestamps!);
     });
   }
 }
+
+const EMPTY_INDICES = new Int32Array(0);

@@ -80,8 +80,10 @@ const FLUSH_AT = 1024;
  *   and is dropped as at its cleanup (see `WindowOutput.rejectFire`).
  *
  * The window operator is built in the constructor (so bad options fail at
- * once) with a clock that reads the context's clock once opened. Cost: that
- * of the window operator, plus one array store per result.
+ * once) with a clock that reads the context's clock once opened, at most
+ * once per call (a batch, a watermark, a processing-time tick): every
+ * window a call fires sees one processing time. Cost: that of the window
+ * operator, plus one array store per result.
  *
  * @typeParam T The record type.
  * @typeParam K The key type.
@@ -103,6 +105,11 @@ export class WindowStreamOperator<T, K, ACC, OUT>
   #timestamps: number[] = [];
   #held = 0;
   #reject: RejectRecord = rethrowRecord;
+  // The processing time, read at most once per call into the operator and
+  // shared by every window the call fires: a read costs about as much as
+  // firing a small window (a watermark may fire tens of thousands).
+  #now = 0;
+  #nowRead = false;
 
   /**
    * Creates the operator with no windows.
@@ -114,7 +121,15 @@ export class WindowStreamOperator<T, K, ACC, OUT>
    * @throws {TypeError} If the trigger cannot merge but the assigner merges.
    */
   constructor(options: WindowStreamOperatorOptions<T, K, ACC, OUT>) {
-    const clock: Clock = { now: () => this.#clock!.now() };
+    const clock: Clock = {
+      now: () => {
+        if (!this.#nowRead) {
+          this.#now = this.#clock!.now();
+          this.#nowRead = true;
+        }
+        return this.#now;
+      },
+    };
     this.#operator = new WindowOperator({ ...options, clock, partitionOf }, {
       collect: (value: OUT, timestamp: number) => {
         const at = this.#held++;
@@ -179,8 +194,13 @@ export class WindowStreamOperator<T, K, ACC, OUT>
    * watermark.
    */
   processBatch(values: readonly T[], timestamps: readonly number[]): void {
-    this.#operator.processBatch(values, timestamps);
-    this.#flush();
+    this.#nowRead = false;
+    try {
+      this.#operator.processBatch(values, timestamps);
+      this.#flush();
+    } finally {
+      this.#nowRead = false;
+    }
   }
 
   /**
@@ -190,8 +210,13 @@ export class WindowStreamOperator<T, K, ACC, OUT>
    * @param watermark The input watermark.
    */
   processWatermark(watermark: number): void {
-    this.#operator.processWatermark(watermark);
-    this.#flush();
+    this.#nowRead = false;
+    try {
+      this.#operator.processWatermark(watermark);
+      this.#flush();
+    } finally {
+      this.#nowRead = false;
+    }
   }
 
   /**
@@ -210,8 +235,13 @@ export class WindowStreamOperator<T, K, ACC, OUT>
    * clock itself.
    */
   onProcessingTime(_now: number): void {
-    this.#operator.onProcessingTime();
-    this.#flush();
+    this.#nowRead = false;
+    try {
+      this.#operator.onProcessingTime();
+      this.#flush();
+    } finally {
+      this.#nowRead = false;
+    }
   }
 
   /**

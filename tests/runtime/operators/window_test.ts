@@ -12,7 +12,11 @@ import type { WindowAssigner } from "../../../src/windows/window_assigner.ts";
 import { reduceWindow } from "../../../src/windows/window_function.ts";
 import { OperatorHarness } from "../../_support/operator_harness.ts";
 import { guardHarness } from "../../_support/guard_harness.ts";
-import { aggregateWindow } from "../../../src/windows/window_function.ts";
+import {
+  aggregateWindow,
+  processWindow,
+} from "../../../src/windows/window_function.ts";
+import { ManualClock } from "../../../src/time/clock.ts";
 import type { WindowOperatorSnapshot } from "../../../src/windows/window_operator.ts";
 
 type KV = [string, number];
@@ -203,4 +207,25 @@ Deno.test("WindowStreamOperator sets aside a window whose function throws when i
     { sum: number }
   >;
   assert.deepEqual(state.slots, [], "the window was cleaned up as fired");
+});
+
+Deno.test("WindowStreamOperator reads the clock once per call: every window a watermark fires sees one processing time", () => {
+  const clock = new ManualClock(100);
+  const operator = new WindowStreamOperator<KV, string, KV[], string>({
+    assigner: TumblingEventTimeWindows.of(10),
+    keySelector: (kv) => kv[0],
+    windowFunction: processWindow<KV, string, string>(
+      (key, context, _values, out) => {
+        out(`${key}@${context.currentProcessingTime}`);
+        // Time going on while a window fires is seen by the next call.
+        clock.advance(7);
+      },
+    ),
+  });
+  const h = new OperatorHarness<KV, string>(operator, { clock }).open();
+  h.batch([["a", 1], ["b", 2], ["c", 12]], [1, 2, 12]);
+  h.watermark(9);
+  h.watermark(19);
+  assert.deepEqual(h.batches, [["R(a@100)@9", "R(b@100)@9"], ["R(c@114)@19"]]);
+  assert.equal(clock.now(), 121);
 });
