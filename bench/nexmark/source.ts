@@ -152,12 +152,13 @@ class NexmarkReader implements SourceReader<Event> {
       const p = (this.#cursor + i) % n;
       const generator = this.#generators[p];
       if (!generator.hasNext || !(maxRecords >= 1)) continue;
-      // Fresh arrays every poll: batches are handed downstream as they are.
+      // Fresh arrays every poll, never touched again: batches are handed
+      // downstream as they are, timestamps included.
       const values: Event[] = [];
       const timestamps: number[] = [];
       generator.fill(values, timestamps, maxRecords);
       this.#cursor = (p + 1) % n;
-      return { partition: p, values, timestamps };
+      return { partition: p, values, timestamps, ownTimestamps: true };
     }
     return null;
   }
