@@ -9,6 +9,9 @@ const DENSE_LIMIT = 1 << 20;
 // array.
 const SPREAD = 16;
 const SLACK = 256;
+// The array of every KeyRows that has none yet (never written: no index
+// is below its length).
+const EMPTY = new Int32Array(0);
 
 // Whether `key` is an integer the array may hold (-0 is 0, as the Map's
 // SameValueZero has it).
@@ -28,7 +31,9 @@ function isInt(key: unknown): key is number {
  * are dense enough; ids that grow over time move it along.
  */
 export class KeyRows<K> {
-  #dense = new Int32Array(0);
+  // Shared while empty: an array allocation costs microseconds, whatever
+  // its length.
+  #dense = EMPTY;
   // The key of #dense[0].
   #base = 0;
   #map = new Map<K, number>();
@@ -40,6 +45,19 @@ export class KeyRows<K> {
   #hi = 0;
   // Sets since the last scan of the array (see #move).
   #sets = 0;
+  // The keys the owner expects to hold (see the constructor).
+  readonly #expected: number;
+
+  /**
+   * @param expected How many keys the owner expects to hold (e.g. a new
+   * window: as many as the windows before it): the array is sized for
+   * them from the first integer key on, instead of moving and growing
+   * (a new array each time) while they come; it may cost up to 64 bytes
+   * for each of them.
+   */
+  constructor(expected = 0) {
+    this.#expected = expected;
+  }
 
   /** The row of `key`, if it has one. */
   get(key: K): number | undefined {
@@ -119,10 +137,11 @@ export class KeyRows<K> {
     if (this.#denseSize === 0) this.#lo = this.#hi = key;
     let lo = Math.min(this.#lo, key);
     let hi = Math.max(this.#hi, key);
-    // Only the keys the array holds count, not the integer keys left in the
-    // Map (they may lie anywhere): the array costs at most 64 bytes per key
-    // it holds and 1 KB, whatever the keys' spread.
-    const held = this.#denseSize + 1;
+    // Only the keys the array holds (or the owner expects) count, not the
+    // integer keys left in the Map (they may lie anywhere): the array costs
+    // at most 64 bytes per key it holds or expects and 1 KB, whatever the
+    // keys' spread.
+    const held = Math.max(this.#denseSize + 1, this.#expected);
     const most = Math.min(DENSE_LIMIT, SPREAD * held + SLACK);
     if (2 * (hi - lo + 1) > most && this.#sets * 8 >= dense.length) {
       this.#sets = 0;
@@ -140,9 +159,12 @@ export class KeyRows<K> {
     // array moves again on nearly every new key (ids sliding at the largest
     // spread allowed), copying the array each time.
     if (2 * span > most) return false;
-    // Twice the span (a quarter below, the rest above: ids grow), at most
-    // `most`, and kept within the safe integers.
-    const length = Math.min(most, Math.max(SLACK, 2 * span));
+    // Twice the span or the keys expected (a quarter below, the rest
+    // above: ids grow), at most `most`, and kept within the safe integers.
+    const length = Math.min(
+      most,
+      Math.max(SLACK, 2 * span, 2 * this.#expected),
+    );
     const below = Math.floor((length - span) / 4);
     const start = Math.max(
       -Number.MAX_SAFE_INTEGER,

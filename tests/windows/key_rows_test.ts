@@ -57,6 +57,55 @@ Deno.test("KeyRows holds the rows a Map holds, for every kind of key (property)"
   );
 });
 
+Deno.test("KeyRows sized for the keys expected holds the rows a Map holds (property)", () => {
+  const op = fc.record({
+    kind: fc.constantFrom("set" as const, "set" as const, "delete" as const),
+    key,
+    row: fc.integer({ min: 0, max: 1_000_000 }),
+  });
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 5_000 }),
+      fc.array(op, { maxLength: 300 }),
+      (expected: number, ops: Op[]) => {
+        const rows = new KeyRows<unknown>(expected);
+        const model = new Map<unknown, number>();
+        for (const { kind, key, row } of ops) {
+          if (kind === "set") {
+            rows.set(key, row);
+            model.set(key, row);
+          } else {
+            rows.delete(key);
+            model.delete(key);
+          }
+          assert.equal(rows.get(key), model.get(key));
+        }
+        check(rows, model);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("KeyRows sized for the keys expected follows ids beyond them, and the safe integers' ends", () => {
+  const rows = new KeyRows<number>(700);
+  const model = new Map<number, number>();
+  for (let id = 0; id < 20_000; id++) {
+    const key = id % 3 === 0 ? 5_000 + id : 5_000 + (id * 7) % 800;
+    rows.set(key, id);
+    model.set(key, id);
+  }
+  for (const edge of [Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER]) {
+    const ends = new KeyRows<number>(1_000);
+    ends.set(edge, 1);
+    ends.set(edge - Math.sign(edge) * 999, 2);
+    assert.equal(ends.get(edge), 1);
+    assert.equal(ends.get(edge - Math.sign(edge) * 999), 2);
+    assert.equal(ends.get(edge - Math.sign(edge)), undefined);
+  }
+  for (const [k, r] of model) assert.equal(rows.get(k), r);
+});
+
 Deno.test("KeyRows follows ids that grow while the oldest go, and far ones", () => {
   const rows = new KeyRows<unknown>();
   const model = new Map<unknown, number>();
