@@ -52,8 +52,8 @@ export class KeyRows<K> {
    * @param expected How many keys the owner expects to hold (e.g. a new
    * window: as many as the windows before it): the array is sized for
    * them from the first integer key on, instead of moving and growing
-   * (a new array each time) while they come; it may cost up to 64 bytes
-   * for each of them.
+   * (a new array each time) while they come: 16 bytes for each of them,
+   * and up to 64 if they spread.
    */
   constructor(expected = 0) {
     this.#expected = expected;
@@ -159,11 +159,13 @@ export class KeyRows<K> {
     // array moves again on nearly every new key (ids sliding at the largest
     // spread allowed), copying the array each time.
     if (2 * span > most) return false;
-    // Twice the span or the keys expected (a quarter below, the rest
-    // above: ids grow), at most `most`, and kept within the safe integers.
+    // Twice the span, or four times the keys expected (as many below the
+    // first key as expected: keys spread either way over a range as wide
+    // as their count), with a quarter below and the rest above (ids grow);
+    // at most `most`, and kept within the safe integers.
     const length = Math.min(
       most,
-      Math.max(SLACK, 2 * span, 2 * this.#expected),
+      Math.max(SLACK, 2 * span, 4 * this.#expected),
     );
     const below = Math.floor((length - span) / 4);
     const start = Math.max(
