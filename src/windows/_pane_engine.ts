@@ -159,6 +159,7 @@ export class PaneEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       // record lands in was a measurable part of its cost.
       const contents = w.contents;
       contents[p] = fn.add(contents[p] ?? fn.create(), value);
+      if (w.marked) continue;
       const bits = w.bits;
       const b = bits[p];
       if (b !== (b | FIRE | CHANGED)) {
@@ -199,12 +200,14 @@ export class PaneEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     const bits = w.bits;
     const b = bits[p];
     if (!fireNow) {
+      if (w.marked) return;
       if (b !== (b | FIRE | CHANGED)) {
         bits[p] = b | FIRE | CHANGED;
         w.due = true;
       }
       return;
     }
+    w.marked = false;
     bits[p] = b | CHANGED;
     this.#fireNow(w, p);
   }

@@ -73,6 +73,12 @@ export class PaneWindow<K, ACC> {
   readonly registered: number;
   /** Whether a pane may have its fire timer pending: set with FIRE. */
   due = false;
+  /**
+   * Whether every pane has FIRE and CHANGED set (none was fired or
+   * snapshot yet), and `due` too: a record's add need not look at its
+   * pane's bits. Cleared by whatever clears those bits.
+   */
+  marked = true;
   /** Whether the window left the engine. */
   dropped = false;
 
@@ -106,6 +112,7 @@ export class PaneWindow<K, ACC> {
   add(key: K, contents: ACC | undefined, id: number, bits: number): number {
     const at = this.size;
     if (at === this.ids.length) this.#grow();
+    if ((bits & (FIRE | CHANGED)) !== (FIRE | CHANGED)) this.marked = false;
     this.keys.push(key);
     this.contents.push(contents);
     this.ids[at] = id;
