@@ -13,20 +13,28 @@ const SLACK = 256;
 // is below its length).
 const EMPTY = new Int32Array(0);
 
+// The array holds keys from -SMALL to SMALL - 1 only: the integers V8
+// keeps untagged (Smis). Its arithmetic, shared by every KeyRows, stays in
+// integers then: one window end (above 2 ** 40) or fraction looked up in
+// any KeyRows of the process turned it to floating point for all, a third
+// slower on q5's first stage.
+const SMALL = 2 ** 30;
+
 // Whether `key` is an integer the array may hold (-0 is 0, as the Map's
 // SameValueZero has it).
 function isInt(key: unknown): key is number {
-  return typeof key === "number" && Number.isSafeInteger(key);
+  return typeof key === "number" && (key | 0) === key && key >= -SMALL &&
+    key < SMALL;
 }
 
 /**
  * A map from keys to rows, as a `Map` holds them (SameValueZero), with the
  * integer keys of a range (ids, mostly: those of a window or of live
- * sessions lie close together; window ends) in a typed array indexed by
+ * sessions lie close together) in a typed array indexed by
  * the key less the range's start: a load instead of a hash lookup per
- * record. A key of the range (a number whose distance from its start is an
- * integer below the array's length: only safe integers are) is always in
- * the array, never in the Map. The range moves
+ * record. A key of the range (an integer whose distance from its start is
+ * below the array's length; the range holds integers below 2 ** 30 in
+ * magnitude only) is always in the array, never in the Map. The range moves
  * and grows (taking such keys from the Map) to the keys held while they
  * are dense enough; ids that grow over time move it along.
  */
@@ -61,18 +69,14 @@ export class KeyRows<K> {
 
   /** The row of `key`, if it has one. */
   get(key: K): number | undefined {
-    if (typeof key === "number") {
-      // Both tests: a fraction next to an integer of the range can subtract
-      // to that integer (2 + 2 ** -51 - base, 5e-324 - base), and -0.5 can
-      // come back from an integer below the base; an integer `i` below
-      // 2 ** 20 added to a safe base is exact, so `i + base` is `key` only
-      // when `key` is that integer (or -0 for 0, one key for a Map too).
-      const base = this.#base;
-      const i = key - base;
-      if (
-        i >= 0 && i < this.#dense.length && (i | 0) === i && i + base === key
-      ) {
-        const row = this.#dense[i];
+    // An int32 outside the range (the range holds small integers only) or
+    // another key goes to the Map; a fraction never subtracts here, so it
+    // cannot round to an integer of the range (2 + 2 ** -51 - 2).
+    if (typeof key === "number" && (key | 0) === key) {
+      const i = key - this.#base;
+      const dense = this.#dense;
+      if (i >= 0 && i < dense.length) {
+        const row = dense[i];
         return row === NONE ? undefined : row;
       }
     }
@@ -86,7 +90,7 @@ export class KeyRows<K> {
       if (!(i >= 0 && i < this.#dense.length) && this.#move(key)) {
         i = key - this.#base;
       }
-      if (i >= 0 && i < this.#dense.length && (i | 0) === i) {
+      if (i >= 0 && i < this.#dense.length) {
         const dense = this.#dense;
         if (dense[i] === NONE) {
           if (this.#denseSize++ === 0) this.#lo = this.#hi = key;
@@ -105,7 +109,7 @@ export class KeyRows<K> {
   delete(key: K): void {
     if (isInt(key)) {
       const i = key - this.#base;
-      if (i >= 0 && i < this.#dense.length && (i | 0) === i) {
+      if (i >= 0 && i < this.#dense.length) {
         if (this.#dense[i] !== NONE) this.#denseSize--;
         this.#dense[i] = NONE;
         return;
@@ -162,16 +166,13 @@ export class KeyRows<K> {
     // Twice the span, or four times the keys expected (as many below the
     // first key as expected: keys spread either way over a range as wide
     // as their count), with a quarter below and the rest above (ids grow);
-    // at most `most`, and kept within the safe integers.
+    // at most `most`, and kept within the small integers.
     const length = Math.min(
       most,
       Math.max(SLACK, 2 * span, 4 * this.#expected),
     );
     const below = Math.floor((length - span) / 4);
-    const start = Math.max(
-      -Number.MAX_SAFE_INTEGER,
-      Math.min(lo - below, Number.MAX_SAFE_INTEGER + 1 - length),
-    );
+    const start = Math.max(-SMALL, Math.min(lo - below, SMALL - length));
     const moved = new Int32Array(length).fill(NONE);
     for (let i = 0; i < dense.length; i++) {
       if (dense[i] !== NONE) moved[base + i - start] = dense[i];
@@ -184,7 +185,7 @@ export class KeyRows<K> {
       for (const [k, row] of this.#map) {
         if (!isInt(k)) continue;
         const i = k - start;
-        if (i >= 0 && i < length && (i | 0) === i) {
+        if (i >= 0 && i < length) {
           moved[i] = row;
           this.#denseSize++;
           if (k < this.#lo) this.#lo = k;

@@ -144,3 +144,37 @@ Deno.test("KeyRows does not give a fraction next to an integer that integer's ro
   assert.equal(rows.get(5e-324), 2);
   assert.equal(rows.get(-0.5), undefined);
 });
+
+Deno.test("KeyRows holds integers at and beyond the small-integer bounds (2 ** 30) as a Map does", () => {
+  const keys = [
+    2 ** 30 - 2,
+    2 ** 30 - 1,
+    2 ** 30,
+    2 ** 30 + 1,
+    2 ** 31 - 1,
+    -(2 ** 30),
+    -(2 ** 30) - 1,
+    -(2 ** 31),
+    1.7e12,
+    1.7e12 + 2_000,
+    0,
+    -0,
+    1,
+  ];
+  const rows = new KeyRows<number>(16);
+  const model = new Map<number, number>();
+  keys.forEach((k, i) => {
+    rows.set(k, i);
+    model.set(k, i);
+  });
+  for (const [k, r] of model) assert.equal(rows.get(k), r);
+  assert.equal(rows.get(2 ** 30 - 3), undefined);
+  assert.equal(rows.get(-(2 ** 30) + 1), undefined);
+  assert.equal(rows.get(1 + 2 ** -52), undefined);
+  rows.delete(2 ** 30);
+  rows.delete(-(2 ** 30));
+  assert.equal(rows.get(2 ** 30), undefined);
+  assert.equal(rows.get(-(2 ** 30)), undefined);
+  assert.equal(rows.get(2 ** 30 - 1), 1);
+  assert.equal(rows.get(-(2 ** 30) - 1), 6);
+});
