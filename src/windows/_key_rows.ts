@@ -53,6 +53,11 @@ export class KeyRows<K> {
   #hi = 0;
   // Sets since the last scan of the array (see #move).
   #sets = 0;
+  // The key the Map gave a row last, and that row (NONE: none): records of
+  // one key often come in a row, e.g. in q5's second stage, keyed by window
+  // end, where a window has one key.
+  #lastKey: unknown = undefined;
+  #lastRow = NONE;
   // The keys the owner expects to hold (see the constructor).
   readonly #expected: number;
 
@@ -80,7 +85,13 @@ export class KeyRows<K> {
         return row === NONE ? undefined : row;
       }
     }
-    return this.#map.get(key);
+    if (key === this.#lastKey && this.#lastRow !== NONE) return this.#lastRow;
+    const row = this.#map.get(key);
+    if (row !== undefined) {
+      this.#lastKey = key;
+      this.#lastRow = row;
+    }
+    return row;
   }
 
   /** Sets the row of `key`: a non-negative int32. */
@@ -103,10 +114,12 @@ export class KeyRows<K> {
       if (!this.#map.has(key)) this.#mapInts++;
     }
     this.#map.set(key, row);
+    if (key === this.#lastKey) this.#lastRow = row;
   }
 
   /** Forgets `key`. */
   delete(key: K): void {
+    if (key === this.#lastKey) this.#forgetLast();
     if (isInt(key)) {
       const i = key - this.#base;
       if (i >= 0 && i < this.#dense.length) {
@@ -122,10 +135,16 @@ export class KeyRows<K> {
 
   /** Forgets every key, keeping the array. */
   clear(): void {
+    this.#forgetLast();
     this.#dense.fill(NONE);
     this.#denseSize = 0;
     this.#map = new Map();
     this.#mapInts = 0;
+  }
+
+  #forgetLast(): void {
+    this.#lastKey = undefined;
+    this.#lastRow = NONE;
   }
 
   // Moves the range to cover `key` and the keys of the array, with room
@@ -136,6 +155,8 @@ export class KeyRows<K> {
   // keeps failing to fit costs O(1) amortized.
   #move(key: number): boolean {
     this.#sets++;
+    // It may take the last key from the Map.
+    this.#forgetLast();
     const dense = this.#dense;
     const base = this.#base;
     if (this.#denseSize === 0) this.#lo = this.#hi = key;

@@ -178,3 +178,35 @@ Deno.test("KeyRows holds integers at and beyond the small-integer bounds (2 ** 3
   assert.equal(rows.get(2 ** 30 - 1), 1);
   assert.equal(rows.get(-(2 ** 30) - 1), 6);
 });
+
+Deno.test("KeyRows gives the row a key has now when the same key comes again, after a set, delete or clear", () => {
+  const rows = new KeyRows<unknown>();
+  const end = 1.7e12;
+  rows.set(end, 3);
+  rows.set("a", 4);
+  assert.equal(rows.get(end), 3);
+  assert.equal(rows.get(end), 3);
+  rows.set(end, 5);
+  assert.equal(rows.get(end), 5);
+  rows.delete(end);
+  assert.equal(rows.get(end), undefined);
+  rows.set(end, 6);
+  assert.equal(rows.get(end), 6);
+  assert.equal(rows.get("a"), 4);
+  rows.clear();
+  assert.equal(rows.get("a"), undefined);
+  assert.equal(rows.get(end), undefined);
+  rows.set(undefined, 7);
+  assert.equal(rows.get(undefined), 7);
+  assert.equal(rows.get(undefined), 7);
+  rows.delete(undefined);
+  assert.equal(rows.get(undefined), undefined);
+  // A large integer the Map held, then taken into the array by a move.
+  const ints = new KeyRows<number>();
+  ints.set(2 ** 30 - 300, 1);
+  ints.set(0, 2);
+  assert.equal(ints.get(2 ** 30 - 300), 1);
+  for (let k = 1; k < 4_000; k++) ints.set(2 ** 30 - 4_000 + k, 10 + k);
+  assert.equal(ints.get(2 ** 30 - 300), 10 + 3_700);
+  assert.equal(ints.get(0), 2);
+});
