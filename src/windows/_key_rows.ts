@@ -9,26 +9,39 @@ const DENSE_LIMIT = 1 << 20;
 // array.
 const SPREAD = 16;
 const SLACK = 256;
+// The array of every KeyRows that has none yet (never written: no index
+// is below its length).
+const EMPTY = new Int32Array(0);
+
+// The array holds keys from -SMALL to SMALL - 1 only: the integers V8
+// keeps untagged (Smis). Its arithmetic, shared by every KeyRows, stays in
+// integers then: one window end (above 2 ** 40) or fraction looked up in
+// any KeyRows of the process turned it to floating point for all, a third
+// slower on q5's first stage.
+const SMALL = 2 ** 30;
 
 // Whether `key` is an integer the array may hold (-0 is 0, as the Map's
 // SameValueZero has it).
 function isInt(key: unknown): key is number {
-  return typeof key === "number" && Number.isSafeInteger(key);
+  return typeof key === "number" && (key | 0) === key && key >= -SMALL &&
+    key < SMALL;
 }
 
 /**
  * A map from keys to rows, as a `Map` holds them (SameValueZero), with the
  * integer keys of a range (ids, mostly: those of a window or of live
- * sessions lie close together; window ends) in a typed array indexed by
+ * sessions lie close together) in a typed array indexed by
  * the key less the range's start: a load instead of a hash lookup per
- * record. A key of the range (a number whose distance from its start is an
- * integer below the array's length: only safe integers are) is always in
- * the array, never in the Map. The range moves
+ * record. A key of the range (an integer whose distance from its start is
+ * below the array's length; the range holds integers below 2 ** 30 in
+ * magnitude only) is always in the array, never in the Map. The range moves
  * and grows (taking such keys from the Map) to the keys held while they
  * are dense enough; ids that grow over time move it along.
  */
 export class KeyRows<K> {
-  #dense = new Int32Array(0);
+  // Shared while empty: an array allocation costs microseconds, whatever
+  // its length.
+  #dense = EMPTY;
   // The key of #dense[0].
   #base = 0;
   #map = new Map<K, number>();
@@ -40,25 +53,45 @@ export class KeyRows<K> {
   #hi = 0;
   // Sets since the last scan of the array (see #move).
   #sets = 0;
+  // The key the Map gave a row last, and that row (NONE: none): records of
+  // one key often come in a row, e.g. in q5's second stage, keyed by window
+  // end, where a window has one key.
+  #lastKey: unknown = undefined;
+  #lastRow = NONE;
+  // The keys the owner expects to hold (see the constructor).
+  readonly #expected: number;
+
+  /**
+   * @param expected How many keys the owner expects to hold (e.g. a new
+   * window: as many as the windows before it): the array is sized for
+   * them from the first integer key on, instead of moving and growing
+   * (a new array each time) while they come: 16 bytes for each of them,
+   * and up to 64 if they spread.
+   */
+  constructor(expected = 0) {
+    this.#expected = expected;
+  }
 
   /** The row of `key`, if it has one. */
   get(key: K): number | undefined {
-    if (typeof key === "number") {
-      // Both tests: a fraction next to an integer of the range can subtract
-      // to that integer (2 + 2 ** -51 - base, 5e-324 - base), and -0.5 can
-      // come back from an integer below the base; an integer `i` below
-      // 2 ** 20 added to a safe base is exact, so `i + base` is `key` only
-      // when `key` is that integer (or -0 for 0, one key for a Map too).
-      const base = this.#base;
-      const i = key - base;
-      if (
-        i >= 0 && i < this.#dense.length && (i | 0) === i && i + base === key
-      ) {
-        const row = this.#dense[i];
+    // An int32 outside the range (the range holds small integers only) or
+    // another key goes to the Map; a fraction never subtracts here, so it
+    // cannot round to an integer of the range (2 + 2 ** -51 - 2).
+    if (typeof key === "number" && (key | 0) === key) {
+      const i = key - this.#base;
+      const dense = this.#dense;
+      if (i >= 0 && i < dense.length) {
+        const row = dense[i];
         return row === NONE ? undefined : row;
       }
     }
-    return this.#map.get(key);
+    if (key === this.#lastKey && this.#lastRow !== NONE) return this.#lastRow;
+    const row = this.#map.get(key);
+    if (row !== undefined) {
+      this.#lastKey = key;
+      this.#lastRow = row;
+    }
+    return row;
   }
 
   /** Sets the row of `key`: a non-negative int32. */
@@ -68,7 +101,7 @@ export class KeyRows<K> {
       if (!(i >= 0 && i < this.#dense.length) && this.#move(key)) {
         i = key - this.#base;
       }
-      if (i >= 0 && i < this.#dense.length && (i | 0) === i) {
+      if (i >= 0 && i < this.#dense.length) {
         const dense = this.#dense;
         if (dense[i] === NONE) {
           if (this.#denseSize++ === 0) this.#lo = this.#hi = key;
@@ -81,13 +114,15 @@ export class KeyRows<K> {
       if (!this.#map.has(key)) this.#mapInts++;
     }
     this.#map.set(key, row);
+    if (key === this.#lastKey) this.#lastRow = row;
   }
 
   /** Forgets `key`. */
   delete(key: K): void {
+    if (key === this.#lastKey) this.#forgetLast();
     if (isInt(key)) {
       const i = key - this.#base;
-      if (i >= 0 && i < this.#dense.length && (i | 0) === i) {
+      if (i >= 0 && i < this.#dense.length) {
         if (this.#dense[i] !== NONE) this.#denseSize--;
         this.#dense[i] = NONE;
         return;
@@ -100,10 +135,16 @@ export class KeyRows<K> {
 
   /** Forgets every key, keeping the array. */
   clear(): void {
+    this.#forgetLast();
     this.#dense.fill(NONE);
     this.#denseSize = 0;
     this.#map = new Map();
     this.#mapInts = 0;
+  }
+
+  #forgetLast(): void {
+    this.#lastKey = undefined;
+    this.#lastRow = NONE;
   }
 
   // Moves the range to cover `key` and the keys of the array, with room
@@ -114,15 +155,18 @@ export class KeyRows<K> {
   // keeps failing to fit costs O(1) amortized.
   #move(key: number): boolean {
     this.#sets++;
+    // It may take the last key from the Map.
+    this.#forgetLast();
     const dense = this.#dense;
     const base = this.#base;
     if (this.#denseSize === 0) this.#lo = this.#hi = key;
     let lo = Math.min(this.#lo, key);
     let hi = Math.max(this.#hi, key);
-    // Only the keys the array holds count, not the integer keys left in the
-    // Map (they may lie anywhere): the array costs at most 64 bytes per key
-    // it holds and 1 KB, whatever the keys' spread.
-    const held = this.#denseSize + 1;
+    // Only the keys the array holds (or the owner expects) count, not the
+    // integer keys left in the Map (they may lie anywhere): the array costs
+    // at most 64 bytes per key it holds or expects and 1 KB, whatever the
+    // keys' spread.
+    const held = Math.max(this.#denseSize + 1, this.#expected);
     const most = Math.min(DENSE_LIMIT, SPREAD * held + SLACK);
     if (2 * (hi - lo + 1) > most && this.#sets * 8 >= dense.length) {
       this.#sets = 0;
@@ -140,14 +184,16 @@ export class KeyRows<K> {
     // array moves again on nearly every new key (ids sliding at the largest
     // spread allowed), copying the array each time.
     if (2 * span > most) return false;
-    // Twice the span (a quarter below, the rest above: ids grow), at most
-    // `most`, and kept within the safe integers.
-    const length = Math.min(most, Math.max(SLACK, 2 * span));
-    const below = Math.floor((length - span) / 4);
-    const start = Math.max(
-      -Number.MAX_SAFE_INTEGER,
-      Math.min(lo - below, Number.MAX_SAFE_INTEGER + 1 - length),
+    // Twice the span, or four times the keys expected (as many below the
+    // first key as expected: keys spread either way over a range as wide
+    // as their count), with a quarter below and the rest above (ids grow);
+    // at most `most`, and kept within the small integers.
+    const length = Math.min(
+      most,
+      Math.max(SLACK, 2 * span, 4 * this.#expected),
     );
+    const below = Math.floor((length - span) / 4);
+    const start = Math.max(-SMALL, Math.min(lo - below, SMALL - length));
     const moved = new Int32Array(length).fill(NONE);
     for (let i = 0; i < dense.length; i++) {
       if (dense[i] !== NONE) moved[base + i - start] = dense[i];
@@ -160,7 +206,7 @@ export class KeyRows<K> {
       for (const [k, row] of this.#map) {
         if (!isInt(k)) continue;
         const i = k - start;
-        if (i >= 0 && i < length && (i | 0) === i) {
+        if (i >= 0 && i < length) {
           moved[i] = row;
           this.#denseSize++;
           if (k < this.#lo) this.#lo = k;

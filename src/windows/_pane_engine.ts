@@ -141,7 +141,8 @@ export class PaneEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       timestamp,
       this.#assignerContext,
     );
-    const windows = this.#windows.resolve(assigned, this.#watermark);
+    const watermark = this.#watermark;
+    const windows = this.#windows.resolve(assigned, watermark);
     const fn = this.#fn;
     let skipped = true;
     for (let i = 0; i < windows.length; i++) {
@@ -149,7 +150,7 @@ export class PaneEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       if (w === null) continue;
       skipped = false;
       const p = w.index.get(key);
-      if (p === undefined || w.maxTimestamp <= this.#watermark) {
+      if (p === undefined || w.maxTimestamp <= watermark) {
         this.#add(w, key, value, p);
         continue;
       }
@@ -158,6 +159,7 @@ export class PaneEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
       // record lands in was a measurable part of its cost.
       const contents = w.contents;
       contents[p] = fn.add(contents[p] ?? fn.create(), value);
+      if (w.marked) continue;
       const bits = w.bits;
       const b = bits[p];
       if (b !== (b | FIRE | CHANGED)) {
@@ -198,12 +200,14 @@ export class PaneEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     const bits = w.bits;
     const b = bits[p];
     if (!fireNow) {
+      if (w.marked) return;
       if (b !== (b | FIRE | CHANGED)) {
         bits[p] = b | FIRE | CHANGED;
         w.due = true;
       }
       return;
     }
+    w.marked = false;
     bits[p] = b | CHANGED;
     this.#fireNow(w, p);
   }

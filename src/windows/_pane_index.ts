@@ -107,11 +107,11 @@ export class PaneIndex<K, ACC> {
     for (let i = Math.max(0, order.length - RECENT); i < order.length; i++) {
       if (order[i].size > room) room = order[i].size;
     }
-    const spare = this.#spare.pop();
     const created = new PaneWindow<K, ACC>(
       window,
       this.#lateness,
-      spare !== undefined && spare.ids.length >= room ? spare : room,
+      room,
+      this.#spare.pop(),
     );
     if (created.cleanup <= watermark) {
       this.#spare.push(created);

@@ -49,6 +49,8 @@ export class PaneGroups<K, ACC> {
     for (const w of windows) {
       const parts = w.parts;
       const bits = w.bits;
+      // Its panes' CHANGED goes (see PaneWindow.marked).
+      w.marked = false;
       for (let p = 0; p < w.size; p++) {
         let part: number;
         if (p >= parts.length) {

@@ -125,6 +125,7 @@ export class PaneSweep<T, K, ACC, OUT> {
     const pending = this.#lateness === 0 ? FIRE | CLEAN : FIRE;
     const cleaned = this.#lateness === 0 ? GONE : 0;
     const bits = w.bits;
+    w.marked = false;
     let fire: PaneFire<OUT> | null = null;
     const n = w.size;
     for (let p = 0; p < n; p++) {
@@ -156,6 +157,7 @@ export class PaneSweep<T, K, ACC, OUT> {
     const due: [number, PaneWindow<K, ACC>, number][] = [];
     for (let i = first; i <= last; i++) {
       const w = order[i];
+      w.marked = false;
       for (let p = 0; p < w.size; p++) {
         if ((w.bits[p] & pending) !== 0) due.push([w.ids[p], w, p]);
       }
@@ -198,6 +200,7 @@ export class PaneSweep<T, K, ACC, OUT> {
         const bits = w.bits;
         const ids = w.ids;
         const all = w.cleanup < limit;
+        w.marked = false;
         for (let p = 0; p < w.size; p++) {
           if ((bits[p] & CLEAN) !== 0 && (all || ids[p] < limitId)) {
             bits[p] = GONE;

@@ -28,6 +28,16 @@ export interface PaneColumns {
   readonly bits: Uint8Array;
 }
 
+// Columns for `length` panes, in one buffer: an allocation costs about a
+// microsecond, whatever its length.
+function columnsOf(length: number): PaneColumns {
+  const buffer = new ArrayBuffer(length * 9);
+  return {
+    ids: new Float64Array(buffer, 0, length),
+    bits: new Uint8Array(buffer, length * 8, length),
+  };
+}
+
 /** One live window and its panes, in pane-creation (id) order. */
 export class PaneWindow<K, ACC> {
   /** The window. */
@@ -37,7 +47,7 @@ export class PaneWindow<K, ACC> {
   /** When its panes are dropped; `Infinity` when beyond the safe range (no timer). */
   readonly cleanup: number;
   /** The pane of each key. */
-  index = new KeyRows<K>();
+  index: KeyRows<K>;
   /** Per pane: its key. */
   keys: K[] = [];
   /** Per pane: its contents (absent only in a restored, empty slot). */
@@ -63,6 +73,12 @@ export class PaneWindow<K, ACC> {
   readonly registered: number;
   /** Whether a pane may have its fire timer pending: set with FIRE. */
   due = false;
+  /**
+   * Whether every pane has FIRE and CHANGED set (none was fired or
+   * snapshot yet), and `due` too: a record's add need not look at its
+   * pane's bits. Cleared by whatever clears those bits.
+   */
+  marked = true;
   /** Whether the window left the engine. */
   dropped = false;
 
@@ -70,21 +86,22 @@ export class PaneWindow<K, ACC> {
    * @param window The window.
    * @param allowedLatenessMs The operator's allowed lateness.
    * @param room Room for this many panes before the columns grow (e.g.
-   * the pane count of a window before it), or the `ids` and `bits` columns
-   * of a dropped window to reuse (their contents do not matter).
+   * the pane count of a window before it).
+   * @param spare The `ids` and `bits` columns of a dropped window to reuse
+   * (their contents do not matter), if they have that room.
    */
   constructor(
     window: TimeWindow,
     allowedLatenessMs: number,
-    room: number | PaneColumns = 8,
+    room = 8,
+    spare?: PaneColumns,
   ) {
-    if (typeof room === "number") {
-      this.ids = new Float64Array(Math.max(8, room));
-      this.bits = new Uint8Array(this.ids.length);
-    } else {
-      this.ids = room.ids;
-      this.bits = room.bits;
-    }
+    const columns = spare !== undefined && spare.ids.length >= room
+      ? spare
+      : columnsOf(Math.max(8, room));
+    this.ids = columns.ids;
+    this.bits = columns.bits;
+    this.index = new KeyRows<K>(room);
     this.window = window;
     this.maxTimestamp = window.maxTimestamp();
     this.cleanup = cleanupTime(window, allowedLatenessMs, true);
@@ -95,6 +112,7 @@ export class PaneWindow<K, ACC> {
   add(key: K, contents: ACC | undefined, id: number, bits: number): number {
     const at = this.size;
     if (at === this.ids.length) this.#grow();
+    if ((bits & (FIRE | CHANGED)) !== (FIRE | CHANGED)) this.marked = false;
     this.keys.push(key);
     this.contents.push(contents);
     this.ids[at] = id;
@@ -105,10 +123,9 @@ export class PaneWindow<K, ACC> {
   }
 
   #grow(): void {
-    const ids = new Float64Array(this.ids.length * 2);
+    const { ids, bits } = columnsOf(this.ids.length * 2);
     ids.set(this.ids);
     this.ids = ids;
-    const bits = new Uint8Array(ids.length);
     bits.set(this.bits);
     this.bits = bits;
   }

@@ -57,6 +57,55 @@ Deno.test("KeyRows holds the rows a Map holds, for every kind of key (property)"
   );
 });
 
+Deno.test("KeyRows sized for the keys expected holds the rows a Map holds (property)", () => {
+  const op = fc.record({
+    kind: fc.constantFrom("set" as const, "set" as const, "delete" as const),
+    key,
+    row: fc.integer({ min: 0, max: 1_000_000 }),
+  });
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 5_000 }),
+      fc.array(op, { maxLength: 300 }),
+      (expected: number, ops: Op[]) => {
+        const rows = new KeyRows<unknown>(expected);
+        const model = new Map<unknown, number>();
+        for (const { kind, key, row } of ops) {
+          if (kind === "set") {
+            rows.set(key, row);
+            model.set(key, row);
+          } else {
+            rows.delete(key);
+            model.delete(key);
+          }
+          assert.equal(rows.get(key), model.get(key));
+        }
+        check(rows, model);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
+
+Deno.test("KeyRows sized for the keys expected follows ids beyond them, and the safe integers' ends", () => {
+  const rows = new KeyRows<number>(700);
+  const model = new Map<number, number>();
+  for (let id = 0; id < 20_000; id++) {
+    const key = id % 3 === 0 ? 5_000 + id : 5_000 + (id * 7) % 800;
+    rows.set(key, id);
+    model.set(key, id);
+  }
+  for (const edge of [Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER]) {
+    const ends = new KeyRows<number>(1_000);
+    ends.set(edge, 1);
+    ends.set(edge - Math.sign(edge) * 999, 2);
+    assert.equal(ends.get(edge), 1);
+    assert.equal(ends.get(edge - Math.sign(edge) * 999), 2);
+    assert.equal(ends.get(edge - Math.sign(edge)), undefined);
+  }
+  for (const [k, r] of model) assert.equal(rows.get(k), r);
+});
+
 Deno.test("KeyRows follows ids that grow while the oldest go, and far ones", () => {
   const rows = new KeyRows<unknown>();
   const model = new Map<unknown, number>();
@@ -94,4 +143,70 @@ Deno.test("KeyRows does not give a fraction next to an integer that integer's ro
   rows.set(0, 3);
   assert.equal(rows.get(5e-324), 2);
   assert.equal(rows.get(-0.5), undefined);
+});
+
+Deno.test("KeyRows holds integers at and beyond the small-integer bounds (2 ** 30) as a Map does", () => {
+  const keys = [
+    2 ** 30 - 2,
+    2 ** 30 - 1,
+    2 ** 30,
+    2 ** 30 + 1,
+    2 ** 31 - 1,
+    -(2 ** 30),
+    -(2 ** 30) - 1,
+    -(2 ** 31),
+    1.7e12,
+    1.7e12 + 2_000,
+    0,
+    -0,
+    1,
+  ];
+  const rows = new KeyRows<number>(16);
+  const model = new Map<number, number>();
+  keys.forEach((k, i) => {
+    rows.set(k, i);
+    model.set(k, i);
+  });
+  for (const [k, r] of model) assert.equal(rows.get(k), r);
+  assert.equal(rows.get(2 ** 30 - 3), undefined);
+  assert.equal(rows.get(-(2 ** 30) + 1), undefined);
+  assert.equal(rows.get(1 + 2 ** -52), undefined);
+  rows.delete(2 ** 30);
+  rows.delete(-(2 ** 30));
+  assert.equal(rows.get(2 ** 30), undefined);
+  assert.equal(rows.get(-(2 ** 30)), undefined);
+  assert.equal(rows.get(2 ** 30 - 1), 1);
+  assert.equal(rows.get(-(2 ** 30) - 1), 6);
+});
+
+Deno.test("KeyRows gives the row a key has now when the same key comes again, after a set, delete or clear", () => {
+  const rows = new KeyRows<unknown>();
+  const end = 1.7e12;
+  rows.set(end, 3);
+  rows.set("a", 4);
+  assert.equal(rows.get(end), 3);
+  assert.equal(rows.get(end), 3);
+  rows.set(end, 5);
+  assert.equal(rows.get(end), 5);
+  rows.delete(end);
+  assert.equal(rows.get(end), undefined);
+  rows.set(end, 6);
+  assert.equal(rows.get(end), 6);
+  assert.equal(rows.get("a"), 4);
+  rows.clear();
+  assert.equal(rows.get("a"), undefined);
+  assert.equal(rows.get(end), undefined);
+  rows.set(undefined, 7);
+  assert.equal(rows.get(undefined), 7);
+  assert.equal(rows.get(undefined), 7);
+  rows.delete(undefined);
+  assert.equal(rows.get(undefined), undefined);
+  // A large integer the Map held, then taken into the array by a move.
+  const ints = new KeyRows<number>();
+  ints.set(2 ** 30 - 300, 1);
+  ints.set(0, 2);
+  assert.equal(ints.get(2 ** 30 - 300), 1);
+  for (let k = 1; k < 4_000; k++) ints.set(2 ** 30 - 4_000 + k, 10 + k);
+  assert.equal(ints.get(2 ** 30 - 300), 10 + 3_700);
+  assert.equal(ints.get(0), 2);
 });
