@@ -183,7 +183,8 @@ export function hashPartitioner<T>(
       // input on as it is is safe as on main, where the forward, rebalance
       // and broadcast partitioners (and this one at one channel) already
       // did: emitted arrays are never modified, and a source's timestamps
-      // are a copy of its reader's (see stampBatch).
+      // are a copy of its reader's, or an array the reader gave this batch
+      // alone (see stampBatch and SourceBatch.ownTimestamps).
       const partValues: T[][] = new Array(numChannels);
       const partTimestamps: number[][] = new Array(numChannels);
       for (let c = 0; c < numChannels; c++) {

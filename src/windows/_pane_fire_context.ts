@@ -13,7 +13,9 @@ import type { WindowOutput } from "./window_output.ts";
  * window, not per pane as the general engine reads it: that read was a
  * measurable part of firing. Panes of one window fired in one sweep so see
  * one instant; they differ from the general engine's only if the clock
- * moves during the sweep (e.g. a window function advancing a ManualClock).
+ * moves during the sweep (e.g. a window function advancing a ManualClock
+ * around a WindowOperator used on its own: in a job, the operator reads
+ * its clock once per call).
  * The collector is bound to the window's timestamp, so a kept `out` called
  * later stamps this window's results; its count of results is shared by
  * the window's panes, so one kept from a pane and called during another

@@ -26,7 +26,11 @@ export type TriggerResult = "continue" | "fire" | "purge" | "fire_and_purge";
 export interface TriggerContext {
   /** The operator's current watermark; `-Infinity` before the first. */
   readonly currentWatermark: number;
-  /** The current processing time in milliseconds. */
+  /**
+   * The operator clock's processing time in milliseconds. In a job the
+   * clock is read once per call into the operator (a batch, a watermark,
+   * a processing-time tick), so the records of one batch see one time.
+   */
   readonly currentProcessingTime: number;
   /** Registers an event-time timer that fires once the watermark reaches `timestamp`. */
   registerEventTimeTimer(timestamp: number): void;

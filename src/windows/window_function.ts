@@ -46,7 +46,11 @@ export interface ProcessWindowContext {
   readonly window: TimeWindow;
   /** The operator's current watermark. */
   readonly currentWatermark: number;
-  /** The current processing time in milliseconds. */
+  /**
+   * The operator clock's processing time in milliseconds. In a job the
+   * clock is read once per call into the operator (a batch, a watermark,
+   * a processing-time tick): every window one call fires sees one time.
+   */
   readonly currentProcessingTime: number;
   /** Sends a record to a side output, with the window's `maxTimestamp()`. */
   output<X>(tag: OutputTag<X>, value: X): void;

@@ -11,8 +11,8 @@ import { requireFunction } from "./_validate.ts";
  * Keeps the records for which `fn` returns `true` (Flink's `StreamFilter`),
  * each with its timestamp.
  *
- * Each input batch becomes at most one output batch: none when every record
- * is dropped, the input's own arrays when every record is kept. Watermarks
+ * Each input batch becomes at most one output batch (none when every record
+ * is dropped), in new arrays of the kept records' exact size. Watermarks
  * and statuses are forwarded as they come. There is no processing-time work
  * and no state: the snapshot is `null`. Cost: one call of `fn` per record.
  *
@@ -36,9 +36,12 @@ export class FilterOperator<T> extends StatelessOperator<T, T> {
     let spare = EMPTY_INDICES;
     super(function filterBatch(values, timestamps, output, reject) {
       const n = values.length;
-      // Up to the first record dropped nothing is written: a batch that
-      // keeps every record goes on as it came, uncopied (emitted arrays
-      // are never modified), and one that keeps none allocates nothing.
+      // Up to the first record dropped nothing is written, and a batch
+      // that keeps none allocates nothing. One that keeps every record
+      // goes on as a copy, not as the input itself: a record's dead-letter
+      // id after the filter then never depends on how the source's polls
+      // were cut (an operator handed its input array gets exact input
+      // positions, which at a source go into the id).
       let first = 0;
       try {
         while (first < n && fn(values[first])) first++;
@@ -46,7 +49,7 @@ export class FilterOperator<T> extends StatelessOperator<T, T> {
         reject(values[first], timestamps[first], error, first);
       }
       if (first === n) {
-        if (n > 0) output.emitBatch(values as T[], timestamps as number[]);
+        if (n > 0) output.emitBatch(values.slice(), timestamps.slice());
         return;
       }
       const kept = spare.length >= n ? spare : new Int32Array(n);

@@ -110,6 +110,9 @@ export class WindowStreamOperator<T, K, ACC, OUT>
   // firing a small window (a watermark may fire tens of thousands).
   #now = 0;
   #nowRead = false;
+  // Calls in progress: a call from inside another (refused by the window
+  // operator) must not end the outer call's reading.
+  #calls = 0;
 
   /**
    * Creates the operator with no windows.
@@ -194,12 +197,12 @@ export class WindowStreamOperator<T, K, ACC, OUT>
    * watermark.
    */
   processBatch(values: readonly T[], timestamps: readonly number[]): void {
-    this.#nowRead = false;
+    if (this.#calls++ === 0) this.#nowRead = false;
     try {
       this.#operator.processBatch(values, timestamps);
       this.#flush();
     } finally {
-      this.#nowRead = false;
+      if (--this.#calls === 0) this.#nowRead = false;
     }
   }
 
@@ -210,12 +213,12 @@ export class WindowStreamOperator<T, K, ACC, OUT>
    * @param watermark The input watermark.
    */
   processWatermark(watermark: number): void {
-    this.#nowRead = false;
+    if (this.#calls++ === 0) this.#nowRead = false;
     try {
       this.#operator.processWatermark(watermark);
       this.#flush();
     } finally {
-      this.#nowRead = false;
+      if (--this.#calls === 0) this.#nowRead = false;
     }
   }
 
@@ -235,12 +238,12 @@ export class WindowStreamOperator<T, K, ACC, OUT>
    * clock itself.
    */
   onProcessingTime(_now: number): void {
-    this.#nowRead = false;
+    if (this.#calls++ === 0) this.#nowRead = false;
     try {
       this.#operator.onProcessingTime();
       this.#flush();
     } finally {
-      this.#nowRead = false;
+      if (--this.#calls === 0) this.#nowRead = false;
     }
   }
 

@@ -229,3 +229,30 @@ Deno.test("WindowStreamOperator reads the clock once per call: every window a wa
   assert.deepEqual(h.batches, [["R(a@100)@9", "R(b@100)@9"], ["R(c@114)@19"]]);
   assert.equal(clock.now(), 121);
 });
+
+Deno.test("WindowStreamOperator keeps one processing time for a call when a window function's call into it is refused", () => {
+  type KV = [string, number];
+  const clock = new ManualClock(100);
+  let operator: WindowStreamOperator<KV, string, KV[], string> | null = null;
+  const refused: string[] = [];
+  operator = new WindowStreamOperator<KV, string, KV[], string>({
+    assigner: TumblingEventTimeWindows.of(10),
+    keySelector: (kv) => kv[0],
+    windowFunction: processWindow<KV, string, string>(
+      (key, context, _values, out) => {
+        out(`${key}@${context.currentProcessingTime}`);
+        clock.advance(7);
+        try {
+          operator!.processWatermark(50);
+        } catch (error) {
+          refused.push((error as Error).name);
+        }
+      },
+    ),
+  });
+  const h = new OperatorHarness<KV, string>(operator, { clock }).open();
+  h.batch([["a", 1], ["b", 12]], [1, 12]);
+  h.watermark(19);
+  assert.equal(refused.length, 2);
+  assert.deepEqual(h.batches, [["R(a@100)@9", "R(b@100)@19"]]);
+});
