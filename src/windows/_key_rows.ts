@@ -63,10 +63,11 @@ export class KeyRows<K> {
 
   /**
    * @param expected How many keys the owner expects to hold (e.g. a new
-   * window: as many as the windows before it): the array is sized for
-   * them from the first integer key on, instead of moving and growing
-   * (a new array each time) while they come: 16 bytes for each of them,
-   * and up to 64 if they spread.
+   * window: as many as the windows before it): once a quarter of them is
+   * held, the array is sized for all of them (16 bytes each, up to 64 if
+   * they spread) instead of moving and growing (a new array each time)
+   * while they come. The array never costs more than 64 bytes per key it
+   * holds and 1 KB, whatever is expected.
    */
   constructor(expected = 0) {
     this.#expected = expected;
@@ -162,12 +163,15 @@ export class KeyRows<K> {
     if (this.#denseSize === 0) this.#lo = this.#hi = key;
     let lo = Math.min(this.#lo, key);
     let hi = Math.max(this.#hi, key);
-    // Only the keys the array holds (or the owner expects) count, not the
-    // integer keys left in the Map (they may lie anywhere): the array costs
-    // at most 64 bytes per key it holds or expects and 1 KB, whatever the
-    // keys' spread.
-    const held = Math.max(this.#denseSize + 1, this.#expected);
+    // Only the keys the array holds count, not the integer keys left in the
+    // Map (they may lie anywhere): the array costs at most 64 bytes per key
+    // it holds and 1 KB, whatever the keys' spread.
+    const held = this.#denseSize + 1;
     const most = Math.min(DENSE_LIMIT, SPREAD * held + SLACK);
+    // The owner's expectation counts once a quarter of it is held: sizing
+    // for it then stays within that bound (4 * expected <= 16 * held),
+    // however few keys come after a large window.
+    const expected = 4 * held >= this.#expected ? this.#expected : 0;
     if (2 * (hi - lo + 1) > most && this.#sets * 8 >= dense.length) {
       this.#sets = 0;
       let first = 0;
@@ -190,7 +194,7 @@ export class KeyRows<K> {
     // at most `most`, and kept within the small integers.
     const length = Math.min(
       most,
-      Math.max(SLACK, 2 * span, 4 * this.#expected),
+      Math.max(SLACK, 2 * span, 4 * expected),
     );
     const below = Math.floor((length - span) / 4);
     const start = Math.max(-SMALL, Math.min(lo - below, SMALL - length));

@@ -210,3 +210,62 @@ Deno.test("KeyRows gives the row a key has now when the same key comes again, af
   assert.equal(ints.get(2 ** 30 - 300), 10 + 3_700);
   assert.equal(ints.get(0), 2);
 });
+
+// The lengths of the Int32Arrays made while `run` runs: the key index's
+// arrays (nothing else here makes one).
+function arraysMade(run: () => void): number[] {
+  const lengths: number[] = [];
+  const Original = globalThis.Int32Array;
+  class Counted extends Original {
+    constructor(length: number) {
+      super(length);
+      lengths.push(length);
+    }
+  }
+  globalThis.Int32Array = Counted as Int32ArrayConstructor;
+  try {
+    run();
+  } finally {
+    globalThis.Int32Array = Original;
+  }
+  return lengths;
+}
+
+Deno.test("KeyRows sized for many keys costs no more than 64 bytes a key it holds and 1 KB when few come", () => {
+  // One key, two far apart, ten sparse ids: a window after a large one.
+  const cases: [number, number[]][] = [
+    [65_536, [5]],
+    [65_536, [0, 500_000]],
+    [1_000, Array.from({ length: 10 }, (_, i) => i * 1_000_003)],
+    [100_000, Array.from({ length: 100 }, (_, i) => i)],
+  ];
+  for (const [expected, keys] of cases) {
+    let rows: KeyRows<number> | null = null;
+    const made = arraysMade(() => {
+      rows = new KeyRows<number>(expected);
+      keys.forEach((k, i) => rows!.set(k, i));
+    });
+    keys.forEach((k, i) => assert.equal(rows!.get(k), i));
+    const most = Math.max(0, ...made);
+    assert.ok(
+      4 * most <= 64 * keys.length + 1024,
+      `${keys.length} keys, ${expected} expected: an array of ${most}`,
+    );
+  }
+});
+
+Deno.test("KeyRows sized for the keys expected makes fewer arrays for them once a quarter has come", () => {
+  const expected = 1_000;
+  const fill = (rows: KeyRows<number>) => {
+    // Ids spread over twice their count, from 10 000 on.
+    for (let i = 0; i < expected; i++) rows.set(10_000 + 2 * i, i);
+  };
+  const sized = arraysMade(() => fill(new KeyRows<number>(expected)));
+  const unsized = arraysMade(() => fill(new KeyRows<number>()));
+  assert.ok(
+    sized.length < unsized.length,
+    `arrays made: ${sized.join(", ")} against ${unsized.join(", ")}`,
+  );
+  // The last one spans four times the keys expected.
+  assert.equal(sized[sized.length - 1], 4 * expected);
+});
