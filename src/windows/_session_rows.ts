@@ -175,12 +175,11 @@ export class SessionRows<K, ACC> {
     return flat;
   }
 
-  // Grows fourfold: each growth copies every column, and the part of a
-  // large typed array not yet written costs no memory (its pages are
-  // mapped when first written), so fewer, larger steps copy a third as
-  // much as doubling for nothing.
+  // Doubles: growing fourfold copies less (38 000 adds took 1.1-1.2 ms
+  // instead of 1.4-1.5, under 0.5 % of a q11 run) but holds up to 4x the
+  // peak.
   #grow(): void {
-    const n = this.ids.length * 4;
+    const n = this.ids.length * 2;
     const grown = <A extends Float64Array | Int32Array | Uint8Array>(
       from: A,
       to: A,
