@@ -38,8 +38,11 @@ export class SessionRows<K, ACC> {
   ids = new Float64Array(64);
   /** Each row's start and end, side by side: a record reads both. */
   bounds = new Float64Array(128);
-  /** Each row's state and CHANGED bit. */
-  flags = new Uint8Array(64).fill(FREE);
+  /**
+   * Each row's state and CHANGED bit; FREE for a free row. Rows never used
+   * (past #used) are never read, so are not filled with it.
+   */
+  flags = new Uint8Array(64);
   /**
    * The snapshot group of the session; -1 before its first snapshot, as in
    * the general engine. Any number partitionOf returns (a fraction, beyond
@@ -189,7 +192,7 @@ export class SessionRows<K, ACC> {
     };
     this.ids = grown(this.ids, new Float64Array(n));
     this.bounds = grown(this.bounds, new Float64Array(2 * n));
-    this.flags = grown(this.flags, new Uint8Array(n).fill(FREE));
+    this.flags = grown(this.flags, new Uint8Array(n));
     this.parts = grown(this.parts, new Float64Array(n));
     this.older = grown(this.older, new Int32Array(n));
     this.newer = grown(this.newer, new Int32Array(n));
