@@ -43,9 +43,12 @@ export class DueQueue {
       : id;
   }
 
-  /** Drops every entry. */
+  /** Drops every entry, and the arrays they filled (the rows are new). */
   clear(): void {
     this.#heap.clear();
+    this.#runTimes = new Float64Array(256);
+    this.#runIds = new Float64Array(256);
+    this.#runRows = new Int32Array(256);
     this.#head = this.#tail = 0;
     this.size = 0;
   }
@@ -88,7 +91,7 @@ export class DueQueue {
   }
 
   // The run is at the end of its arrays: moves it to their start, or
-  // grows them fourfold when it fills more than half (as SessionRows grows).
+  // doubles them when it fills more than half.
   #makeRoom(): void {
     const head = this.#head;
     const length = this.#tail - head;
@@ -96,7 +99,7 @@ export class DueQueue {
     let ids = this.#runIds;
     let rows = this.#runRows;
     if (length * 2 > times.length) {
-      times = new Float64Array(times.length * 4);
+      times = new Float64Array(times.length * 2);
       ids = new Float64Array(times.length);
       rows = new Int32Array(times.length);
     }
@@ -127,6 +130,7 @@ class PairHeap {
   }
 
   clear(): void {
+    this.#data = new Float64Array(3 * 256);
     this.size = 0;
   }
 

@@ -264,14 +264,8 @@ export class SessionEngine<T, K, ACC, OUT> implements WindowEngine<T, K, ACC> {
     if (!(watermark > this.#watermark)) return;
     requireWatermark(watermark, WATERMARK);
     this.#watermark = watermark;
-    this.#fireDue(watermark);
+    this.#timers.fire(this.#rows, watermark);
     this.#output.emitWatermark(watermark);
-  }
-
-  // Runs the timers due at `watermark` (see SessionTimers), again on the
-  // rows a window function's restore put in place, if it did.
-  #fireDue(watermark: number): void {
-    while (!this.#timers.fire(this.#rows, watermark));
   }
 
   // Drops a session at its cleanup. A row in no snapshot group yet (all of

@@ -17,9 +17,6 @@ export class SessionTimers<T, K, ACC, OUT> {
   readonly #firing: SessionFiring<T, K, ACC, OUT>;
   readonly #lateness: number;
   readonly #drop: (row: number) => void;
-  // Counts clears: a sweep whose rows a window function replaced (by a
-  // restore) stops.
-  #clears = 0;
 
   constructor(
     firing: SessionFiring<T, K, ACC, OUT>,
@@ -36,10 +33,13 @@ export class SessionTimers<T, K, ACC, OUT> {
     this.#due.push(time, id, row);
   }
 
-  /** Drops every entry (the rows are replaced). */
+  /**
+   * Drops every entry (the rows are replaced). Never during a sweep: the
+   * operator refuses a restore from inside its calls, and the engine hands
+   * over only from the record path.
+   */
   clear(): void {
     this.#due.clear();
-    this.#clears++;
   }
 
   /**
@@ -48,11 +48,9 @@ export class SessionTimers<T, K, ACC, OUT> {
    * moved since it was queued puts it later: past the watermark, back in
    * the queue), the sweep sorts them once (see DueSweep), and they run in
    * that order, merged with the entries their fires queue and make due
-   * (cleanup timers with allowed lateness). Returns false if a window
-   * function cleared the timers (a restore replaced the rows): the caller
-   * runs the new rows' due timers then.
+   * (cleanup timers with allowed lateness).
    */
-  fire(rows: SessionRows<K, ACC>, watermark: number): boolean {
+  fire(rows: SessionRows<K, ACC>, watermark: number): void {
     const due = this.#due;
     const sweep = this.#sweep;
     while (due.size > 0) {
@@ -66,9 +64,8 @@ export class SessionTimers<T, K, ACC, OUT> {
       } else sweep.add(time, rows.ids[row], row);
     }
     const n = sweep.size;
-    if (n === 0) return true;
+    if (n === 0) return;
     const order = sweep.sort();
-    const clears = this.#clears;
     // The first entry not started: if a fire throws (with no rejectFire),
     // the entries after it go back to the queue, due as they were.
     let next = 0;
@@ -83,14 +80,12 @@ export class SessionTimers<T, K, ACC, OUT> {
             (due.topTime() === time && due.topId() < id))
         ) {
           this.#run(rows, due.topTime(), due.pop(), watermark);
-          if (this.#clears !== clears) return false;
         }
         next++;
         this.#run(rows, time, sweep.rows[at], watermark);
-        if (this.#clears !== clears) return false;
       }
     } finally {
-      for (let i = next; i < n && this.#clears === clears; i++) {
+      for (let i = next; i < n; i++) {
         const at = order[i];
         due.push(sweep.times[at], sweep.ids[at], sweep.rows[at]);
       }
@@ -100,9 +95,7 @@ export class SessionTimers<T, K, ACC, OUT> {
       const time = due.topTime();
       if (!(time <= watermark)) break;
       this.#run(rows, time, due.pop(), watermark);
-      if (this.#clears !== clears) return false;
     }
-    return true;
   }
 
   // Runs the timer of `row` due at `time`. An entry whose row's earliest

@@ -68,9 +68,9 @@ export type { WindowOutput } from "./window_output.ts";
  * slot per live (key, window), released at cleanup. Not thread safe.
  *
  * Not reentrant, whatever the windows: `processBatch`, `processElement`,
- * `processWatermark` and `onProcessingTime` called while one of them runs
- * on the same operator (from its window function, trigger or output)
- * throw an Error before changing anything. `snapshot()`, `slotGroups()`
+ * `processWatermark`, `onProcessingTime` and `restore` called while one of
+ * the first four runs on the same operator (from its window function,
+ * trigger or output) throw an Error before changing anything. `snapshot()`, `slotGroups()`
  * and the counters may be read then.
  * Tumbling, sliding and fixed-gap session event-time windows with the
  * default trigger cost less, the same contract kept: per record one key
@@ -157,10 +157,7 @@ export class WindowOperator<T, K, ACC, OUT> {
     return this.#engine?.numLateRecordsDropped ?? this.#numLateRecordsDropped;
   }
 
-  /**
-   * The number of live (key, window) pairs. Read inside a window function
-   * (during a watermark's firing) its value is unspecified.
-   */
+  /** Live (key, window) pairs; unspecified inside a window function. */
   get numWindows(): number {
     return this.#engine?.numWindows ?? this.#slots.size;
   }
@@ -372,8 +369,11 @@ export class WindowOperator<T, K, ACC, OUT> {
    * watermark (or processing time) that reaches them.
    *
    * @param snapshot A snapshot of an operator with the same configuration.
+   * @throws {Error} If called from inside a call of the same operator.
    */
   restore(snapshot: WindowOperatorSnapshot<K, ACC>): void {
+    // Runs no user code, so need not mark itself running.
+    if (this.#running !== null) throw reentryError("restore", this.#running);
     checkGeneralSnapshot(snapshot);
     const lastFired = this.lastFiredWindowEnd;
     const held = this.#native?.restore(snapshot, lastFired) ?? false;

@@ -1,8 +1,9 @@
 // The session engine's sweep order (src/windows/_due_sweep.ts) against a
 // sorted list: (time, id) order, whatever order the entries came in, by
-// its radix sort (integer times of a span below 2^32, 64 entries or more),
-// as numbers packed with their index (a span past 2^32), or by compares
-// (fewer entries, a span past what packing holds, a fraction).
+// its radix sort (integer times of a span below 2^32, 128 entries or more),
+// as numbers packed with their index (a span past 2^32), by insertion
+// (fewer entries), or by compares (a span past what packing holds, a
+// fraction).
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -58,4 +59,23 @@ Deno.test("DueSweep: 5 000 entries of one time, added in descending id order, co
     (_, i): [number, number] => [42, 5000 - i],
   );
   check(new DueSweep(), entries);
+});
+
+Deno.test("DueSweep frees the arrays of a sweep past 65 536 entries when cleared, and sorts on after", () => {
+  const sweep = new DueSweep();
+  const entries = Array.from(
+    { length: 100_000 },
+    (_, i): [number, number] => [(i * 7919) % 1000, i],
+  );
+  check(sweep, entries);
+  assert.ok(sweep.times.length >= 100_000);
+  sweep.clear();
+  assert.ok(sweep.times.length <= 65_536, `${sweep.times.length}`);
+  check(sweep, entries.slice(0, 70_000));
+  check(sweep, entries.slice(0, 10));
+  // A sweep within the bound keeps its arrays for the next.
+  check(sweep, entries.slice(0, 1000));
+  const kept = sweep.times;
+  check(sweep, entries.slice(0, 1000));
+  assert.equal(sweep.times, kept);
 });

@@ -1,6 +1,6 @@
 // WindowOperator is not reentrant on any engine: a call of processBatch,
-// processElement, processWatermark or onProcessingTime from inside a call
-// of the same operator throws before changing anything.
+// processElement, processWatermark, onProcessingTime or restore from inside
+// a call of the same operator throws before changing anything.
 
 import assert from "node:assert/strict";
 import { ManualClock } from "../../src/time/clock.ts";
@@ -29,6 +29,7 @@ const CALLS: Record<string, (op: Op) => void> = {
   processElement: (op) => op.processElement({ key: 9, v: 1 }, 3),
   processWatermark: (op) => op.processWatermark(Infinity),
   onProcessingTime: (op) => op.onProcessingTime(),
+  restore: (op) => op.restore(structuredClone(op.snapshot())),
 };
 
 // An operator whose window function runs `inner` on it (once, for key 1)
