@@ -85,27 +85,7 @@ Deno.test("SourceSubtask passes on a batch's own timestamps (ownTimestamps) with
 });
 
 Deno.test("SourceSubtask copies a batch's timestamps, so a batch held downstream keeps them when the reader refills its array", () => {
-  const clock = new ManualClock(0);
-  const held: StreamElement[] = [];
-  const source = new SourceSubtask<string>(
-    {
-      reader: new RefillingReader(),
-      strategy: WatermarkStrategy.noWatermarks<string>(),
-      operators: [],
-      edges: [{ partitioner: forwardPartitioner(0), numChannels: 1 }],
-      autoWatermarkIntervalMs: 0,
-    },
-    {
-      clock,
-      activityClock: new PausableClock(clock),
-      subtaskIndex: 0,
-      parallelism: 1,
-      metrics: { gauge() {} },
-    },
-    (_edge, _channel, element) => held.push(element),
-  );
-  source.poll(0);
-  source.poll(0);
+  const held = runSource(new RefillingReader());
   const records = held.flatMap((e) =>
     e.kind === "records"
       ? [e.values.map((v, i) => `${v}@${e.timestamps[i]}`)]

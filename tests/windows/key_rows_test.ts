@@ -29,27 +29,35 @@ function check(rows: KeyRows<unknown>, model: Map<unknown, number>): void {
   for (const [k, r] of model) assert.equal(rows.get(k), r);
 }
 
+const op = fc.record({
+  kind: fc.constantFrom("set" as const, "set" as const, "delete" as const),
+  key,
+  row: fc.integer({ min: 0, max: 1_000_000 }),
+});
+
+// Applies `ops` to `rows` and to a Map, checking each key as it changes and
+// every key at the end; returns the Map.
+function replay(rows: KeyRows<unknown>, ops: Op[]): Map<unknown, number> {
+  const model = new Map<unknown, number>();
+  for (const { kind, key, row } of ops) {
+    if (kind === "set") {
+      rows.set(key, row);
+      model.set(key, row);
+    } else {
+      rows.delete(key);
+      model.delete(key);
+    }
+    assert.equal(rows.get(key), model.get(key));
+  }
+  check(rows, model);
+  return model;
+}
+
 Deno.test("KeyRows holds the rows a Map holds, for every kind of key (property)", () => {
-  const op = fc.record({
-    kind: fc.constantFrom("set" as const, "set" as const, "delete" as const),
-    key,
-    row: fc.integer({ min: 0, max: 1_000_000 }),
-  });
   fc.assert(
     fc.property(fc.array(op, { maxLength: 300 }), (ops: Op[]) => {
       const rows = new KeyRows<unknown>();
-      const model = new Map<unknown, number>();
-      for (const { kind, key, row } of ops) {
-        if (kind === "set") {
-          rows.set(key, row);
-          model.set(key, row);
-        } else {
-          rows.delete(key);
-          model.delete(key);
-        }
-        assert.equal(rows.get(key), model.get(key));
-      }
-      check(rows, model);
+      const model = replay(rows, ops);
       rows.clear();
       for (const k of model.keys()) assert.equal(rows.get(k), undefined);
     }),
@@ -58,29 +66,12 @@ Deno.test("KeyRows holds the rows a Map holds, for every kind of key (property)"
 });
 
 Deno.test("KeyRows sized for the keys expected holds the rows a Map holds (property)", () => {
-  const op = fc.record({
-    kind: fc.constantFrom("set" as const, "set" as const, "delete" as const),
-    key,
-    row: fc.integer({ min: 0, max: 1_000_000 }),
-  });
   fc.assert(
     fc.property(
       fc.integer({ min: 0, max: 5_000 }),
       fc.array(op, { maxLength: 300 }),
       (expected: number, ops: Op[]) => {
-        const rows = new KeyRows<unknown>(expected);
-        const model = new Map<unknown, number>();
-        for (const { kind, key, row } of ops) {
-          if (kind === "set") {
-            rows.set(key, row);
-            model.set(key, row);
-          } else {
-            rows.delete(key);
-            model.delete(key);
-          }
-          assert.equal(rows.get(key), model.get(key));
-        }
-        check(rows, model);
+        replay(new KeyRows<unknown>(expected), ops);
       },
     ),
     { numRuns: 300 },

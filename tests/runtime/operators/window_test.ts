@@ -209,48 +209,49 @@ Deno.test("WindowStreamOperator sets aside a window whose function throws when i
   assert.deepEqual(state.slots, [], "the window was cleaned up as fired");
 });
 
+// Tumbling 10 ms windows whose function emits `key@processingTime`, then
+// moves the clock 7 ms on and calls `then` with the operator.
+function clockWatching(
+  clock: ManualClock,
+  then: (operator: WindowStreamOperator<KV, string, KV[], string>) => void =
+    () => {},
+): OperatorHarness<KV, string> {
+  const operator: WindowStreamOperator<KV, string, KV[], string> =
+    new WindowStreamOperator<KV, string, KV[], string>({
+      assigner: TumblingEventTimeWindows.of(10),
+      keySelector: (kv) => kv[0],
+      windowFunction: processWindow<KV, string, string>(
+        (key, context, _values, out) => {
+          out(`${key}@${context.currentProcessingTime}`);
+          clock.advance(7);
+          then(operator);
+        },
+      ),
+    });
+  return new OperatorHarness<KV, string>(operator, { clock }).open();
+}
+
 Deno.test("WindowStreamOperator reads the clock once per call: every window a watermark fires sees one processing time", () => {
   const clock = new ManualClock(100);
-  const operator = new WindowStreamOperator<KV, string, KV[], string>({
-    assigner: TumblingEventTimeWindows.of(10),
-    keySelector: (kv) => kv[0],
-    windowFunction: processWindow<KV, string, string>(
-      (key, context, _values, out) => {
-        out(`${key}@${context.currentProcessingTime}`);
-        // Time going on while a window fires is seen by the next call.
-        clock.advance(7);
-      },
-    ),
-  });
-  const h = new OperatorHarness<KV, string>(operator, { clock }).open();
+  const h = clockWatching(clock);
   h.batch([["a", 1], ["b", 2], ["c", 12]], [1, 2, 12]);
   h.watermark(9);
   h.watermark(19);
+  // Time going on while a window fires is seen by the next call.
   assert.deepEqual(h.batches, [["R(a@100)@9", "R(b@100)@9"], ["R(c@114)@19"]]);
   assert.equal(clock.now(), 121);
 });
 
 Deno.test("WindowStreamOperator keeps one processing time for a call when a window function's call into it is refused", () => {
-  type KV = [string, number];
   const clock = new ManualClock(100);
-  let operator: WindowStreamOperator<KV, string, KV[], string> | null = null;
   const refused: string[] = [];
-  operator = new WindowStreamOperator<KV, string, KV[], string>({
-    assigner: TumblingEventTimeWindows.of(10),
-    keySelector: (kv) => kv[0],
-    windowFunction: processWindow<KV, string, string>(
-      (key, context, _values, out) => {
-        out(`${key}@${context.currentProcessingTime}`);
-        clock.advance(7);
-        try {
-          operator!.processWatermark(50);
-        } catch (error) {
-          refused.push((error as Error).name);
-        }
-      },
-    ),
+  const h = clockWatching(clock, (operator) => {
+    try {
+      operator.processWatermark(50);
+    } catch (error) {
+      refused.push((error as Error).name);
+    }
   });
-  const h = new OperatorHarness<KV, string>(operator, { clock }).open();
   h.batch([["a", 1], ["b", 12]], [1, 12]);
   h.watermark(19);
   assert.equal(refused.length, 2);
