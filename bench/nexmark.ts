@@ -194,11 +194,6 @@ async function main(): Promise<void> {
     console.error((error as Error).message);
     Deno.exit(2);
   }
-  const config = nexmarkConfig({
-    numEvents: options.events,
-    firstEventRate: options.rate,
-    numEventGenerators: options.parallelism,
-  });
   const reports: QueryReport[] = [];
   const perQuery = 3 * options.runs + 3 +
     (options.checkpoints ? 2 * CHECKPOINTED_RUNS : 0);
@@ -209,48 +204,55 @@ async function main(): Promise<void> {
     );
     Deno.exit(2);
   }
-  if (isolated) {
-    // Each child generates its own events (peer-tumble excepted).
-    const steps = options.queries.reduce(
-      (n, q) => n + perQuery + (q.input ? 0 : 1),
-      0,
-    );
-    const progress = new Progress(steps);
-    let failure: string | null = null;
-    try {
-      for (const query of options.queries) {
-        const { report, notes } = await runChild(
-          query.name,
-          new URL(import.meta.url),
-          childArgs(options, query.name),
-          progress,
-        );
-        if (notes !== "") progress.note(notes);
-        reports.push(report);
-        if (!options.json) printQuery(report);
-      }
-    } catch (error) {
-      failure = (error as Error).message;
-    } finally {
-      progress.end();
-    }
-    if (failure !== null) {
-      console.error(failure);
-      Deno.exit(1);
-    }
-  } else {
-    await inProcess(options, config, perQuery, reports);
+  try {
+    await (isolated ? inChildren : inProcess)(options, perQuery, reports);
+  } catch (error) {
+    // A failed check: the message names the query and the difference.
+    console.error((error as Error).message);
+    Deno.exit(1);
   }
   report(options, isolated, reports);
+}
+
+// Each query in a process of its own, one after the other.
+async function inChildren(
+  options: Settings,
+  perQuery: number,
+  reports: QueryReport[],
+): Promise<void> {
+  // Each child generates its own events (peer-tumble excepted).
+  const progress = new Progress(options.queries.reduce(
+    (n, q) => n + perQuery + (q.input ? 0 : 1),
+    0,
+  ));
+  try {
+    for (const query of options.queries) {
+      const { report, notes } = await runChild(
+        query.name,
+        new URL(import.meta.url),
+        childArgs(options, query.name),
+        progress,
+      );
+      if (notes !== "") progress.note(notes);
+      reports.push(report);
+      if (!options.json) printQuery(report);
+    }
+  } finally {
+    progress.end();
+  }
 }
 
 // One query (or a child's): measured in this process.
 async function inProcess(
   options: Settings,
-  config: NexmarkConfig,
   perQuery: number,
   reports: QueryReport[],
 ): Promise<void> {
+  const config = nexmarkConfig({
+    numEvents: options.events,
+    firstEventRate: options.rate,
+    numEventGenerators: options.parallelism,
+  });
   const progress = new Progress(1 + perQuery * options.queries.length);
   // Made on first use, once: peer-tumble alone needs no Nexmark events.
   let nexmark: PregeneratedEvents | null = null;
@@ -267,7 +269,6 @@ async function inProcess(
     kvPath = await Deno.makeTempFile({ suffix: ".sqlite" });
     kv = await Deno.openKv(kvPath);
   }
-  let failure: string | null = null;
   try {
     for (const query of options.queries) {
       const report = await measure(
@@ -281,9 +282,6 @@ async function inProcess(
       reports.push(report);
       if (!options.json) printQuery(report);
     }
-  } catch (error) {
-    // A failed check: the message names the query and the difference.
-    failure = (error as Error).message;
   } finally {
     progress.end();
     kv?.close();
@@ -292,10 +290,6 @@ async function inProcess(
         await Deno.remove(kvPath + suffix).catch(() => {});
       }
     }
-  }
-  if (failure !== null) {
-    console.error(failure);
-    Deno.exit(1);
   }
 }
 

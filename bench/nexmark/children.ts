@@ -90,8 +90,20 @@ export async function runChild(
         `Benchmark failed as ${query}'s process exited with code ${status.code}`,
     );
   }
-  const document = JSON.parse(stdout) as { queries: QueryReport[] };
-  return { report: document.queries[0], notes };
+  let report: QueryReport | undefined;
+  try {
+    report = (JSON.parse(stdout) as { queries: QueryReport[] }).queries[0];
+  } catch {
+    // Left undefined: said below.
+  }
+  if (report?.query !== query) {
+    throw new Error(
+      `Benchmark failed as ${query}'s process printed no report of it: ${
+        JSON.stringify(stdout.slice(0, 200))
+      }`,
+    );
+  }
+  return { report, notes };
 }
 
 // Steps advance the bar; every other line is kept, in order.

@@ -21,6 +21,13 @@ Deno.test("a query's process that fails fails with its message", async () => {
     runChild("q5", script("Deno.exit(3);"), [], new Progress(1)),
     { message: "Benchmark failed as q5's process exited with code 3" },
   );
+  await assert.rejects(
+    runChild("q5", script(`console.log("hello");`), [], new Progress(1)),
+    {
+      message:
+        `Benchmark failed as q5's process printed no report of it: "hello\\n"`,
+    },
+  );
 });
 
 Deno.test("a query's process hands back its report and its other lines", async () => {
