@@ -9,6 +9,9 @@
 //                   [--rate EVENTS_PER_S] [--runs R] [--watermark-interval-ms MS]
 //                   [--no-checkpoints] [--json]
 //
+// With more than one query, each runs in a Deno process of its own (a fresh
+// heap, the engine compiled for that query alone, as Flink runs each Nexmark
+// query as its own job); this process collects their reports.
 // A progress bar goes to stderr; a table per query, then a summary and the
 // issue's targets, go to stdout (or one JSON document with --json).
 // Throughput is events/s of wall time over the whole input, from building the
@@ -20,7 +23,6 @@
 // time, so each windowed query fires at least 100 windows (at Flink V2's
 // 100 000/s, q7 would fire one and its ratio would measure forwarding).
 
-import { parseArgs } from "node:util";
 import { type Source, SystemClock } from "../src/mod.ts";
 import { type NexmarkConfig, nexmarkConfig } from "./nexmark/config.ts";
 import { NexmarkSource } from "./nexmark/source.ts";
@@ -30,8 +32,9 @@ import {
   PregeneratedSource,
 } from "./nexmark/pregenerated.ts";
 import type { NexmarkQuery } from "./nexmark/query.ts";
-import { QUERIES } from "./nexmark/queries/mod.ts";
+import { childArgs, type Settings, settings } from "./nexmark/settings.ts";
 import { checkResults } from "./nexmark/check.ts";
+import { mayRunChildren, runChild } from "./nexmark/children.ts";
 import {
   best,
   CHECKPOINTED_RUNS,
@@ -50,81 +53,12 @@ import {
 
 type Query = NexmarkQuery<unknown, unknown>;
 
-/** What the command line asked for. */
-export interface Settings {
-  readonly events: number;
-  readonly queries: readonly Query[];
-  readonly parallelism: number;
-  readonly rate: number;
-  readonly runs: number;
-  /** Processing time between periodic watermarks. */
-  readonly watermarkIntervalMs: number;
-  readonly checkpoints: boolean;
-  readonly json: boolean;
-}
+export { childArgs, type Settings, settings } from "./nexmark/settings.ts";
 
 // The checkpointed runs last this long at the speed of the generator-included
 // arm, so that at least MIN_CHECKPOINTS are taken even when checkpoints slow
 // the job down by a third.
 const CHECKPOINTED_RUN_MS = (MIN_CHECKPOINTS + 3) * 1_000;
-
-/** Reads the command line; errors name the flag and its value. */
-export function settings(args: string[]): Settings {
-  const { values } = parseArgs({
-    args,
-    options: {
-      events: { type: "string", default: "1000000" },
-      query: { type: "string", multiple: true },
-      parallelism: { type: "string", default: "1" },
-      rate: { type: "string", default: "1000" },
-      runs: { type: "string", default: "3" },
-      "watermark-interval-ms": { type: "string", default: "200" },
-      "no-checkpoints": { type: "boolean", default: false },
-      json: { type: "boolean", default: false },
-    },
-    strict: true,
-  });
-  const positive = (name: string, text: string, max: number): number => {
-    const n = Number(text);
-    if (!/^[1-9][0-9]*$/.test(text) || n > max) {
-      throw new RangeError(
-        `Cannot run the Nexmark benchmark as '--${name}' must be an integer from 1 to ${max}: current value is ${
-          JSON.stringify(text)
-        }`,
-      );
-    }
-    return n;
-  };
-  const names = (values.query ?? []).flatMap((q) => q.split(","));
-  const queries = names.length === 0 ? QUERIES : names.map((name) => {
-    const found = QUERIES.find((q) => q.name === name);
-    if (found === undefined) {
-      throw new RangeError(
-        `Cannot run the Nexmark benchmark as '--query' must name a query: current value is ${
-          JSON.stringify(name)
-        }; the queries are ${QUERIES.map((q) => q.name).join(", ")}`,
-      );
-    }
-    return found;
-  });
-  const events = positive("events", values.events!, Number.MAX_SAFE_INTEGER);
-  return {
-    events,
-    queries,
-    // One generator split per subtask, so at most one per event.
-    parallelism: positive("parallelism", values.parallelism!, events),
-    // The generator's limit: a gap of 1 ns between events.
-    rate: positive("rate", values.rate!, 1_000_000_000),
-    runs: positive("runs", values.runs!, 1_000),
-    watermarkIntervalMs: positive(
-      "watermark-interval-ms",
-      values["watermark-interval-ms"]!,
-      3_600_000,
-    ),
-    checkpoints: !values["no-checkpoints"],
-    json: values.json!,
-  };
-}
 
 /** Fails the run when a run's count of results differs from the checked run's. */
 function sameCount(query: Query, arm: string, got: number, want: number) {
@@ -260,13 +194,65 @@ async function main(): Promise<void> {
     console.error((error as Error).message);
     Deno.exit(2);
   }
+  const reports: QueryReport[] = [];
+  const perQuery = 3 * options.runs + 3 +
+    (options.checkpoints ? 2 * CHECKPOINTED_RUNS : 0);
+  const isolated = options.queries.length > 1;
+  if (isolated && !mayRunChildren()) {
+    console.error(
+      "Cannot run the Nexmark benchmark on several queries as each runs in a process of its own: grant --allow-run (deno task bench does), or ask for one query",
+    );
+    Deno.exit(2);
+  }
+  try {
+    await (isolated ? inChildren : inProcess)(options, perQuery, reports);
+  } catch (error) {
+    // A failed check: the message names the query and the difference.
+    console.error((error as Error).message);
+    Deno.exit(1);
+  }
+  report(options, isolated, reports);
+}
+
+// Each query in a process of its own, one after the other.
+async function inChildren(
+  options: Settings,
+  perQuery: number,
+  reports: QueryReport[],
+): Promise<void> {
+  // Each child generates its own events (peer-tumble excepted).
+  const progress = new Progress(options.queries.reduce(
+    (n, q) => n + perQuery + (q.input ? 0 : 1),
+    0,
+  ));
+  try {
+    for (const query of options.queries) {
+      const { report, notes } = await runChild(
+        query.name,
+        new URL(import.meta.url),
+        childArgs(options, query.name),
+        progress,
+      );
+      if (notes !== "") progress.note(notes);
+      reports.push(report);
+      if (!options.json) printQuery(report);
+    }
+  } finally {
+    progress.end();
+  }
+}
+
+// One query (or a child's): measured in this process.
+async function inProcess(
+  options: Settings,
+  perQuery: number,
+  reports: QueryReport[],
+): Promise<void> {
   const config = nexmarkConfig({
     numEvents: options.events,
     firstEventRate: options.rate,
     numEventGenerators: options.parallelism,
   });
-  const perQuery = 3 * options.runs + 3 +
-    (options.checkpoints ? 2 * CHECKPOINTED_RUNS : 0);
   const progress = new Progress(1 + perQuery * options.queries.length);
   // Made on first use, once: peer-tumble alone needs no Nexmark events.
   let nexmark: PregeneratedEvents | null = null;
@@ -283,8 +269,6 @@ async function main(): Promise<void> {
     kvPath = await Deno.makeTempFile({ suffix: ".sqlite" });
     kv = await Deno.openKv(kvPath);
   }
-  const reports: QueryReport[] = [];
-  let failure: string | null = null;
   try {
     for (const query of options.queries) {
       const report = await measure(
@@ -298,9 +282,6 @@ async function main(): Promise<void> {
       reports.push(report);
       if (!options.json) printQuery(report);
     }
-  } catch (error) {
-    // A failed check: the message names the query and the difference.
-    failure = (error as Error).message;
   } finally {
     progress.end();
     kv?.close();
@@ -310,10 +291,13 @@ async function main(): Promise<void> {
       }
     }
   }
-  if (failure !== null) {
-    console.error(failure);
-    Deno.exit(1);
-  }
+}
+
+function report(
+  options: Settings,
+  isolated: boolean,
+  reports: readonly QueryReport[],
+): void {
   const setup = {
     events: options.events,
     rate: options.rate,
@@ -324,6 +308,7 @@ async function main(): Promise<void> {
     deno: Deno.version.deno,
     v8: Deno.version.v8,
     cores: navigator.hardwareConcurrency,
+    processPerQuery: isolated,
   };
   if (options.json) {
     console.log(JSON.stringify({ setup, queries: reports }, null, 2));
@@ -334,7 +319,9 @@ async function main(): Promise<void> {
       reports.some((r) => r.query === "peer-tumble")
         ? "; peer-tumble: its own input, 100 records/s"
         : ""
-    }), parallelism ${options.parallelism}, a watermark every ${options.watermarkIntervalMs} ms of processing time, best of ${options.runs} runs for every arm, engine results checked equal to the kernel's; Deno ${setup.deno}, ${setup.cores} cores`,
+    }), parallelism ${options.parallelism}, a watermark every ${options.watermarkIntervalMs} ms of processing time, best of ${options.runs} runs for every arm, engine results checked equal to the kernel's${
+      isolated ? ", each query in a Deno process of its own" : ""
+    }; Deno ${setup.deno}, ${setup.cores} cores`,
     reports,
   );
   console.log("\nTargets:");

@@ -60,6 +60,24 @@ export interface CheckpointReport {
   readonly p99Ms: number | null;
 }
 
+// A step's line off a terminal: what a parent process reads off a child's
+// stderr to advance its own bar (see `stepLabel`).
+const BAR_WIDTH = 30;
+const STEP_LINE = /^\[[#-]{30}\] +\d+% (.*)$/;
+/** The label of the last progress line, written by `Progress.end`. */
+export const DONE = "done";
+
+/**
+ * The label of a progress line written off a terminal (`DONE` for the last
+ * one), or `null` for any other line.
+ *
+ * @param line One line of a benchmark process's stderr.
+ * @returns The step's label.
+ */
+export function stepLabel(line: string): string | null {
+  return STEP_LINE.exec(line)?.[1] ?? null;
+}
+
 /** Progress on stderr: a bar on a terminal, a line per step otherwise. */
 export class Progress {
   readonly #total: number;
@@ -79,9 +97,8 @@ export class Progress {
   /** Starts a step. @param label What it does. */
   step(label: string): void {
     const share = Math.min(1, this.#done / this.#total);
-    const width = 30;
-    const filled = Math.round(share * width);
-    const bar = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${
+    const filled = Math.round(share * BAR_WIDTH);
+    const bar = `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}] ${
       String(Math.round(share * 100)).padStart(3)
     }% ${label}`;
     this.#write(this.#terminal ? `\r\x1b[2K${bar}` : `${bar}\n`);
@@ -91,8 +108,20 @@ export class Progress {
   /** Clears the bar. */
   end(): void {
     this.#write(
-      this.#terminal ? "\r\x1b[2K" : `[${"#".repeat(30)}] 100% done\n`,
+      this.#terminal
+        ? "\r\x1b[2K"
+        : `[${"#".repeat(BAR_WIDTH)}] 100% ${DONE}\n`,
     );
+  }
+
+  /**
+   * Writes text that is not a step (a child process's warnings) on a line
+   * of its own, under the bar.
+   *
+   * @param text Whole lines.
+   */
+  note(text: string): void {
+    this.#write(`${this.#terminal ? "\r\x1b[2K" : ""}${text}`);
   }
 
   #write(text: string): void {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { settings } from "../../bench/nexmark.ts";
+import { childArgs, settings } from "../../bench/nexmark.ts";
 
 Deno.test("deno task bench reads its flags, with defaults", () => {
   const defaults = settings([]);
@@ -52,4 +52,85 @@ Deno.test("deno task bench names the flag and the value it refuses", () => {
       /'--query' must name a query: current value is "q6"; the queries are q0, q1/,
   });
   assert.throws(() => settings(["--bogus"]), { name: "TypeError" });
+});
+
+Deno.test("deno task bench gives each query's process the same options, for that query", () => {
+  const options = settings([
+    "--events",
+    "5000",
+    "--query",
+    "q5,q11",
+    "--parallelism",
+    "2",
+    "--rate",
+    "300",
+    "--runs",
+    "2",
+    "--watermark-interval-ms",
+    "10",
+    "--no-checkpoints",
+  ]);
+  const child = settings(childArgs(options, "q11"));
+  assert.deepEqual(child, {
+    ...options,
+    queries: [options.queries[1]],
+    json: true,
+  });
+  assert.equal(settings(childArgs(settings([]), "q0")).checkpoints, true);
+});
+
+const script = new URL("../../bench/nexmark.ts", import.meta.url).href;
+const twoQueries = [
+  "--query",
+  "q0,q2",
+  "--events",
+  "2000",
+  "--runs",
+  "1",
+  "--no-checkpoints",
+  "--json",
+];
+
+async function bench(permissions: string[], args: string[]) {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", ...permissions, script, ...args],
+    stdin: "null",
+  }).output();
+  const text = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: text.decode(output.stdout),
+    stderr: text.decode(output.stderr),
+  };
+}
+
+Deno.test("deno task bench runs each of two queries in a process of its own and reports both", async () => {
+  const run = await bench(
+    ["--allow-read", "--allow-write", "--allow-env", "--allow-run"],
+    twoQueries,
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const document = JSON.parse(run.stdout);
+  assert.equal(document.setup.processPerQuery, true);
+  assert.deepEqual(
+    document.queries.map((q: { query: string }) => q.query),
+    ["q0", "q2"],
+  );
+  for (const report of document.queries) {
+    assert.equal(report.checked, true);
+    assert.ok(report.engineEventsPerSecond > 0);
+  }
+  // Each child's steps advanced the parent's bar.
+  assert.match(run.stderr, /q0 engine = kernel check\n/);
+  assert.match(run.stderr, /q2 engine = kernel check\n/);
+});
+
+Deno.test("deno task bench asks for --allow-run before running several queries", async () => {
+  const run = await bench(
+    ["--allow-read", "--allow-write", "--allow-env"],
+    twoQueries,
+  );
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /grant --allow-run/);
+  assert.equal(run.stdout, "");
 });
