@@ -34,7 +34,7 @@ import {
 import type { NexmarkQuery } from "./nexmark/query.ts";
 import { childArgs, type Settings, settings } from "./nexmark/settings.ts";
 import { checkResults } from "./nexmark/check.ts";
-import { mayRunChildren, runChild } from "./nexmark/children.ts";
+import { missingChildPermissions, runChild } from "./nexmark/children.ts";
 import {
   best,
   CHECKPOINTED_RUNS,
@@ -198,9 +198,10 @@ async function main(): Promise<void> {
   const perQuery = 3 * options.runs + 3 +
     (options.checkpoints ? 2 * CHECKPOINTED_RUNS : 0);
   const isolated = options.queries.length > 1;
-  if (isolated && !mayRunChildren()) {
+  const missing = isolated ? missingChildPermissions() : null;
+  if (missing !== null) {
     console.error(
-      "Cannot run the Nexmark benchmark on several queries as each runs in a process of its own: grant --allow-run (deno task bench does), or ask for one query",
+      `Cannot run the Nexmark benchmark on several queries as each runs in a process of its own, which needs ${missing} without limits (deno task bench grants them): grant them, or ask for one query`,
     );
     Deno.exit(2);
   }

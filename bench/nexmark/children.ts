@@ -6,34 +6,29 @@
  * @module
  */
 
+import { fileURLToPath } from "node:url";
 import { DONE, type Progress, type QueryReport, stepLabel } from "./output.ts";
 
-// Permissions the child gets when this process has them, so that it runs as
-// this one does. The child needs read, write and env; run only to pass on.
-const PERMISSIONS = [
-  "read",
-  "write",
-  "env",
-  "net",
-  "sys",
-  "ffi",
-  "run",
-] as const;
+// What a child needs (the query's sources, deno.json and a KV file for the
+// checkpoints, in the temp folder): it gets exactly these, without limits,
+// and the parent must hold them so (Deno cannot tell a child the limits it
+// was given: a path-limited grant is refused by name, not widened).
+const CHILD_PERMISSIONS = ["read", "write", "env"] as const;
 
 /**
- * Whether this process may start children; the runner checks it before any
- * work, so that a missing `--allow-run` fails at once.
+ * Why this process cannot run queries in children, or `null` when it can:
+ * the runner checks it before any work, so that a missing permission fails
+ * at once, by name.
  *
- * @returns Whether `--allow-run` was granted.
+ * @returns `null`, or the flags it lacks, e.g. `"--allow-run"`.
  */
-export function mayRunChildren(): boolean {
-  return Deno.permissions.querySync({ name: "run" }).state === "granted";
-}
-
-function permissionFlags(): string[] {
-  return PERMISSIONS.filter((name) =>
-    Deno.permissions.querySync({ name }).state === "granted"
-  ).map((name) => `--allow-${name}`);
+export function missingChildPermissions(): string | null {
+  const missing = (["run", ...CHILD_PERMISSIONS] as const).filter((name) =>
+    Deno.permissions.querySync({ name }).state !== "granted"
+  );
+  return missing.length === 0
+    ? null
+    : missing.map((name) => `--allow-${name}`).join(" ");
 }
 
 /** What a child process ran. */
@@ -64,13 +59,11 @@ export async function runChild(
   const child = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
-      ...permissionFlags(),
+      ...CHILD_PERMISSIONS.map((name) => `--allow-${name}`),
       // The project's settings (unstable KV, imports), wherever the parent
       // was started from.
       "--config",
-      decodeURIComponent(
-        new URL("../../deno.json", import.meta.url).pathname,
-      ),
+      fileURLToPath(new URL("../../deno.json", import.meta.url)),
       script.href,
       ...args,
     ],
@@ -85,9 +78,16 @@ export async function runChild(
     child.status,
   ]);
   if (!status.success) {
+    // The query and how its process ended always, then what it said (a
+    // failed check's message; a warning printed before a crash is not it).
+    const ended = status.signal === null
+      ? `exited with code ${status.code}`
+      : `was killed by ${status.signal}`;
+    const said = notes.trim();
     throw new Error(
-      notes.trim() ||
-        `Benchmark failed as ${query}'s process exited with code ${status.code}`,
+      `Benchmark failed as ${query}'s process ${ended}${
+        said === "" ? "" : `:\n${said}`
+      }`,
     );
   }
   let report: QueryReport | undefined;

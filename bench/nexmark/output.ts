@@ -63,7 +63,7 @@ export interface CheckpointReport {
 // A step's line off a terminal: what a parent process reads off a child's
 // stderr to advance its own bar (see `stepLabel`).
 const BAR_WIDTH = 30;
-const STEP_LINE = /^\[[#-]{30}\] +\d+% (.*)$/;
+const STEP_LINE = new RegExp(`^\\[[#-]{${BAR_WIDTH}}\\] +\\d+% (.*)$`);
 /** The label of the last progress line, written by `Progress.end`. */
 export const DONE = "done";
 

@@ -5,7 +5,7 @@ import { Progress } from "../../../bench/nexmark/output.ts";
 const script = (code: string) =>
   new URL(`data:application/typescript,${encodeURIComponent(code)}`);
 
-Deno.test("a query's process that fails fails with its message", async () => {
+Deno.test("a query's process that fails fails naming the query, how it ended and what it said", async () => {
   await assert.rejects(
     runChild(
       "q5",
@@ -15,11 +15,29 @@ Deno.test("a query's process that fails fails with its message", async () => {
       [],
       new Progress(1),
     ),
-    { message: "Benchmark check failed as q5's engine differs" },
+    {
+      message:
+        "Benchmark failed as q5's process exited with code 1:\nBenchmark check failed as q5's engine differs",
+    },
   );
   await assert.rejects(
     runChild("q5", script("Deno.exit(3);"), [], new Progress(1)),
     { message: "Benchmark failed as q5's process exited with code 3" },
+  );
+  // A warning printed before the end is not taken for the reason.
+  await assert.rejects(
+    runChild(
+      "q5",
+      script(
+        `console.error("Warning: something"); Deno.kill(Deno.pid, "SIGKILL");`,
+      ),
+      [],
+      new Progress(1),
+    ),
+    {
+      message:
+        "Benchmark failed as q5's process was killed by SIGKILL:\nWarning: something",
+    },
   );
   await assert.rejects(
     runChild("q5", script(`console.log("hello");`), [], new Progress(1)),
