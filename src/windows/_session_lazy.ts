@@ -4,10 +4,11 @@
 // window function's add; its window and timers catch up later, with the
 // same observable results as the merging path (see LazySessions).
 
+import { isExactSessionAssigner } from "./_exact_assigner.ts";
 import { isExactEventTimeTrigger } from "./_exact_trigger.ts";
 import { MAX_WINDOW_END } from "./_window_bounds.ts";
 import type { Slot, WindowSlots } from "./_window_slots.ts";
-import { EventTimeSessionWindows } from "./session.ts";
+import type { EventTimeSessionWindows } from "./session.ts";
 import { TimeWindow } from "./time_window.ts";
 import type { TimerService } from "./timer_service.ts";
 import type { Trigger } from "./trigger.ts";
@@ -68,8 +69,9 @@ export class LazySessions<T, K, ACC> {
   /**
    * The lazy path for an operator with this assigner and trigger, or `null`
    * when they are not exactly `EventTimeSessionWindows` with a fixed gap
-   * and `EventTimeTrigger` (a subclass, or one patched on the instance,
-   * may behave otherwise: see isExactEventTimeTrigger).
+   * and `EventTimeTrigger` (a subclass, or either patched on the instance,
+   * may behave otherwise: see isExactSessionAssigner and
+   * isExactEventTimeTrigger).
    */
   static for<T, K, ACC>(
     assigner: WindowAssigner<T>,
@@ -77,8 +79,7 @@ export class LazySessions<T, K, ACC> {
     parts: LazySessionsParts<T, K, ACC>,
   ): LazySessions<T, K, ACC> | null {
     if (
-      Object.getPrototypeOf(assigner) !== EventTimeSessionWindows.prototype ||
-      !isExactEventTimeTrigger(trigger)
+      !isExactSessionAssigner(assigner) || !isExactEventTimeTrigger(trigger)
     ) return null;
     const gap = (assigner as EventTimeSessionWindows<T>).gapMs;
     return gap === null ? null : new LazySessions(parts, gap);

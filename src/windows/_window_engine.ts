@@ -6,8 +6,9 @@ import type { SnapshotGroups } from "./snapshot_groups.ts";
 import { engineOptionsOf } from "./_engine_options.ts";
 import { paneEngineOf } from "./_pane_engine.ts";
 import { SessionEngine } from "./_session_engine.ts";
+import { isExactSessionAssigner } from "./_exact_assigner.ts";
 import { isExactEventTimeTrigger } from "./_exact_trigger.ts";
-import { EventTimeSessionWindows } from "./session.ts";
+import type { EventTimeSessionWindows } from "./session.ts";
 import type { GroupedItem } from "./snapshot_groups.ts";
 import type { WindowAssignerContext } from "./window_assigner.ts";
 import type {
@@ -93,7 +94,7 @@ export function windowEngineOf<T, K, ACC, OUT>(
 /**
  * The session engine of a window operator with these options, or null:
  * it takes exactly EventTimeSessionWindows with a fixed gap and
- * EventTimeTrigger (not subclasses, which may decide otherwise, nor one
+ * EventTimeTrigger (not subclasses, which may decide otherwise, nor either
  * patched on the instance: see isExactEventTimeTrigger).
  *
  * @param options The operator's options.
@@ -106,8 +107,7 @@ export function sessionEngineOf<T, K, ACC, OUT>(
   handOverTo: HandOverTo<K, ACC>,
 ): SessionEngine<T, K, ACC, OUT> | null {
   if (
-    Object.getPrototypeOf(options.assigner) !==
-      EventTimeSessionWindows.prototype ||
+    !isExactSessionAssigner(options.assigner) ||
     !isExactEventTimeTrigger(options.trigger)
   ) return null;
   const gap = (options.assigner as EventTimeSessionWindows<T>).gapMs;

@@ -90,3 +90,24 @@ Deno.test("an EventTimeTrigger with a property set on the instance (a spy) runs 
     assert.deepEqual(calls, [0, 3, 4]);
   }
 });
+
+Deno.test("an EventTimeSessionWindows with its assignWindows patched on the instance runs on the general engine, which calls it", () => {
+  const options = (assigner: EventTimeSessionWindows<Rec>) => ({
+    ...sessionOptionsOf(false),
+    assigner,
+  });
+  const engineOf = (assigner: EventTimeSessionWindows<Rec>) =>
+    sessionEngineOf(options(assigner), outputOf([]), () => {});
+  assert.notEqual(engineOf(EventTimeSessionWindows.withGap<Rec>(GAP)), null);
+  const calls: number[] = [];
+  const assigner = EventTimeSessionWindows.withGap<Rec>(GAP);
+  const assignWindows = assigner.assignWindows.bind(assigner);
+  assigner.assignWindows = (value, ts, context) => {
+    calls.push(ts);
+    return assignWindows(value, ts, context);
+  };
+  assert.equal(engineOf(assigner), null);
+  const op: Op = new WindowOperator(options(assigner), outputOf([]));
+  batch(op, [[1, 0, 1], [1, 3, 1]]);
+  assert.deepEqual(calls, [0, 3]);
+});
