@@ -2,13 +2,10 @@
 // with what it is handed, as the general engine hands it.
 
 import type { Clock } from "../time/mod.ts";
-import type { OutputTag } from "./output_tag.ts";
+import { emitWindow } from "./_emit_window.ts";
 import type { SessionRows } from "./_session_rows.ts";
 import { TimeWindow } from "./time_window.ts";
-import type {
-  ProcessWindowContext,
-  WindowFunction,
-} from "./window_function.ts";
+import type { WindowFunction } from "./window_function.ts";
 import type { WindowOutput } from "./window_output.ts";
 
 /**
@@ -43,33 +40,15 @@ export class SessionFiring<T, K, ACC, OUT> {
     const end = rows.end(row);
     if (end > this.lastFiredWindowEnd) this.lastFiredWindowEnd = end;
     const window = new TimeWindow(rows.start(row), end);
-    const key = rows.keys[row] as K;
-    const output = this.#output;
-    // A session is one window of one key: its context and collector are
-    // made here, as the general engine makes them (no PaneFire, which
-    // serves the panes of a window), so a fire allocates only what the
-    // window function is handed. Both stay bound to this window: a kept
-    // one stamps this window's timestamp and counts toward its emitted.
-    const timestamp = end - 1;
-    let emitted = 0;
-    const context: ProcessWindowContext = {
+    emitWindow(
+      this.#fn,
+      this.#output,
+      rows.keys[row] as K,
       window,
-      currentWatermark: watermark,
-      currentProcessingTime: this.#clock.now(),
-      output<X>(tag: OutputTag<X>, value: X): void {
-        output.sideOutput(tag as OutputTag<unknown>, value, timestamp);
-      },
-    };
-    try {
-      this.#fn.emit(key, context, contents, function collect(value: OUT) {
-        output.collect(value, timestamp);
-        emitted++;
-      });
-    } catch (error) {
-      const reject = output.rejectFire;
-      if (reject === undefined) throw error;
-      reject(key, window, error, emitted);
-    }
+      contents,
+      watermark,
+      this.#clock.now(),
+    );
     this.#done();
   }
 }

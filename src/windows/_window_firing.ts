@@ -4,16 +4,13 @@
 // function threw.
 
 import type { Clock } from "../time/mod.ts";
+import { emitWindow } from "./_emit_window.ts";
 import type { SlotContext } from "./_slot_context.ts";
 import type { Slot, WindowSlots } from "./_window_slots.ts";
 import { cleanupTime } from "./lateness.ts";
-import type { OutputTag } from "./output_tag.ts";
 import type { TimerService } from "./timer_service.ts";
 import type { Trigger, TriggerResult } from "./trigger.ts";
-import type {
-  ProcessWindowContext,
-  WindowFunction,
-} from "./window_function.ts";
+import type { WindowFunction } from "./window_function.ts";
 import type { WindowOutput } from "./window_output.ts";
 
 /** What a {@linkcode WindowFiring} works on: its operator's parts. */
@@ -128,31 +125,19 @@ export class WindowFiring<T, K, ACC, OUT> {
 
   #emit(slot: Slot<K, ACC>): void {
     if (slot.contents === undefined) return;
-    const timestamp = slot.window.maxTimestamp();
     // One compare per fired window: the dashboard's timeline samples it.
     if (slot.window.end > this.lastFiredWindowEnd) {
       this.lastFiredWindowEnd = slot.window.end;
     }
-    const output = this.#output;
-    const context: ProcessWindowContext = {
-      window: slot.window,
-      currentWatermark: this.#timers.currentWatermark,
-      currentProcessingTime: this.#clock.now(),
-      output(tag, value) {
-        output.sideOutput(tag as OutputTag<unknown>, value, timestamp);
-      },
-    };
-    let emitted = 0;
-    try {
-      this.#fn.emit(slot.key, context, slot.contents, function collect(value) {
-        output.collect(value, timestamp);
-        emitted++;
-      });
-    } catch (error) {
-      // One try per fired window, not per record.
-      if (output.rejectFire === undefined) throw error;
-      output.rejectFire(slot.key, slot.window, error, emitted);
-    }
+    emitWindow(
+      this.#fn,
+      this.#output,
+      slot.key,
+      slot.window,
+      slot.contents,
+      this.#timers.currentWatermark,
+      this.#clock.now(),
+    );
   }
 
   #clearAll(slot: Slot<K, ACC>): void {
