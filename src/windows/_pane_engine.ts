@@ -27,7 +27,7 @@ import { PaneSweep } from "./_pane_sweep.ts";
 import type { WindowEngine } from "./_window_engine.ts";
 import { CHANGED, FIRE, type PaneWindow, REGISTERED } from "./_pane_window.ts";
 import { checkTimer, REGISTER_EVENT, WATERMARK } from "./_timer_checks.ts";
-import { isExactEventTimeTrigger } from "./_exact_trigger.ts";
+import { isExactEventTimeTrigger } from "./_exact_parts.ts";
 import type { OutputTag } from "./output_tag.ts";
 import { SlidingEventTimeWindows } from "./sliding.ts";
 import { TumblingEventTimeWindows } from "./tumbling.ts";

@@ -4,8 +4,10 @@
 // window function's add; its window and timers catch up later, with the
 // same observable results as the merging path (see LazySessions).
 
-import { isExactSessionAssigner } from "./_exact_assigner.ts";
-import { isExactEventTimeTrigger } from "./_exact_trigger.ts";
+import {
+  isExactEventTimeTrigger,
+  isExactSessionAssigner,
+} from "./_exact_parts.ts";
 import { MAX_WINDOW_END } from "./_window_bounds.ts";
 import type { Slot, WindowSlots } from "./_window_slots.ts";
 import type { EventTimeSessionWindows } from "./session.ts";

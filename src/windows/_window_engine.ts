@@ -6,8 +6,10 @@ import type { SnapshotGroups } from "./snapshot_groups.ts";
 import { engineOptionsOf } from "./_engine_options.ts";
 import { paneEngineOf } from "./_pane_engine.ts";
 import { SessionEngine } from "./_session_engine.ts";
-import { isExactSessionAssigner } from "./_exact_assigner.ts";
-import { isExactEventTimeTrigger } from "./_exact_trigger.ts";
+import {
+  isExactEventTimeTrigger,
+  isExactSessionAssigner,
+} from "./_exact_parts.ts";
 import type { EventTimeSessionWindows } from "./session.ts";
 import type { GroupedItem } from "./snapshot_groups.ts";
 import type { WindowAssignerContext } from "./window_assigner.ts";
