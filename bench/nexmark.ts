@@ -53,8 +53,6 @@ import {
 
 type Query = NexmarkQuery<unknown, unknown>;
 
-export { childArgs, type Settings, settings } from "./nexmark/settings.ts";
-
 // The checkpointed runs last this long at the speed of the generator-included
 // arm, so that at least MIN_CHECKPOINTS are taken even when checkpoints slow
 // the job down by a third.

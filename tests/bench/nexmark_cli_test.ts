@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { childArgs, settings } from "../../bench/nexmark.ts";
+import { childArgs, settings } from "../../bench/nexmark/settings.ts";
 
 Deno.test("deno task bench reads its flags, with defaults", () => {
   const defaults = settings([]);
